@@ -1,0 +1,35 @@
+"""The command line: `python -m spiqa_demo COMMAND ...`, one module per command.
+
+Each command module exposes `add_parser(subparsers)`, which registers its arguments and sets
+`func(args) -> int`. Bad input surfaces as `PaperError`: printed as one line on stderr, exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from spiqa_demo.cli import extract
+from spiqa_demo.errors import PaperError
+
+COMMANDS = [extract]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m spiqa_demo", description=__doc__.splitlines()[0])
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except PaperError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

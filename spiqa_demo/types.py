@@ -1,0 +1,167 @@
+"""The typed boundary of ingestion: a `Paper` with its passages, figures and tables.
+
+Everything downstream (retrieval, QA, metrics, UI) consumes these dataclasses only. They round-trip
+through JSON (`Paper.to_json` / `Paper.from_json`), which is also the on-disk cache format and the
+`extract` command's output. Coordinates are PDF points, origin top-left, `[x0, y0, x1, y1]`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+BBox = tuple[float, float, float, float]
+Kind = Literal["figure", "table"]
+
+SCHEMA_VERSION = 1
+
+
+def _bbox(value: Any) -> BBox | None:
+    return None if value is None else tuple(round(float(v), 2) for v in value)  # type: ignore[return-value]
+
+
+@dataclass
+class Passage:
+    """A paragraph of body text in reading order (two-column aware)."""
+
+    text: str
+    page: int
+    bbox: BBox
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Passage:
+        return cls(text=d["text"], page=int(d["page"]), bbox=_bbox(d["bbox"]))  # type: ignore[arg-type]
+
+
+@dataclass
+class Mention:
+    """A sentence of the body text that cites a figure/table, with the passage it comes from."""
+
+    passage: int
+    sentence: str
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Mention:
+        return cls(passage=int(d["passage"]), sentence=d["sentence"])
+
+
+@dataclass
+class Figure:
+    """A figure or a table (`kind`), as printed in the paper.
+
+    `label` keeps the printed form ("Fig. 3", "TABLE IV"); `number` is normalised ("3", "4", "A1");
+    unlabelled figures (no caption found) have `label == number == ""`. `bbox` is the graphic or
+    table body without its caption; `image` is the PNG crop's path (relative to the `Paper`'s folder
+    when saved by `extract`); `text` is the words inside the region (a Markdown table for tables).
+    """
+
+    kind: Kind
+    label: str
+    number: str
+    page: int
+    bbox: BBox
+    caption: str = ""
+    caption_bbox: BBox | None = None
+    image: str = ""
+    text: str = ""
+    mentions: list[Mention] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        """Stable key within a paper: "figure-3", "table-2", or "figure-p4-1" when unlabelled."""
+        if self.number:
+            return f"{self.kind}-{self.number}"
+        return f"{self.kind}-p{self.page}-{int(self.bbox[1])}"
+
+    @property
+    def title(self) -> str:
+        """A display name: the printed label, or "Unlabelled figure (page N)"."""
+        return self.label or f"Unlabelled {self.kind} (page {self.page})"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Figure:
+        return cls(
+            kind=d["kind"],
+            label=d.get("label", ""),
+            number=str(d.get("number", "")),
+            page=int(d["page"]),
+            bbox=_bbox(d["bbox"]),  # type: ignore[arg-type]
+            caption=d.get("caption", ""),
+            caption_bbox=_bbox(d.get("caption_bbox")),
+            image=d.get("image", ""),
+            text=d.get("text", ""),
+            mentions=[Mention.from_dict(m) for m in d.get("mentions", [])],
+        )
+
+
+@dataclass
+class Paper:
+    """One ingested PDF: metadata, passages, and `items` (all figures and tables in page order)."""
+
+    sha256: str
+    source: str
+    title: str
+    arxiv_id: str | None
+    page_sizes: list[tuple[float, float]]
+    passages: list[Passage] = field(default_factory=list)
+    items: list[Figure] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    extractor_version: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def page_count(self) -> int:
+        return len(self.page_sizes)
+
+    @property
+    def figures(self) -> list[Figure]:
+        return [f for f in self.items if f.kind == "figure"]
+
+    @property
+    def tables(self) -> list[Figure]:
+        return [f for f in self.items if f.kind == "table"]
+
+    def get(self, item_id: str) -> Figure | None:
+        """The item with this `Figure.id`, or None."""
+        return next((f for f in self.items if f.id == item_id), None)
+
+    def summary(self) -> str:
+        """One line for people: "12 pages, 7 figures, 5 tables"."""
+        return f"{self.page_count} pages, {len(self.figures)} figures, {len(self.tables)} tables"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["page_count"] = self.page_count
+        return d
+
+    def to_json(self, indent: int | None = 1) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Paper:
+        return cls(
+            sha256=d["sha256"],
+            source=d.get("source", ""),
+            title=d.get("title", ""),
+            arxiv_id=d.get("arxiv_id"),
+            page_sizes=[(float(w), float(h)) for w, h in d["page_sizes"]],
+            passages=[Passage.from_dict(p) for p in d.get("passages", [])],
+            items=[Figure.from_dict(f) for f in d.get("items", [])],
+            warnings=list(d.get("warnings", [])),
+            extractor_version=d.get("extractor_version", ""),
+            schema_version=int(d.get("schema_version", SCHEMA_VERSION)),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Paper:
+        return cls.from_dict(json.loads(text))
+
+    def with_image_root(self, root: Path) -> Paper:
+        """A copy whose relative `image` paths are made absolute under `root`."""
+        data = self.to_dict()
+        for item in data["items"]:
+            if item["image"] and not Path(item["image"]).is_absolute():
+                item["image"] = str(root / item["image"])
+        return Paper.from_dict(data)

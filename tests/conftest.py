@@ -1,0 +1,46 @@
+"""Test-wide setup: no network, offline Hugging Face, the shared data folder, temp caches."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SHARED = Path(os.environ.get("SPIQA_SHARED", Path(__file__).resolve().parents[1] / ".." / "shared")).resolve()
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(sock: socket.socket, address, *args, **kwargs):  # type: ignore[no-untyped-def]
+    """Fail loudly on any connection off this machine: tests never touch the network."""
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        if host not in ("localhost", "::1") and not str(host).startswith("127."):
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+    return _real_connect(sock, address, *args, **kwargs)
+
+
+socket.socket.connect = _loopback_only  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The real data beside the repo (`SPIQA_SHARED`, default ../shared)."""
+    if not SHARED.is_dir():
+        pytest.fail(f"shared data not found at {SHARED}; set SPIQA_SHARED")
+    return SHARED
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test session gets its own extraction cache, never the user's."""
+    monkeypatch.setenv("SPIQA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    from spiqa_demo.settings import get_settings
+
+    get_settings.cache_clear()
