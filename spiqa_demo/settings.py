@@ -32,6 +32,11 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
+def _env_bool(name: str, default: bool) -> bool:
+    value = _env(name, "").lower()
+    return default if not value else value not in ("0", "false", "no", "off")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Runtime configuration; build with `get_settings()` (reads the environment once)."""
@@ -45,6 +50,34 @@ class Settings:
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
     max_crop_pixels: int = field(default_factory=lambda: _env_int("SPIQA_MAX_CROP_PIXELS", 40_000_000))
     extraction_timeout_s: float = field(default_factory=lambda: _env_float("SPIQA_EXTRACTION_TIMEOUT_S", 300.0))
+
+    # Models (issue 4). SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is
+    # set, local when only a model is, else none (retrieval-only mode).
+    backend: str = field(default_factory=lambda: _env("SPIQA_BACKEND", "").lower())
+    model: str = field(default_factory=lambda: _env("SPIQA_MODEL", ""))
+    base_url: str = field(default_factory=lambda: _env("SPIQA_BASE_URL", ""))
+    # Never logged, echoed, written or shown in repr().
+    api_key: str = field(default_factory=lambda: _env("SPIQA_API_KEY", _env("OPENAI_API_KEY", "")), repr=False)
+    # Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).
+    image_size: int = field(default_factory=lambda: _env_int("SPIQA_IMAGE_SIZE", 0))
+    # Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).
+    max_images: int = field(default_factory=lambda: _env_int("SPIQA_MAX_IMAGES", -1))
+    # Prompt + reply tokens for API models (local models read their config).
+    context_tokens: int = field(default_factory=lambda: _env_int("SPIQA_CONTEXT_TOKENS", 128_000))
+    max_new_tokens: int = field(default_factory=lambda: _env_int("SPIQA_MAX_NEW_TOKENS", 512))
+    request_timeout_s: float = field(default_factory=lambda: _env_float("SPIQA_REQUEST_TIMEOUT_S", 120.0))
+    # Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.
+    max_retries: int = field(default_factory=lambda: _env_int("SPIQA_MAX_RETRIES", 3))
+    device: str = field(default_factory=lambda: _env("SPIQA_DEVICE", "auto"))
+    dtype: str = field(default_factory=lambda: _env("SPIQA_DTYPE", "auto"))
+    # ZeroGPU Spaces: seconds requested per call (quota is charged on the request).
+    gpu_duration_s: int = field(default_factory=lambda: _env_int("SPIQA_GPU_DURATION_S", 60))
+
+    # Question answering (issue 4): SPIQA shows at most 8 candidates, with captions.
+    shortlist_k: int = field(default_factory=lambda: _env_int("SPIQA_SHORTLIST_K", 8))
+    use_captions: bool = field(default_factory=lambda: _env_bool("SPIQA_USE_CAPTIONS", True))
+    max_prompt_images: int = field(default_factory=lambda: _env_int("SPIQA_MAX_PROMPT_IMAGES", 16))
+    max_question_chars: int = field(default_factory=lambda: _env_int("SPIQA_MAX_QUESTION_CHARS", 2000))
 
     # Where the project's real test data lives (tests and benchmarks only).
     shared_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_SHARED", "../shared")))

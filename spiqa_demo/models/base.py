@@ -3,7 +3,8 @@
 Messages are provider-neutral: a `Message` holds an ordered list of parts, each a text string or an
 image (a file path or a PIL image), so interleaved "Image 0: <img> caption" prompts keep their
 order on every backend. Everything above this module (QA flows, L3Score judges, the UI) talks to a
-`ModelBackend` only.
+`ModelBackend` only. Backends raise `PaperError` with a message for people (bad key, server down,
+text-only model given images); any other exception is a bug.
 """
 
 from __future__ import annotations
@@ -37,6 +38,19 @@ class Message:
         return "".join(p for p in self.parts if isinstance(p, str))
 
 
+def count_images(messages: list[Message]) -> int:
+    """How many images a conversation carries."""
+    return sum(len(m.images) for m in messages)
+
+
+@dataclass
+class Usage:
+    """Token counts of one call; a backend fills the `Usage` it is given (None: unknown)."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
 @dataclass
 class TokenLogprob:
     """A candidate next token and its natural-log probability."""
@@ -49,14 +63,17 @@ class TokenLogprob:
 class NextTokenLogprobs:
     """The first generated token's distribution.
 
-    `top` is the top-k list (what APIs return as `top_logprobs`); `candidates` maps each requested
-    candidate string to its exact log-probability when the backend knows the full vocabulary
-    (local models), else it is empty.
+    `top` is the top-k list (what APIs return as `top_logprobs`); it is empty when the backend
+    cannot say (a server that returns no log-probs), and `note` then says why in words.
+    `candidates` maps requested candidate strings to the exact log-probability that the reply
+    starts with them: every candidate on local models (full vocabulary; a multi-token candidate gets
+    the sum over its tokens), only those found in `top` on APIs.
     """
 
     top: list[TokenLogprob]
     candidates: dict[str, float] = field(default_factory=dict)
     model: str = ""
+    note: str = ""
 
 
 @runtime_checkable
@@ -66,15 +83,24 @@ class ModelBackend(Protocol):
     name: str
     supports_images: bool
     max_images: int | None  # None: no limit; 1: the SPIQA one-image-per-turn protocol applies
+    context_tokens: int  # prompt + reply budget, in tokens
 
     def generate(
-        self, messages: list[Message], max_new_tokens: int = 512, stream: bool = False
+        self,
+        messages: list[Message],
+        max_new_tokens: int = 512,
+        stream: bool = False,
+        usage: Usage | None = None,
     ) -> str | Iterator[str]:
-        """The reply text, or an iterator of text chunks when `stream`."""
+        """The reply text (greedy), or an iterator of text chunks when `stream`; fills `usage`."""
         ...
 
     def next_token_logprobs(
         self, messages: list[Message], candidates: list[str] | None = None, top_k: int = 5
     ) -> NextTokenLogprobs:
         """Log-probabilities of the first reply token (greedy, temperature 0)."""
+        ...
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """Prompt tokens of `messages` (exact on local models, an estimate on APIs)."""
         ...
