@@ -51,6 +51,16 @@ class Settings:
     max_crop_pixels: int = field(default_factory=lambda: _env_int("SPIQA_MAX_CROP_PIXELS", 40_000_000))
     extraction_timeout_s: float = field(default_factory=lambda: _env_float("SPIQA_EXTRACTION_TIMEOUT_S", 300.0))
 
+    # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
+    spiqa_hf_repo: str = field(default_factory=lambda: _env("SPIQA_HF_REPO", "google/spiqa"))
+
+    # Metrics and batch evaluation. BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the
+    # model's tuned layer from bert-score (9 for bert-base-uncased); a local copy's path works too.
+    bertscore_model: str = field(default_factory=lambda: _env("SPIQA_BERTSCORE_MODEL", "bert-base-uncased"))
+    bertscore_layers: int = field(default_factory=lambda: _env_int("SPIQA_BERTSCORE_LAYERS", 0))
+    # Questions (or judge calls) in flight at once against an API backend.
+    eval_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_EVAL_CONCURRENCY", 4))
+
     # Models (issue 4). SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is
     # set, local when only a model is, else none (retrieval-only mode).
     backend: str = field(default_factory=lambda: _env("SPIQA_BACKEND", "").lower())

@@ -1,0 +1,77 @@
+"""Fetch SPIQA files from the Hugging Face dataset `google/spiqa` (downloaded once, then cached).
+
+JSON files live in huggingface_hub's own cache; image zips are unpacked under
+`<SPIQA_CACHE_DIR>/spiqa/<split>/images/`. Without a network (or with `HF_HUB_OFFLINE=1`) and
+nothing cached, the functions raise `PaperError` saying how to get the files by hand.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import get_settings
+
+# Paths inside the dataset repository (its "Files and versions" tab).
+SPLIT_FILES: dict[str, str] = {
+    "test-A": "test-A/SPIQA_testA.json",
+    "test-B": "test-B/SPIQA_testB.json",
+    "test-C": "test-C/SPIQA_testC.json",
+    "train": "train_val/SPIQA_train.json",
+    "val": "train_val/SPIQA_val.json",
+}
+IMAGE_ZIPS: dict[str, str] = {
+    "test-A": "test-A/SPIQA_testA_Images.zip",
+    "test-B": "test-B/SPIQA_testB_Images.zip",
+    "test-C": "test-C/SPIQA_testC_Images.zip",
+}
+
+
+def fetch_split_json(split: str) -> Path:
+    """The local path of a split's JSON, downloading it on first use."""
+    if split not in SPLIT_FILES:
+        raise PaperError(f"unknown SPIQA split {split!r}; choose one of {', '.join(SPLIT_FILES)}")
+    return _download(SPLIT_FILES[split])
+
+
+def fetch_split_images(split: str) -> Path:
+    """A folder with a split's figure images (downloaded and unpacked on first use)."""
+    if split not in IMAGE_ZIPS:
+        raise PaperError(f"no image archive for SPIQA split {split!r}; choose one of {', '.join(IMAGE_ZIPS)}")
+    target = get_settings().cache_dir / "spiqa" / split / "images"
+    done = target / ".complete"
+    if done.exists():
+        return target
+    archive = _download(IMAGE_ZIPS[split])
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        with zipfile.ZipFile(archive) as zipped:
+            for member in zipped.infolist():
+                destination = (target / member.filename).resolve()
+                if not destination.is_relative_to(target.resolve()):
+                    raise PaperError(f"{archive.name}: unsafe path {member.filename!r} in the archive")
+            zipped.extractall(target)
+    except zipfile.BadZipFile as exc:
+        raise PaperError(f"{archive.name} is not a valid zip archive ({exc}); delete it from the Hugging Face cache and retry") from exc
+    done.touch()
+    return target
+
+
+def _download(filename: str) -> Path:
+    settings = get_settings()
+    try:
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+    except ImportError as exc:  # pragma: no cover - huggingface_hub is a pinned dependency
+        raise PaperError("huggingface_hub is not installed; pip install huggingface_hub") from exc
+    url = f"https://huggingface.co/datasets/{settings.spiqa_hf_repo}/blob/main/{filename}"
+    try:
+        return Path(hf_hub_download(repo_id=settings.spiqa_hf_repo, repo_type="dataset", filename=filename))
+    except LocalEntryNotFoundError as exc:
+        raise PaperError(
+            f"cannot download {filename} from the Hugging Face dataset {settings.spiqa_hf_repo}: offline "
+            f"(no network or HF_HUB_OFFLINE=1) and not cached. Download it from {url} and pass the local path."
+        ) from exc
+    except (HfHubHTTPError, OSError) as exc:
+        raise PaperError(f"cannot download {filename} from {settings.spiqa_hf_repo}: {exc}. Get it from {url} and pass the local path.") from exc
