@@ -1,0 +1,204 @@
+"""Any OpenAI-compatible chat API: OpenAI itself, vLLM, Ollama, llama.cpp's server, `transformers serve`.
+
+Images travel as base64 PNG data URLs. Timeouts and retries are the `openai` client's own
+(exponential backoff that honours Retry-After, on 408/409/429, 5xx and dropped connections).
+Failures become one-line `PaperError`s that say what to do; the API key never appears in them, in
+`repr()` or in logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage
+from spiqa_demo.models.images import data_url
+
+OPENAI_URL = "https://api.openai.com/v1"
+# OpenAI's documented cost of one image at full ("high") and low detail; other servers differ.
+IMAGE_TOKENS_FULL = 765
+IMAGE_TOKENS_SMALL = 85
+CHARS_PER_TOKEN = 4  # a rough average for English prose
+MAX_TOP_LOGPROBS = 20  # OpenAI's and vLLM's default cap
+
+
+class OpenAIBackend:
+    """A `ModelBackend` over an OpenAI-compatible `/v1/chat/completions` endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "",
+        api_key: str = "",
+        image_size: int = 0,
+        max_images: int = -1,
+        context_tokens: int = 128_000,
+        timeout_s: float = 120.0,
+        max_retries: int = 3,
+    ) -> None:
+        import openai
+
+        self.base_url = (base_url or OPENAI_URL).rstrip("/")
+        if not api_key and self.base_url == OPENAI_URL:
+            raise PaperError(
+                "no API key for the OpenAI API: set SPIQA_API_KEY or OPENAI_API_KEY, "
+                "or give --base-url for a local OpenAI-compatible server"
+            )
+        self.name = model
+        self.image_size = image_size
+        self.supports_images = max_images != 0
+        self.max_images = None if max_images < 0 else max_images
+        self.context_tokens = context_tokens
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self._secret = api_key
+        # Local servers ignore the key, but the client insists on one.
+        self._client = openai.OpenAI(
+            base_url=self.base_url, api_key=api_key or "none", timeout=timeout_s, max_retries=max_retries
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIBackend({self.name!r}, base_url={self.base_url!r})"
+
+    # ---- the ModelBackend interface
+
+    def generate(
+        self,
+        messages: list[Message],
+        max_new_tokens: int = 512,
+        stream: bool = False,
+        usage: Usage | None = None,
+    ) -> str | Iterator[str]:
+        request = {"messages": self._messages(messages), "max_tokens": max_new_tokens, "temperature": 0}
+        if stream:
+            return self._stream(request, usage)
+        response = self._call(**request)
+        _fill_usage(usage, response)
+        if not response.choices:
+            return ""
+        return response.choices[0].message.content or ""
+
+    def next_token_logprobs(
+        self, messages: list[Message], candidates: list[str] | None = None, top_k: int = 5
+    ) -> NextTokenLogprobs:
+        import openai
+
+        no_logprobs = (
+            f"the server at {self.base_url} returns no log-probs for {self.name!r} "
+            "(logprobs/top_logprobs unsupported); use OpenAI, vLLM, llama.cpp's server or Ollama, "
+            "or a local model"
+        )
+        try:
+            response = self._call(
+                messages=self._messages(messages),
+                max_tokens=1,
+                temperature=0,
+                logprobs=True,
+                top_logprobs=max(1, min(top_k, MAX_TOP_LOGPROBS)),
+            )
+        except PaperError as exc:
+            if isinstance(exc.__cause__, openai.BadRequestError) and "logprob" in str(exc).lower():
+                return NextTokenLogprobs(top=[], model=self.name, note=no_logprobs)
+            raise
+        choice = response.choices[0] if response.choices else None
+        content = getattr(getattr(choice, "logprobs", None), "content", None)
+        model = getattr(response, "model", "") or self.name
+        if not content or not content[0].top_logprobs:
+            return NextTokenLogprobs(top=[], model=model, note=no_logprobs)
+        top = [TokenLogprob(t.token, float(t.logprob)) for t in content[0].top_logprobs]
+        known = {t.token: t.logprob for t in top}
+        exact = {c: known[c] for c in candidates or [] if c in known}
+        return NextTokenLogprobs(top=top, candidates=exact, model=model)
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """An estimate: characters / 4 plus OpenAI's per-image cost."""
+        per_image = IMAGE_TOKENS_SMALL if 0 < self.image_size <= 512 else IMAGE_TOKENS_FULL
+        chars = sum(len(m.text) for m in messages)
+        return chars // CHARS_PER_TOKEN + per_image * sum(len(m.images) for m in messages) + 4 * len(messages)
+
+    # ---- requests
+
+    def _messages(self, messages: list[Message]) -> list[dict[str, Any]]:
+        if not self.supports_images and any(m.images for m in messages):
+            raise PaperError(f"model {self.name!r} is configured as text-only and cannot read figure images")
+        out = []
+        for m in messages:
+            if not m.images:
+                out.append({"role": m.role, "content": m.text})
+                continue
+            content = [
+                {"type": "text", "text": p}
+                if isinstance(p, str)
+                else {"type": "image_url", "image_url": {"url": data_url(p, self.image_size)}}
+                for p in m.parts
+            ]
+            out.append({"role": m.role, "content": content})
+        return out
+
+    def _call(self, **request: Any) -> Any:
+        import openai
+
+        try:
+            return self._client.chat.completions.create(model=self.name, **request)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+
+    def _stream(self, request: dict[str, Any], usage: Usage | None) -> Iterator[str]:
+        import openai
+
+        chunks = self._call(**request, stream=True)
+        try:
+            for chunk in chunks:
+                _fill_usage(usage, chunk)
+                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+
+    def _error(self, exc: Exception) -> PaperError:
+        """A one-line message for people; the server's words are kept, the key is not."""
+        import openai
+
+        where = self.base_url
+        status = getattr(exc, "status_code", None)
+        detail = _short(getattr(exc, "message", "") or str(exc)).replace(self._secret or "\0", "***")
+        if isinstance(exc, openai.AuthenticationError):
+            return PaperError(
+                f"the server at {where} rejected the API key (HTTP 401): set a valid SPIQA_API_KEY or OPENAI_API_KEY"
+            )
+        if isinstance(exc, openai.PermissionDeniedError):
+            return PaperError(f"the API key has no access to model {self.name!r} at {where} (HTTP 403)")
+        if isinstance(exc, openai.NotFoundError):
+            return PaperError(
+                f"model {self.name!r} or its endpoint was not found at {where} (HTTP 404): check the model "
+                "name and that the base URL ends in /v1"
+            )
+        if isinstance(exc, openai.RateLimitError):
+            return PaperError(
+                f"rate-limited by {where} (HTTP 429) after {self.max_retries} retries: wait a minute and try again"
+            )
+        if isinstance(exc, openai.APITimeoutError):
+            return PaperError(
+                f"no reply from {where} within {self.timeout_s:g} s ({self.max_retries} retries): "
+                "the server is hung or overloaded (SPIQA_REQUEST_TIMEOUT_S sets the limit)"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return PaperError(f"cannot reach {where}: is the server running and the URL right?")
+        if isinstance(exc, openai.BadRequestError):
+            return PaperError(f"{where} refused the request for model {self.name!r} (HTTP 400): {detail}")
+        if isinstance(exc, openai.APIStatusError):
+            return PaperError(f"{where} failed with HTTP {status} for model {self.name!r}: {detail}")
+        return PaperError(f"the API at {where} failed: {detail}")
+
+
+def _fill_usage(usage: Usage | None, response: Any) -> None:
+    counts = getattr(response, "usage", None)
+    if usage is not None and counts is not None:
+        usage.prompt_tokens = counts.prompt_tokens
+        usage.completion_tokens = counts.completion_tokens
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
