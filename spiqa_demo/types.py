@@ -109,6 +109,7 @@ class Paper:
     items: list[Figure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     extractor_version: str = ""
+    dpi: int = 200
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -151,6 +152,7 @@ class Paper:
             items=[Figure.from_dict(f) for f in d.get("items", [])],
             warnings=list(d.get("warnings", [])),
             extractor_version=d.get("extractor_version", ""),
+            dpi=int(d.get("dpi", 200)),
             schema_version=int(d.get("schema_version", SCHEMA_VERSION)),
         )
 

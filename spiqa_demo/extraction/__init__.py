@@ -1,0 +1,191 @@
+"""PDF -> `Paper`: every figure and table with label, caption, page, boxes, crop, text and mentions.
+
+Public entry points:
+- `extract_paper(pdf, image_dir=None)`: extract (crops written to `image_dir` when given);
+- `extract_to_dir(pdf, out_dir)`: `out_dir/paper.json` + crops with relative paths (the CLI);
+- `load_paper(pdf)`: the cached version the app and the other commands use.
+Bad input raises `PaperError`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pymupdf
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.extraction import cache
+from spiqa_demo.extraction.captions import Caption, find_captions
+from spiqa_demo.extraction.crops import render_crop
+from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
+from spiqa_demo.extraction.layout import PageLayout, analyse_document, classify_page, read_page
+from spiqa_demo.extraction.passages import attach_mentions, page_passages
+from spiqa_demo.extraction.regions import Region, find_regions
+from spiqa_demo.extraction.tables import figure_text, table_markdown, words_in
+from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.types import Figure, Paper
+
+__all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
+
+# Bump when extraction output changes: cached papers of older versions are re-extracted.
+EXTRACTOR_VERSION = "1"
+
+Progress = Callable[[float, str], None]
+
+
+def _noop(fraction: float, message: str) -> None:
+    return None
+
+
+def extract_paper(
+    pdf: str | Path,
+    image_dir: Path | None = None,
+    dpi: int | None = None,
+    progress: Progress | None = None,
+    settings: Settings | None = None,
+) -> Paper:
+    """Extract `pdf` into a `Paper`; crops go to `image_dir` (absolute paths) when given."""
+    settings = settings or get_settings()
+    progress = progress or _noop
+    dpi = dpi or settings.dpi
+    path = Path(pdf)
+    doc = open_pdf(path, settings)
+    started = time.monotonic()
+    try:
+        layouts: list[PageLayout] = []
+        for page in doc:
+            _check_time(started, settings, path)
+            layouts.append(read_page(page))
+            progress(0.6 * len(layouts) / doc.page_count, f"Reading page {len(layouts)} of {doc.page_count}")
+        layout = analyse_document(layouts)
+        regions: list[tuple[PageLayout, Region]] = []
+        passages = []
+        for page_layout in layouts:
+            classify_page(page_layout, layout)
+            captions = find_captions(page_layout, layout)
+            regions += [(page_layout, r) for r in find_regions(page_layout, layout, captions)]
+            passages += page_passages(page_layout, layout)
+        items = _items(_deduplicate(regions))
+        attach_mentions(passages, items)
+        if image_dir is not None:
+            image_dir.mkdir(parents=True, exist_ok=True)
+            for n, item in enumerate(items, 1):
+                _check_time(started, settings, path)
+                progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
+                target = image_dir / f"{item.id}.png"
+                item.image = str(render_crop(doc[item.page - 1], item.bbox, target, dpi, settings.max_crop_pixels))
+        first = layouts[0]
+        upper = [(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height]
+        paper = Paper(
+            sha256=sha256_of(path),
+            source=path.name,
+            title=find_title(doc, upper),
+            arxiv_id=find_arxiv_id(doc, " ".join(ln.text for ln in first.lines), path.name),
+            page_sizes=[(p.width, p.height) for p in layouts],
+            passages=passages,
+            items=items,
+            warnings=_warnings(layouts, items),
+            extractor_version=EXTRACTOR_VERSION,
+            dpi=dpi,
+        )
+    finally:
+        doc.close()
+    progress(1.0, paper.summary())
+    return paper
+
+
+def extract_to_dir(pdf: str | Path, out_dir: Path, dpi: int | None = None, progress: Progress | None = None) -> Paper:
+    """Write `out_dir/paper.json` (image paths relative to `out_dir`) and `out_dir/crops/*.png`."""
+    out_dir = Path(out_dir)
+    paper = extract_paper(pdf, image_dir=out_dir / "crops", dpi=dpi, progress=progress)
+    for item in paper.items:
+        item.image = str(Path(item.image).relative_to(out_dir))
+    (out_dir / "paper.json").write_text(paper.to_json(), encoding="utf-8")
+    return paper
+
+
+def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Settings | None = None) -> Paper:
+    """The `Paper` for `pdf` from the cache, extracting it on first use (image paths absolute)."""
+    settings = settings or get_settings()
+    path = Path(pdf)
+    if not path.is_file():
+        raise PaperError(f"{path.name}: file not found")
+    folder = cache.entry_dir(settings, sha256_of(path), EXTRACTOR_VERSION, settings.dpi)
+    cached = cache.read_entry(folder)
+    if cached is not None:
+        return cached
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
+    try:
+        extract_to_dir(path, staging, dpi=settings.dpi, progress=progress)
+        if folder.exists():
+            shutil.rmtree(staging)
+        else:
+            staging.rename(folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    cache.evict(settings, keep=folder)
+    paper = cache.read_entry(folder)
+    if paper is None:
+        raise PaperError(f"{path.name}: the extraction cache at {folder} is not writable")
+    return paper
+
+
+def _check_time(started: float, settings: Settings, path: Path) -> None:
+    if time.monotonic() - started > settings.extraction_timeout_s:
+        raise PaperError(f"{path.name}: extraction took longer than {settings.extraction_timeout_s:.0f} s and was stopped")
+
+
+def _deduplicate(regions: list[tuple[PageLayout, Region]]) -> list[tuple[PageLayout, Region]]:
+    """One region per (kind, number): the caption with the strongest caption evidence wins."""
+    best: dict[tuple[str, str], tuple[PageLayout, Region]] = {}
+    out = []
+    for page, region in regions:
+        caption = region.caption
+        if caption is None:
+            out.append((page, region))
+            continue
+        key = (caption.kind, caption.number)
+        if key not in best or caption.score > best[key][1].caption.score:  # type: ignore[union-attr]
+            best[key] = (page, region)
+    return out + list(best.values())
+
+
+def _items(regions: list[tuple[PageLayout, Region]]) -> list[Figure]:
+    items = []
+    for page, region in regions:
+        caption: Caption | None = region.caption
+        words = words_in(page.words, region.bbox)
+        if caption is not None:
+            cx0, cy0, cx1, cy1 = caption.bbox
+            words = [w for w in words if not (cy0 - 1 <= (w[1] + w[3]) / 2 <= cy1 + 1 and cx0 - 1 <= w[0] <= cx1 + 1)]
+        kind = caption.kind if caption else "figure"
+        items.append(
+            Figure(
+                kind=kind,
+                label=caption.label if caption else "",
+                number=caption.number if caption else "",
+                page=page.number,
+                bbox=tuple(round(v, 2) for v in region.bbox),  # type: ignore[arg-type]
+                caption=caption.text if caption else "",
+                caption_bbox=tuple(round(v, 2) for v in caption.bbox) if caption else None,  # type: ignore[arg-type]
+                text=table_markdown(words) if kind == "table" else figure_text(words),
+            )
+        )
+    return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
+
+
+def _warnings(layouts: list[PageLayout], items: list[Figure]) -> list[str]:
+    warnings = []
+    textless = sum(1 for p in layouts if not p.has_text)
+    if textless == len(layouts):
+        warnings.append("The PDF has no text layer (a scan?): captions and passages could not be read; page images were kept as unlabelled figures.")
+    elif textless:
+        warnings.append(f"{textless} of {len(layouts)} pages have no text layer; their captions could not be read.")
+    if not items:
+        warnings.append("No figures or tables were found in this paper.")
+    return warnings

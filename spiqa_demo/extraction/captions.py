@@ -1,0 +1,169 @@
+"""Caption detection: which text blocks start with "Figure 3:", "Fig. 3.", "TABLE II", ...
+
+A caption must open its block (running text such as "Figure 3 shows ..." sits mid-paragraph or
+lacks the label punctuation/typography captions have), and its extent is the rest of that block up
+to a change of font size or an unusually large line gap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spiqa_demo.extraction.layout import DocumentLayout, Line, PageLayout, join_lines, union
+from spiqa_demo.types import BBox, Kind
+
+_WORDS = {
+    "figure": "figure", "fig": "figure", "fig.": "figure", "figs.": "figure",
+    "table": "table", "tab": "table", "tab.": "table", "tbl.": "table",
+}  # fmt: skip
+NUMBER = r"(?:[A-Z]\.?\s?\d+|\d+(?:\.\d+)?|[IVXLC]+)"
+CAPTION_RE = re.compile(
+    rf"^(?P<word>Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.)\s*(?P<num>{NUMBER})(?=\W|$)"
+    r"(?P<sub>[a-z](?![a-z]))?\s*(?P<delim>[:.|\u2013\u2014-])?\s*(?P<rest>.*)$"
+)
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+def roman_to_int(text: str) -> int | None:
+    """"IV" -> 4; None when the text is not a well-formed roman numeral."""
+    if not text or any(ch not in _ROMAN for ch in text):
+        return None
+    total = 0
+    for ch, nxt in zip(text, text[1:] + " "):
+        value = _ROMAN[ch]
+        total += -value if nxt in _ROMAN and _ROMAN[nxt] > value else value
+    return total if total > 0 else None
+
+
+def normalise_number(raw: str) -> str:
+    """Printed number -> canonical: "II" -> "2", "A.1" -> "A1", "3" -> "3"."""
+    if any(c.isdigit() for c in raw):
+        return raw.replace(" ", "").replace(".", "") if raw[:1].isalpha() else raw
+    roman = roman_to_int(raw)
+    return str(roman) if roman is not None else raw
+
+
+@dataclass
+class Caption:
+    """A detected caption: its label, normalised number, text and box."""
+
+    kind: Kind
+    label: str
+    number: str
+    page: int
+    text: str
+    bbox: BBox
+    block: int
+    line_size: float
+    score: float
+
+
+def _label_stands_out(line: Line, label: str) -> bool:
+    """The label is typeset differently from the text after it (bold/italic/small caps)."""
+    first = line.spans[0]
+    if len(line.spans) == 1:
+        return False
+    rest = next((s for s in line.spans[1:] if s.text.strip()), None)
+    return rest is not None and label.startswith(first.text.strip()[:3]) and (
+        first.font != rest.font or first.bold != rest.bold
+    )
+
+
+def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
+    """(kind, printed label, number, confidence) when the line opens like a caption, else None."""
+    m = CAPTION_RE.match(line.text)
+    if not m:
+        return None
+    word = m.group("word")
+    kind: Kind = _WORDS[word.lower()]  # type: ignore[assignment]
+    raw_num = m.group("num")
+    if roman_to_int(raw_num) is not None and word not in ("TABLE", "Table", "FIGURE", "FIG."):
+        return None
+    label = line.text[: m.end("num")].strip()
+    delim = m.group("delim")
+    rest = m.group("rest")
+    score = 0.0
+    if delim in (":", ".", "|", "\u2013", "\u2014"):
+        score += 2.0
+    elif delim == "-":
+        score += 1.0
+    if _label_stands_out(line, label):
+        score += 2.0
+    if word.isupper():
+        score += 1.0
+    if not rest:
+        score += 1.0  # IEEE "TABLE II" alone on its line, caption below
+    if rest[:1].islower() and not delim:
+        score -= 3.0  # "Figure 3 shows ..."
+    if score < 1.0:
+        return None
+    return kind, label, normalise_number(raw_num), score
+
+
+def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
+    """Captions on a page: blocks whose first line matches, cut where the caption paragraph ends."""
+    captions = []
+    for block in page.blocks:
+        for i, line in enumerate(block.lines):
+            found = match_caption_line(line)
+            if not found:
+                continue
+            if i > 0 and block.number in page.body_blocks and not _starts_new_paragraph(block.lines[i - 1], line):
+                continue  # "... shown in\nTable 2. Next ..." inside a paragraph
+            kind, label, number, score = found
+            lines = _caption_lines(page, line, doc.column_of(line.x0, line.x1)[1])
+            captions.append(
+                Caption(
+                    kind=kind,
+                    label=label,
+                    number=number,
+                    page=page.number,
+                    text=join_lines([ln.text for ln in lines]),
+                    bbox=union([ln.bbox for ln in lines]),
+                    block=block.number,
+                    line_size=line.size,
+                    score=score,
+                )
+            )
+            break
+    return captions
+
+
+def _starts_new_paragraph(previous: Line, line: Line) -> bool:
+    """A caption inside a PyMuPDF block: after a short line or a clearly larger gap."""
+    gap = line.y0 - previous.y1
+    return gap > 0.8 * line.size or previous.x1 < line.x1 - 0.3 * (line.x1 - line.x0) or abs(previous.size - line.size) > 0.8
+
+
+def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Line]:
+    """The caption paragraph opened by `first`: following rows of the same size right below it.
+
+    Rows are gathered across PyMuPDF blocks, which often split a caption after its first line. A
+    new row continues the paragraph only when the row above was filled to the column's right edge
+    (`right_edge`): a table row right under a one-line caption is not part of it.
+    """
+    size = max(s.size for s in first.spans)
+    lines = [first]
+    box = first.bbox
+    row_right = first.x1
+    candidates = sorted((ln for ln in page.lines if ln is not first and ln.y1 > first.y0), key=lambda ln: (ln.y0, ln.x0))
+    for line in candidates:
+        row_overlap = min(line.y1, box[3]) - max(line.y0, box[3] - (line.y1 - line.y0))
+        same_row = row_overlap > 0.5 * (line.y1 - line.y0) and line.x0 >= box[0] - 2 and line.x1 <= right_edge + 3
+        next_row = box[3] - 2 <= line.y0 <= box[3] + max(4.0, 0.9 * size)
+        x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
+        if not (same_row or next_row and x_overlap > 0.5 * line.width):
+            continue
+        size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
+        if next_row and (row_right < right_edge - 3 * size or not size_ok or match_caption_line(line)):
+            break
+        if not size_ok:
+            continue
+        if next_row:
+            row_right = line.x1
+        else:
+            row_right = max(row_right, line.x1)
+        lines.append(line)
+        box = union([box, line.bbox])
+    return lines

@@ -1,0 +1,82 @@
+"""Opening a PDF safely, and the paper-level metadata read from it (hash, title, arXiv id).
+
+Every way a user's file can be unusable (not a PDF, truncated, encrypted, empty, too large, too
+many pages) becomes a `PaperError` with a message a person can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pymupdf
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import Settings
+
+ARXIV_RE = re.compile(r"(?:arXiv:\s*|arxiv\.org/(?:abs|pdf)/)?\b(\d{4}\.\d{4,5})(v\d+)?\b", re.IGNORECASE)
+_ARXIV_STAMP_RE = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.IGNORECASE)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
+    """Open `path` as a PDF or raise `PaperError` saying why it cannot be used."""
+    if not path.is_file():
+        raise PaperError(f"{path.name}: file not found")
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > settings.max_file_mb:
+        raise PaperError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
+    with path.open("rb") as fh:
+        head = fh.read(1024)
+    if b"%PDF-" not in head:
+        raise PaperError(f"{path.name}: not a PDF file")
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    try:
+        doc = pymupdf.open(path, filetype="pdf")
+    except Exception as exc:  # MuPDF raises its own error types for damaged files
+        raise PaperError(f"{path.name}: the PDF is damaged and cannot be read ({exc})") from None
+    if doc.needs_pass:
+        doc.close()
+        raise PaperError(f"{path.name}: the PDF is password-protected; remove the password and upload it again")
+    if doc.page_count == 0:
+        doc.close()
+        raise PaperError(f"{path.name}: the PDF has no pages (it may be truncated)")
+    if doc.page_count > settings.max_pages:
+        count = doc.page_count
+        doc.close()
+        raise PaperError(f"{path.name}: {count} pages is over the {settings.max_pages}-page limit (SPIQA_MAX_PAGES)")
+    return doc
+
+
+def find_arxiv_id(doc: pymupdf.Document, first_page_text: str, file_name: str) -> str | None:
+    """The arXiv id (with version when printed) from the first page stamp, metadata or file name."""
+    for text in (first_page_text, " ".join(str(v) for v in (doc.metadata or {}).values() if v)):
+        m = _ARXIV_STAMP_RE.search(text)
+        if m:
+            return m.group(1) + (m.group(2) or "")
+    m = ARXIV_RE.search(file_name)
+    return m.group(1) + (m.group(2) or "") if m else None
+
+
+def find_title(doc: pymupdf.Document, first_page_lines: list[tuple[str, float]]) -> str:
+    """The title: PDF metadata when it looks real, else the largest text near the top of page 1.
+
+    `first_page_lines` are (text, font size) for the upper half of the first page, in order.
+    """
+    meta = (doc.metadata or {}).get("title", "").strip()
+    if len(meta) > 8 and not re.search(r"\.(dvi|tex|pdf|docx?)$|^untitled|^microsoft", meta, re.IGNORECASE):
+        return meta
+    top = [ln for ln in first_page_lines if len(ln[0]) > 3 and not ln[0].lower().startswith("arxiv")]
+    if not top:
+        return ""
+    largest = max(size for _, size in top)
+    parts = [text for text, size in top if abs(size - largest) < 0.6]
+    return " ".join(parts[:4]).strip()

@@ -1,0 +1,371 @@
+"""Page layout: text lines, graphics, columns and body text, from one PyMuPDF parse per page.
+
+Everything later stages need from the PDF is read here once per page (`get_text("dict")`, words,
+drawings and image boxes share one text page), so the rest of extraction is pure geometry on
+small dataclasses. The document-level statistics (body font size, column edges) come from a first
+pass over all pages because a single page is too small a sample (a page full of figures has
+almost no body text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pymupdf
+
+from spiqa_demo.types import BBox
+
+# A line is "bold" when PyMuPDF flags it or the font name says so (Type 1 LaTeX fonts such as
+# CMBX carry no flag).
+_BOLD_FLAG = 16
+_BOLD_NAMES = ("bold", "cmbx", "black", "heavy", "semibold", ".b", "-b")
+
+
+@dataclass
+class Span:
+    text: str
+    bbox: BBox
+    size: float
+    font: str
+    bold: bool
+
+
+@dataclass
+class Line:
+    """One text line; `block` and `index` locate it in PyMuPDF's block structure."""
+
+    text: str
+    bbox: BBox
+    size: float
+    spans: list[Span]
+    block: int
+    index: int
+
+    @property
+    def x0(self) -> float:
+        return self.bbox[0]
+
+    @property
+    def y0(self) -> float:
+        return self.bbox[1]
+
+    @property
+    def x1(self) -> float:
+        return self.bbox[2]
+
+    @property
+    def y1(self) -> float:
+        return self.bbox[3]
+
+    @property
+    def width(self) -> float:
+        return self.bbox[2] - self.bbox[0]
+
+
+@dataclass
+class Block:
+    """A PyMuPDF text block (usually a paragraph) and its lines."""
+
+    number: int
+    lines: list[Line]
+
+    @property
+    def bbox(self) -> BBox:
+        return union([line.bbox for line in self.lines])
+
+    @property
+    def size(self) -> float:
+        sizes = Counter()
+        for line in self.lines:
+            sizes[round(line.size, 1)] += len(line.text)
+        return sizes.most_common(1)[0][0]
+
+    @property
+    def text(self) -> str:
+        return join_lines([line.text for line in self.lines])
+
+
+@dataclass
+class PageLayout:
+    """What one page holds: text blocks, words, graphics boxes (vector clusters and images)."""
+
+    number: int  # 1-based
+    width: float
+    height: float
+    blocks: list[Block]
+    words: list[tuple[float, float, float, float, str]]
+    drawings: list[BBox]
+    images: list[BBox]
+    header_bottom: float = 0.0
+    footer_top: float = 0.0
+    body_blocks: set[int] = field(default_factory=set)
+
+    @property
+    def lines(self) -> list[Line]:
+        return [line for block in self.blocks for line in block.lines]
+
+    @property
+    def has_text(self) -> bool:
+        return any(line.text.strip() for block in self.blocks for line in block.lines)
+
+
+@dataclass
+class DocumentLayout:
+    """Statistics over all pages: the body font size and the text columns `[(x0, x1), ...]`."""
+
+    body_size: float
+    columns: list[tuple[float, float]]
+    running: set[tuple[int, str]] = field(default_factory=set)
+
+    @property
+    def text_left(self) -> float:
+        return min(c[0] for c in self.columns)
+
+    @property
+    def text_right(self) -> float:
+        return max(c[1] for c in self.columns)
+
+    def column_of(self, x0: float, x1: float) -> tuple[float, float]:
+        """The column a horizontal extent belongs to; the full text width if it crosses a gutter."""
+        for left, right in self.columns:
+            if x0 >= left - 12 and x1 <= right + 12:
+                return left, right
+        center = (x0 + x1) / 2
+        inside = [c for c in self.columns if c[0] - 12 <= center <= c[1] + 12]
+        if len(self.columns) > 1 and inside and (x1 - x0) < 0.75 * (inside[0][1] - inside[0][0]) + 24:
+            return inside[0]
+        return self.text_left, self.text_right
+
+
+def union(boxes: list[BBox]) -> BBox:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def area(b: BBox) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def intersection(a: BBox, b: BBox) -> float:
+    return area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+
+
+def join_lines(lines: list[str]) -> str:
+    """Join text lines into one string, undoing end-of-line hyphenation ("analo-" + "gies")."""
+    out = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
+            out = out[:-1] + line
+        else:
+            out = f"{out} {line}" if out else line
+    return out
+
+
+def _is_bold(font: str, flags: int) -> bool:
+    name = font.lower()
+    return bool(flags & _BOLD_FLAG) or any(tag in name for tag in _BOLD_NAMES)
+
+
+def _is_white(color: tuple[float, ...] | None) -> bool:
+    return color is None or all(c > 0.97 for c in color)
+
+
+def _is_visible(path: dict) -> bool:
+    """Paths that paint something: plotting tools draw white backgrounds and invisible clip boxes."""
+    stroke = path.get("color")
+    if stroke is not None and not _is_white(stroke) and (path.get("stroke_opacity") or 1) > 0:
+        return True
+    fill = path.get("fill")
+    return fill is not None and not _is_white(fill) and (path.get("fill_opacity") or 1) > 0
+
+
+def read_page(page: pymupdf.Page) -> PageLayout:
+    """Parse one page into a `PageLayout` (one text page shared by all text queries)."""
+    textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
+    data = page.get_text("dict", textpage=textpage, sort=False)
+    blocks: list[Block] = []
+    for raw in data["blocks"]:
+        if raw.get("type") != 0:
+            continue
+        lines: list[Line] = []
+        for raw_line in raw["lines"]:
+            text = "".join(s["text"] for s in raw_line["spans"]).strip()
+            spans = [
+                Span(s["text"], tuple(s["bbox"]), s["size"], s["font"], _is_bold(s["font"], s["flags"]))
+                for s in raw_line["spans"]
+                if s["text"].strip()
+            ]
+            if not spans:
+                continue
+            size = Counter({round(s.size, 1): 0 for s in spans})
+            for s in spans:
+                size[round(s.size, 1)] += len(s.text)
+            lines.append(
+                Line(text, union([s.bbox for s in spans]), size.most_common(1)[0][0], spans, len(blocks), len(lines))
+            )
+        if lines:
+            blocks.append(Block(len(blocks), lines))
+    words = [tuple(w[:5]) for w in page.get_text("words", textpage=textpage)]
+    rect = page.rect
+    page_area = rect.width * rect.height
+    visible = [d for d in page.get_drawings() if _is_visible(d)]
+    drawings = [
+        tuple(r & rect)
+        for r in page.cluster_drawings(drawings=visible)
+        if (r.width > 1 or r.height > 1) and (r & rect).get_area() < 0.85 * page_area
+    ]
+    images = []
+    for info in page.get_image_info():
+        r = pymupdf.Rect(info["bbox"]) & rect
+        if not r.is_empty and r.width > 2 and r.height > 2:
+            images.append(tuple(r))
+    return PageLayout(page.number + 1, rect.width, rect.height, blocks, words, drawings, images)  # type: ignore[arg-type]
+
+
+def analyse_document(pages: list[PageLayout]) -> DocumentLayout:
+    """Body font size (most characters) and text columns (most frequent left/right edges of body lines)."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            sizes[round(line.size)] += len(line.text)
+    body_size = float(sizes.most_common(1)[0][0]) if sizes else 10.0
+    width = pages[0].width if pages else 612.0
+    lefts: Counter[int] = Counter()
+    rights: Counter[int] = Counter()
+    body_lines = [
+        line
+        for page in pages
+        for line in page.lines
+        if abs(line.size - body_size) <= 1.0 and line.width > 0.25 * page.width
+    ]
+    for line in body_lines:
+        lefts[round(line.x0 / 2) * 2] += 1
+        rights[round(line.x1 / 2) * 2] += 1
+    columns = _columns(lefts, rights, len(body_lines), width)
+    return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages))
+
+
+def _columns(lefts: Counter[int], rights: Counter[int], n: int, width: float) -> list[tuple[float, float]]:
+    if not n:
+        return [(0.1 * width, 0.9 * width)]
+    edges_l = _peaks(lefts, 0.06 * n)
+    edges_r = _peaks(rights, 0.06 * n)
+    columns: list[tuple[float, float]] = []
+    for left in edges_l:
+        candidates = [r for r in edges_r if r - left > 0.25 * width]
+        if not candidates:
+            continue
+        right = min(candidates)
+        if columns and left < columns[-1][1]:
+            continue
+        columns.append((float(left), float(right)))
+    return columns or [(0.1 * width, 0.9 * width)]
+
+
+def _peaks(counter: Counter[int], minimum: float) -> list[int]:
+    """Positions holding at least `minimum` lines, merged when within 8 pt of a stronger one."""
+    peaks: list[int] = []
+    for pos, count in counter.most_common():
+        if count < minimum:
+            break
+        if all(abs(pos - p) > 8 for p in peaks):
+            peaks.append(pos)
+    return sorted(peaks)
+
+
+def classify_page(page: PageLayout, doc: DocumentLayout) -> None:
+    """Mark running headers/footers and body-text blocks (paragraphs that bound figure regions)."""
+    page.header_bottom = _header_bottom(page, doc.running)
+    page.footer_top = _footer_top(page, doc.running)
+    for block in page.blocks:
+        if is_body_block(block, doc):
+            page.body_blocks.add(block.number)
+
+
+def is_body_block(block: Block, doc: DocumentLayout) -> bool:
+    """Paragraph text: body font size, starting at a column's left edge, running to its right edge.
+
+    Figure-internal text (axis labels, legends, table cells) is smaller, shorter or not aligned to a
+    column, which is what separates it from prose here.
+    """
+    if abs(block.size - doc.body_size) > 1.0:
+        return False
+    x0, _, x1, _ = block.bbox
+    for left, right in doc.columns:
+        width = right - left
+        if abs(x0 - left) > 20 and not (left - 4 <= x0 and x1 <= right + 4 and len(block.lines) >= 3):
+            continue
+        if x1 > right + 12 and len(doc.columns) > 1 and right < doc.text_right - 1:
+            continue
+        full = [ln for ln in block.lines if ln.x1 >= right - 6 and ln.width >= 0.6 * width]
+        if len(block.lines) >= 2 and len(full) >= max(1, (len(block.lines) - 1) // 2):
+            return True
+        if len(block.lines) == 1:
+            line = block.lines[0]
+            words = len(line.text.split())
+            if line.width >= 0.7 * width and words >= 6:
+                return True
+            if abs(x0 - left) <= 4 and words <= 12 and _looks_like_heading(line):
+                return True
+    return False
+
+
+def _looks_like_heading(line: Line) -> bool:
+    """Section headings ("4.3. Completing a visual analogy", "Abstract") are bold or numbered."""
+    first = line.text.split()[0] if line.text.split() else ""
+    numbered = bool(first) and (first[0].isdigit() or first.rstrip(".") in {"A", "B", "C", "D", "E"})
+    return all(s.bold for s in line.spans) or (numbered and line.text[:1].isdigit() and "." in first[:4])
+
+
+def _margin_key(line: Line) -> tuple[int, str]:
+    """Running headers and footers repeat across pages at the same height, page numbers aside."""
+    return round(line.y0 / 4), re.sub(r"\d+", "#", line.text.lower())
+
+
+def _in_top(line: Line, page: PageLayout) -> bool:
+    return line.y1 < 0.085 * page.height
+
+
+def _in_bottom(line: Line, page: PageLayout) -> bool:
+    return line.y0 > 0.92 * page.height
+
+
+def running_lines(pages: list[PageLayout]) -> set[tuple[int, str]]:
+    """Keys of lines with letters at the top or bottom of pages that recur on at least two other pages."""
+    counts: Counter[tuple[int, str]] = Counter()
+    for page in pages:
+        counts.update(
+            {_margin_key(ln) for ln in page.lines if (_in_top(ln, page) or _in_bottom(ln, page)) and re.search("[A-Za-z]{2}", ln.text)}
+        )
+    needed = 3 if len(pages) >= 4 else 2
+    return {key for key, n in counts.items() if n >= needed}
+
+
+def _is_margin_line(line: Line, running: set[tuple[int, str]]) -> bool:
+    return _margin_key(line) in running or bool(re.fullmatch(r"(page\s*)?\d{1,4}", line.text.strip(), re.IGNORECASE))
+
+
+def _header_bottom(page: PageLayout, running: set[tuple[int, str]]) -> float:
+    """The lower edge of the running header (repeated text, page number, and a rule just under it)."""
+    bottom = 0.0
+    for line in page.lines:
+        if _in_top(line, page) and _is_margin_line(line, running):
+            bottom = max(bottom, line.y1)
+    if bottom:
+        for box in page.drawings + page.images:
+            if box[1] <= bottom + 8 and (box[3] - box[1]) < 3 and (box[2] - box[0]) > 0.4 * page.width:
+                bottom = max(bottom, box[3])
+    return bottom
+
+
+def _footer_top(page: PageLayout, running: set[tuple[int, str]]) -> float:
+    """The upper edge of the footer: repeated lines and bare page numbers near the bottom."""
+    top = page.height
+    for line in page.lines:
+        if _in_bottom(line, page) and _is_margin_line(line, running):
+            top = min(top, line.y0)
+    return top
