@@ -156,10 +156,10 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         if not (same_row or next_row and x_overlap > 0.5 * line.width):
             continue
         size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
-        if next_row and (row_right < right_edge - 3 * size or not size_ok or match_caption_line(line)):
-            break
         if not size_ok:
-            continue
+            continue  # sub/superscripts and fraction parts set on their own line
+        if next_row and (row_right < right_edge - 3 * size or match_caption_line(line)):
+            break
         if next_row:
             row_right = line.x1
         else:

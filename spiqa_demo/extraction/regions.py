@@ -20,8 +20,12 @@ from spiqa_demo.types import BBox
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
 # figures over it). Measured on the CS-150 gold set: tables with captions below exist (icml13_1, _9).
 _UNUSUAL_SIDE_PENALTY = 8.0
+# A caption this close to content on its other side can take that instead.
+_CLOSE_GAP = 12.0
 # Content further than this from its caption is not its figure.
 _MAX_GAP = 120.0
+# Inside one figure, pieces are never further apart than this many body-text line heights.
+_GAP_IN_BODY_SIZES = 1.6
 
 
 @dataclass
@@ -53,6 +57,8 @@ def find_regions(page: PageLayout, doc: DocumentLayout, captions: list[Caption])
     elements = _content_elements(page, captions)
     blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
     spans = {id(c): _span(c, captions, doc) for c in captions}
+    max_gap = _GAP_IN_BODY_SIZES * doc.body_size
+    caption_boxes = [c.bbox for c in captions]
     claimed: set[int] = set()
     done: set[int] = set()
     regions: list[Region] = []
@@ -63,20 +69,41 @@ def find_regions(page: PageLayout, doc: DocumentLayout, captions: list[Caption])
             if id(c) in done:
                 continue
             for direction in ("up", "down"):
-                cand = _candidate(page, c, direction, spans[id(c)], elements, blockers, claimed)
+                cand = _candidate(page, c, direction, spans[id(c)], elements, blockers, claimed, max_gap, caption_boxes)
                 if cand is not None:
                     out.append(cand)
         return sorted(out, key=lambda cand: cand.score)
 
     pending = candidates()
     while pending:
-        best = pending[0]
+        best = next((c for c in pending if not _starves(c, pending)), pending[0])
         done.add(id(best.caption))
         claimed.update(best.elements)
         regions.append(Region(best.caption, union([elements[i].bbox for i in best.elements])))
         pending = candidates()
     regions.extend(_unlabelled(page, elements, claimed, regions))
     return regions
+
+
+def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
+    """Taking `cand` would leave another caption with no content while its own caption has another.
+
+    Two tables stacked with captions below them: the first caption's "usual side" (below) is the
+    second table, which is the second caption's only content.
+    """
+    taken = set(cand.elements)
+    others = {id(c.caption) for c in pending if c.caption is not cand.caption}
+    alternative = any(
+        c.caption is cand.caption and c is not cand and not taken & set(c.elements) and c.gap <= _CLOSE_GAP
+        for c in pending
+    )
+    if not alternative:
+        return False
+    for other in others:
+        theirs = [c for c in pending if id(c.caption) == other]
+        if all(taken & set(c.elements) for c in theirs):
+            return True
+    return False
 
 
 def _content_elements(page: PageLayout, captions: list[Caption]) -> list[Element]:
@@ -139,6 +166,8 @@ def _candidate(
     elements: list[Element],
     blockers: list[BBox],
     claimed: set[int],
+    max_gap: float,
+    caption_boxes: list[BBox],
 ) -> _Candidate | None:
     sx0, sx1 = span
     cx0, cy0, cx1, cy1 = caption.bbox
@@ -148,30 +177,54 @@ def _candidate(
         return min(b[2], sx1) - max(b[0], sx0) > min(min_overlap, 0.5 * (b[2] - b[0]))
 
     if direction == "up":
-        limit = max([b[3] for b in blockers if b[3] <= cy0 + 2 and b != caption.bbox and overlaps(b)], default=page.header_bottom)
-        top, bottom = limit, cy0
+        above = [b for b in blockers if b[3] <= cy0 + 2 and b != caption.bbox and overlaps(b)]
+        nearest = max(above, key=lambda b: b[3], default=None)
+        top, bottom = (nearest[3] if nearest else page.header_bottom), cy0
     else:
-        limit = min([b[1] for b in blockers if b[1] >= cy1 - 2 and b != caption.bbox and overlaps(b)], default=page.footer_top)
-        top, bottom = cy1, limit
+        below = [b for b in blockers if b[1] >= cy1 - 2 and b != caption.bbox and overlaps(b)]
+        nearest = min(below, key=lambda b: b[1], default=None)
+        top, bottom = cy1, (nearest[1] if nearest else page.footer_top)
+    # Content between two captions is shared: split it at a clear gap. Content bounded by body
+    # text belongs to this caption whole (diagrams have wide internal gaps).
+    if nearest is None or nearest not in caption_boxes:
+        max_gap = _MAX_GAP
     if bottom - top < 4:
         return None
-    chosen = []
+    inside = []
     for i, el in enumerate(elements):
         if i in claimed:
             continue
         ex0, ey0, ex1, ey1 = el.bbox
         xc, yc = (ex0 + ex1) / 2, (ey0 + ey1) / 2
         if sx0 - 6 <= xc <= sx1 + 6 and top - 2 <= yc <= bottom + 2 and ey0 >= top - 6 and ey1 <= bottom + 6:
-            chosen.append(i)
+            inside.append(i)
+    chosen = _contiguous(elements, inside, direction, cy0 if direction == "up" else cy1, max_gap)
     if not chosen or not any(elements[i].graphic for i in chosen) and len(chosen) < 2:
         return None
     box = union([elements[i].bbox for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
-    if gap > _MAX_GAP:
-        return None
     usual = "up" if caption.kind == "figure" else "down"
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
     return _Candidate(caption, direction, chosen, gap, score)
+
+
+def _contiguous(elements: list[Element], inside: list[int], direction: str, edge: float, max_gap: float) -> list[int]:
+    """The elements reached from the caption edge without crossing a vertical gap over `max_gap`.
+
+    Content beyond such a gap belongs to something else (the next figure or table in the column).
+    """
+    up = direction == "up"
+    order = sorted(inside, key=lambda i: -elements[i].bbox[3] if up else elements[i].bbox[1])
+    chosen: list[int] = []
+    frontier = edge
+    for i in order:
+        x0, y0, x1, y1 = elements[i].bbox
+        gap = frontier - y1 if up else y0 - frontier
+        if gap > (_MAX_GAP if not chosen else max_gap):
+            break
+        chosen.append(i)
+        frontier = min(frontier, y0) if up else max(frontier, y1)
+    return chosen
 
 
 def _unlabelled(page: PageLayout, elements: list[Element], claimed: set[int], regions: list[Region]) -> list[Region]:
