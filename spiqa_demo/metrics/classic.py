@@ -1,0 +1,187 @@
+"""The classic answer metrics, computed as SPIQA computed them.
+
+BLEU-1..4, METEOR, ROUGE-L and CIDEr come from `pycocoevalcap` after its PTB tokenizer (Stanford
+CoreNLP, lower-cased, punctuation removed), scored over the whole set at once: BLEU and METEOR are
+corpus-level statistics and CIDEr's IDF comes from the set, so a subset's score is not the mean of
+per-question scores. The tokenizer and METEOR are Java programs: a JRE must be installed.
+BERTScore F1 uses `bert-score` with `bert-base-uncased` (its tuned layer 9), no IDF weighting and
+no baseline rescaling, the SPIQA settings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import get_settings
+
+COCO_KEYS = ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr")
+
+# Characters Java's PTBLexer treats as line breaks. pycocoevalcap maps only "\n" to a space before
+# tokenizing one text per line, so any of these would shift every later text onto the wrong
+# question; mapping them to spaces too keeps the alignment and changes nothing else.
+_LINE_BREAKS = re.compile("[\r\n\u000b\u000c\u0085\u2028\u2029]")
+
+
+def _require_java() -> None:
+    if shutil.which("java") is None:
+        raise PaperError(
+            "BLEU, METEOR, ROUGE-L and CIDEr need Java for pycocoevalcap's PTB tokenizer and METEOR: "
+            "install a JRE (e.g. `apt-get install default-jre-headless`)"
+        )
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence the Java tools' progress lines, which they write straight to file descriptor 2."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _clean(text: str) -> str:
+    text = _LINE_BREAKS.sub(" ", text)
+    return text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates cannot be written
+
+
+def ptb_tokenize(texts: Sequence[str]) -> list[str]:
+    """Each text tokenized by pycocoevalcap's PTBTokenizer (lower-cased, punctuation dropped)."""
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+    if not texts:
+        return []
+    _require_java()
+    with _quiet_stderr():
+        out = PTBTokenizer().tokenize({i: [{"caption": _clean(t)}] for i, t in enumerate(texts)})
+    if len(out) != len(texts):
+        raise RuntimeError(f"PTB tokenizer returned {len(out)} lines for {len(texts)} texts")
+    return [out[i][0] for i in range(len(texts))]
+
+
+_meteor_lock = threading.Lock()
+_meteor_process: Any = None
+
+
+def _meteor_score(gts: dict[int, list[str]], res: dict[int, list[str]]) -> float:
+    """METEOR 1.5 over the set, from one process shared by the whole program.
+
+    Starting METEOR costs ~10 s (it loads its paraphrase tables), so live scoring in the app and
+    per-category subsets reuse one; a process that died is replaced.
+    """
+    global _meteor_process
+    from pycocoevalcap.meteor.meteor import Meteor
+
+    def run() -> float:
+        global _meteor_process
+        if _meteor_process is None:
+            with _quiet_stderr():
+                _meteor_process = Meteor()
+        return float(_meteor_process.compute_score(gts, res)[0])
+
+    with _meteor_lock:
+        try:
+            return run()
+        except (BrokenPipeError, ValueError):
+            dead, _meteor_process = _meteor_process, None
+            if dead.lock.locked():  # its __del__ takes this lock; it must not hang the collector
+                dead.lock.release()
+            return run()  # a fresh process; a second failure is a real error
+
+
+class CocoMetrics:
+    """BLEU-1..4, METEOR, ROUGE-L and CIDEr for (prediction, reference) pairs and any subset of them.
+
+    Texts are tokenized once (one Java call) and every subset is scored as a set of its own.
+    Values are on pycocoevalcap's scale (0-1; CIDEr 0-10); the SPIQA tables print them x100.
+    """
+
+    def __init__(self, predictions: Sequence[str], references: Sequence[str]) -> None:
+        if len(predictions) != len(references):
+            raise ValueError("predictions and references differ in length")
+        tokens = ptb_tokenize([*predictions, *references])
+        self._res = {i: [t] for i, t in enumerate(tokens[: len(predictions)])}
+        self._gts = {i: [t] for i, t in enumerate(tokens[len(predictions) :])}
+
+    def __len__(self) -> int:
+        return len(self._res)
+
+    def score(self, subset: Sequence[int] | None = None) -> dict[str, float]:
+        """The seven metrics over `subset` (indices into the pairs; default all), scored as one set."""
+        from pycocoevalcap.bleu.bleu import Bleu
+        from pycocoevalcap.cider.cider import Cider
+        from pycocoevalcap.rouge.rouge import Rouge
+
+        ids = list(range(len(self._res))) if subset is None else list(subset)
+        if not ids:
+            return {}
+        gts = {i: self._gts[i] for i in ids}
+        res = {i: self._res[i] for i in ids}
+        bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
+        rouge, _ = Rouge().compute_score(gts, res)
+        cider, _ = Cider().compute_score(gts, res)
+        meteor = _meteor_score(gts, res)
+        values = [*bleu, meteor, rouge, cider]
+        return {key: float(v) for key, v in zip(COCO_KEYS, values)}
+
+
+
+def coco_metrics(predictions: Sequence[str], references: Sequence[str]) -> dict[str, float]:
+    """BLEU-1..4, METEOR, ROUGE-L and CIDEr over the whole set (see `CocoMetrics`)."""
+    return CocoMetrics(predictions, references).score()
+
+
+@lru_cache(maxsize=2)
+def _bert_scorer(model: str, num_layers: int | None, device: str | None) -> Any:
+    from bert_score import BERTScorer
+    from bert_score.utils import model2layers
+
+    layers = num_layers or model2layers.get(model) or model2layers.get(os.path.basename(model.rstrip("/")))
+    if layers is None:
+        raise PaperError(
+            f"BERTScore does not know which layer of {model!r} to use: set SPIQA_BERTSCORE_LAYERS"
+        )
+    try:
+        return BERTScorer(model_type=model, num_layers=layers, idf=False, rescale_with_baseline=False, device=device)
+    except OSError as exc:
+        raise PaperError(
+            f"BERTScore needs the model {model!r}, which could not be loaded ({exc.__class__.__name__}): "
+            "run once with network access to cache it from the Hugging Face hub, or set "
+            "SPIQA_BERTSCORE_MODEL to a local copy"
+        ) from exc
+
+
+def bert_score_f1(
+    predictions: Sequence[str],
+    references: Sequence[str],
+    model: str | None = None,
+    num_layers: int | None = None,
+    device: str | None = None,
+) -> list[float]:
+    """BERTScore F1 per pair (SPIQA settings; defaults from `SPIQA_BERTSCORE_MODEL/_LAYERS`).
+
+    An empty prediction or reference scores 0, as bert-score itself does (its own empty-text path
+    no longer works with transformers 5, so those pairs never reach it).
+    """
+    if len(predictions) != len(references):
+        raise ValueError("predictions and references differ in length")
+    settings = get_settings()
+    scorer = _bert_scorer(model or settings.bertscore_model, num_layers or settings.bertscore_layers or None, device)
+    keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
+    scores = [0.0] * len(predictions)
+    if keep:
+        _, _, f1 = scorer.score([predictions[i] for i in keep], [references[i] for i in keep])
+        for i, value in zip(keep, f1.tolist()):
+            scores[i] = float(value)
+    return scores

@@ -1,0 +1,164 @@
+"""L3Score: the SPIQA paper's log-probability answer metric, as its reference implementation computes it.
+
+A judge model reads the question, the ground-truth answer and the candidate answer (the prompt of
+the paper's Appendix F) and is asked for one word, Yes or No. From the top-5 log-probabilities of
+its first token (temperature 0), the highest-ranked "yes"-side token ({"yes", "yeah"} after
+strip + lower) and "no"-side token ({"no"}) give p_yes and p_no, and the score is
+p_yes / (p_yes + p_no). Neither in the top-5: 0. Only one: the missing probability is
+min(lowest top-5 probability, 1 - sum of the top-5), floored at 1e-8. Scores are in [0, 1]; the
+paper reports the plain mean x100.
+
+A local judge also knows the full next-token distribution: `L3Result.exact` is the same ratio from
+the exact probabilities of the best yes-side and no-side tokens (no top-5 approximation). Scores
+from different judges are not comparable, so every result carries the judge's model name.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.models.base import Message, ModelBackend, NextTokenLogprobs, TokenLogprob
+
+L3_PROMPT = (
+    "You are given a question, ground-truth answer, and a candidate answer. "
+    "Question: {question} \nGround-truth answer: {ground_truth} \nCandidate answer: {candidate} \n"
+    "Is the semantic meaning of the ground-truth and candidate answers similar? "
+    "Answer in one word - Yes or No."
+)
+YES_TOKENS = frozenset({"yes", "yeah"})
+NO_TOKENS = frozenset({"no"})
+TOP_K = 5
+MISSING_PROB_FLOOR = 1e-8
+# Spellings whose exact first-token log-probability a local judge is asked for.
+CANDIDATES = [
+    f"{space}{word}"
+    for word in ("Yes", "yes", "YES", "Yeah", "yeah", "No", "no", "NO")
+    for space in ("", " ")
+]
+
+Case = Literal["both", "yes_only", "no_only", "neither", "empty"]
+
+
+@dataclass
+class L3Result:
+    """One L3Score: `score` (paper-compatible, top-5) and `exact` (full distribution, local judges)."""
+
+    score: float
+    judge: str
+    case: Case
+    exact: float | None = None
+    top: list[TokenLogprob] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "score": self.score,
+            "exact": self.exact,
+            "judge": self.judge,
+            "case": self.case,
+            "top": [[t.token, t.logprob] for t in self.top],
+        }
+
+
+def l3_prompt(question: str, ground_truth: str, candidate: str) -> str:
+    """The judge prompt of the SPIQA paper (Appendix F)."""
+    return L3_PROMPT.format(question=question, ground_truth=ground_truth, candidate=candidate)
+
+
+def _normalize(token: str) -> str:
+    return token.strip().lower()
+
+
+def _ratio(logp_yes: float, logp_no: float) -> float:
+    """p_yes / (p_yes + p_no) computed in log space (log-softmax, as the reference does)."""
+    top = max(logp_yes, logp_no)
+    if top == -math.inf:
+        return 0.0
+    return math.exp(logp_yes - (top + math.log(math.exp(logp_yes - top) + math.exp(logp_no - top))))
+
+
+def score_top_logprobs(top: Sequence[TokenLogprob]) -> tuple[float, Case]:
+    """The L3Score of one judge reply from its first token's top-k list, and which case applied."""
+    if not top:
+        raise PaperError("the judge returned no log-probabilities for its first token")
+    ranked = sorted(top, key=lambda t: t.logprob, reverse=True)  # APIs already sort; be sure
+    yes = next((t.logprob for t in ranked if _normalize(t.token) in YES_TOKENS), None)
+    no = next((t.logprob for t in ranked if _normalize(t.token) in NO_TOKENS), None)
+    if yes is None and no is None:
+        return 0.0, "neither"
+    if yes is not None and no is not None:
+        return _ratio(yes, no), "both"
+    probs = [math.exp(t.logprob) for t in ranked]
+    missing = math.log(max(min(probs[-1], 1.0 - sum(probs)), MISSING_PROB_FLOOR))
+    if yes is not None:
+        return _ratio(yes, missing), "yes_only"
+    return _ratio(missing, no), "no_only"  # type: ignore[arg-type]
+
+
+def score_exact(candidates: dict[str, float]) -> float | None:
+    """The ratio from the exact log-probabilities of the best yes-side and no-side spellings.
+
+    Only a backend that knows the full distribution (a local model) reports every candidate; APIs
+    report only those in their top-k, which is no exact value, so the result is None then.
+    """
+    if not set(CANDIDATES) <= candidates.keys():
+        return None
+    yes = [lp for tok, lp in candidates.items() if _normalize(tok) in YES_TOKENS]
+    no = [lp for tok, lp in candidates.items() if _normalize(tok) in NO_TOKENS]
+    return _ratio(max(yes), max(no))
+
+
+class L3Judge:
+    """Scores candidate answers with a judge `ModelBackend` (an API with log-probs, or a local model).
+
+    `fallback` is used only when the judge returns no log-probabilities (and only when the user
+    asked for it); the switch is sticky, so one run is scored by one judge. Without a fallback, a
+    judge without log-probabilities is an error with a message saying what to do.
+    """
+
+    def __init__(self, backend: ModelBackend, fallback: ModelBackend | None = None) -> None:
+        self.backend = backend
+        self.fallback = fallback
+
+    @property
+    def name(self) -> str:
+        """The model name recorded with every score."""
+        return self.backend.name
+
+    def _ask(self, prompt: str) -> NextTokenLogprobs:
+        messages = [Message("user", [prompt])]
+        return self.backend.next_token_logprobs(messages, candidates=CANDIDATES, top_k=TOP_K)
+
+    def score(self, question: str, ground_truth: str, candidate: str) -> L3Result:
+        """The L3Score of `candidate` against `ground_truth`; an empty candidate scores 0 unjudged."""
+        if not candidate.strip():
+            return L3Result(score=0.0, judge=self.name, case="empty")
+        prompt = l3_prompt(question, ground_truth, candidate)
+        reply = self._ask(prompt)
+        if not reply.top and self.fallback is not None:
+            self.backend, self.fallback = self.fallback, None
+            reply = self._ask(prompt)
+        if not reply.top:
+            why = f" ({reply.note})" if reply.note else ""
+            raise PaperError(
+                f"the judge {self.name!r} returned no log-probabilities{why}, which L3Score needs: use a "
+                "server that returns top_logprobs (OpenAI, vLLM, llama.cpp server, Ollama) or ask for "
+                "the local judge fallback (--judge-fallback MODEL)"
+            )
+        value, case = score_top_logprobs(reply.top)
+        return L3Result(
+            score=value, judge=self.name, case=case, exact=score_exact(reply.candidates), top=list(reply.top[:TOP_K])
+        )
+
+
+def mean_l3score(results: Sequence[L3Result]) -> float | None:
+    """The plain mean in [0, 1] (x100 for the paper's tables); refuses to mix judges."""
+    if not results:
+        return None
+    judges = {r.judge for r in results}
+    if len(judges) > 1:
+        raise PaperError(f"L3Scores from different judges are not comparable: {sorted(judges)}")
+    return sum(r.score for r in results) / len(results)

@@ -1,0 +1,143 @@
+"""Classic metrics: pycocoevalcap as SPIQA ran it, BERTScore on a tiny local BERT, retrieval accuracy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1, coco_metrics, ptb_tokenize
+from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
+
+PREDICTIONS = [
+    "The model improves accuracy by 3 points on the test set.",
+    "Yes, it does.",
+    "",
+    "Figure 2 shows a ResNet block with a skip connection.",
+    "It uses\r\ndropout\u2028of 0.5 | ||| ",
+]
+REFERENCES = [
+    "Accuracy improves by three points on the test set.",
+    "No",
+    "The encoder has six layers.",
+    "A residual block with an identity shortcut.",
+    "Dropout of 0.5 is used.",
+]
+
+
+def pycocoevalcap_directly(predictions: list[str], references: list[str]) -> dict[str, float]:
+    """What SPIQA's COCOEvalCap.evaluate does: PTB-tokenize both sides, then each scorer on the set."""
+    from pycocoevalcap.bleu.bleu import Bleu
+    from pycocoevalcap.cider.cider import Cider
+    from pycocoevalcap.meteor.meteor import Meteor
+    from pycocoevalcap.rouge.rouge import Rouge
+    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+
+    gts = PTBTokenizer().tokenize({i: [{"caption": r}] for i, r in enumerate(references)})
+    res = PTBTokenizer().tokenize({i: [{"caption": p}] for i, p in enumerate(predictions)})
+    bleu, _ = Bleu(4).compute_score(gts, res)
+    values = [*bleu, Meteor().compute_score(gts, res)[0], Rouge().compute_score(gts, res)[0]]
+    values.append(Cider().compute_score(gts, res)[0])
+    return dict(zip(COCO_KEYS, values))
+
+
+def test_ptb_tokenizer_lowercases_drops_punctuation_and_keeps_alignment() -> None:
+    tokens = ptb_tokenize(["Hello, World!", "a\rb\u2028c", "", "Last one."])
+    assert tokens == ["hello world", "a b c", "", "last one"]
+
+
+def test_coco_metrics_equal_pycocoevalcap_run_directly() -> None:
+    ours = coco_metrics(PREDICTIONS[:4], REFERENCES[:4])
+    direct = pycocoevalcap_directly(PREDICTIONS[:4], REFERENCES[:4])
+    assert list(ours) == list(COCO_KEYS)
+    for key in COCO_KEYS:
+        assert ours[key] == pytest.approx(direct[key], abs=1e-12), key
+    assert 0 < ours["METEOR"] < 1 and ours["CIDEr"] > 0
+
+
+def test_subsets_are_scored_as_sets_of_their_own() -> None:
+    metrics = CocoMetrics(PREDICTIONS, REFERENCES)
+    assert len(metrics) == 5
+    whole, part = metrics.score(), metrics.score([0, 3])
+    assert part == coco_metrics([PREDICTIONS[0], PREDICTIONS[3]], [REFERENCES[0], REFERENCES[3]])
+    assert whole != part
+    assert metrics.score([]) == {}
+
+
+def test_missing_java_is_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    with pytest.raises(PaperError, match="need Java"):
+        ptb_tokenize(["a"])
+
+
+# ---- BERTScore --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer random BERT with a WordPiece tokenizer trained here: loads like bert-base-uncased."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    out = tmp_path_factory.mktemp("tiny-bert")
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok.train_from_iterator(PREDICTIONS + REFERENCES, trainers.WordPieceTrainer(vocab_size=200, special_tokens=specials))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+    )
+    BertTokenizerFast(tokenizer_object=tok, model_max_length=128).save_pretrained(out)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=tok.get_vocab_size(), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(out)
+    return out
+
+
+def test_bertscore_f1_loads_a_local_model_and_scores_pairs(tiny_bert: Path) -> None:
+    from bert_score import BERTScorer
+
+    scores = bert_score_f1(PREDICTIONS, REFERENCES, model=str(tiny_bert), num_layers=2)
+    assert len(scores) == 5 and scores[2] == 0.0  # empty prediction: 0, as bert-score defines it
+    assert all(0.0 < s <= 1.0 for i, s in enumerate(scores) if i != 2)
+    assert bert_score_f1(["same words"], ["same words"], model=str(tiny_bert), num_layers=2)[0] == pytest.approx(1.0)
+    # One pair at a time (what SPIQA's script did) gives the same values as one batch.
+    scorer = BERTScorer(model_type=str(tiny_bert), num_layers=2)
+    for i in (0, 1, 3):
+        single = scorer.score([PREDICTIONS[i]], [REFERENCES[i]])[2].item()
+        assert scores[i] == pytest.approx(single, abs=1e-5)
+
+
+def test_bertscore_reads_its_model_from_settings(tiny_bert: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from spiqa_demo.settings import get_settings
+
+    monkeypatch.setenv("SPIQA_BERTSCORE_MODEL", str(tiny_bert))
+    monkeypatch.setenv("SPIQA_BERTSCORE_LAYERS", "1")
+    get_settings.cache_clear()
+    assert len(bert_score_f1(["a"], ["b"])) == 1
+
+
+def test_bertscore_without_the_model_offline_is_a_clear_message(tmp_path: Path) -> None:
+    with pytest.raises(PaperError, match="BERTScore needs the model"):
+        bert_score_f1(["a"], ["b"], model=str(tmp_path / "missing-bert"), num_layers=9)
+    with pytest.raises(PaperError, match="SPIQA_BERTSCORE_LAYERS"):
+        bert_score_f1(["a"], ["b"], model=str(tmp_path / "some-model"))
+
+
+# ---- retrieval accuracy ----------------------------------------------------------------------
+
+
+def test_retrieval_accuracy_counts_parse_failures_as_misses() -> None:
+    assert is_retrieval_hit("abc/4-Figure2-1.png", ["4-Figure2-1.png"])
+    assert not is_retrieval_hit(None, ["4-Figure2-1.png"])
+    chosen = ["4-Figure2-1.png", None, "3-Table1-1.png", "5-Figure3-1.png"]
+    refs = [["4-Figure2-1.png"], ["1-Figure1-1.png"], ["3-Table1-1.png", "4-Figure2-1.png"], ["1-Figure1-1.png"]]
+    assert retrieval_accuracy(chosen, refs) == 0.5
+    assert retrieval_accuracy([], []) is None
