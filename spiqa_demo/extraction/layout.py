@@ -213,10 +213,11 @@ def read_page(page: pymupdf.Page) -> PageLayout:
     rect = page.rect
     page_area = rect.width * rect.height
     visible = [d for d in page.get_drawings() if _is_visible(d)]
+    # final_filter=False keeps hairline clusters: table rules and axis lines have zero width.
     drawings = [
-        tuple(r & rect)
-        for r in page.cluster_drawings(drawings=visible)
-        if (r.width > 1 or r.height > 1) and (r & rect).get_area() < 0.85 * page_area
+        (r.x0, r.y0, r.x1, r.y1)
+        for r in (c & rect for c in page.cluster_drawings(drawings=visible, final_filter=False))
+        if max(r.width, r.height) >= 4 and r.width * r.height < 0.85 * page_area
     ]
     images = []
     for info in page.get_image_info():
@@ -282,8 +283,21 @@ def classify_page(page: PageLayout, doc: DocumentLayout) -> None:
     page.header_bottom = _header_bottom(page, doc.running)
     page.footer_top = _footer_top(page, doc.running)
     for block in page.blocks:
-        if is_body_block(block, doc):
+        if is_body_block(block, doc) and not _inside_graphic(block.bbox, page):
             page.body_blocks.add(block.number)
+
+
+def _inside_graphic(box: BBox, page: PageLayout) -> bool:
+    """Text framed by a larger vector drawing (table rules, a plot's axes) is not prose."""
+    own = area(box)
+    height = box[3] - box[1]
+    for d in page.drawings:
+        if area(d) > 1.5 * own and intersection(box, d) > 0.8 * own:
+            return True
+        crosses = box[0] + 4 < d[0] and d[2] < box[2] - 4 and d[2] - d[0] < 2
+        if crosses and min(d[3], box[3]) - max(d[1], box[1]) > 0.8 * height:
+            return True  # a vertical column rule runs through the text
+    return False
 
 
 def is_body_block(block: Block, doc: DocumentLayout) -> bool:
@@ -292,8 +306,8 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
     Figure-internal text (axis labels, legends, table cells) is smaller, shorter or not aligned to a
     column, which is what separates it from prose here.
     """
-    if abs(block.size - doc.body_size) > 1.0:
-        return False
+    if not -0.6 <= block.size - doc.body_size <= 1.0:
+        return False  # sub-captions and footnotes are set smaller than the body
     x0, _, x1, _ = block.bbox
     for left, right in doc.columns:
         width = right - left
@@ -358,7 +372,7 @@ def _header_bottom(page: PageLayout, running: set[tuple[int, str]]) -> float:
     if bottom:
         for box in page.drawings + page.images:
             if box[1] <= bottom + 8 and (box[3] - box[1]) < 3 and (box[2] - box[0]) > 0.4 * page.width:
-                bottom = max(bottom, box[3])
+                bottom = max(bottom, box[3] + 1.5)
     return bottom
 
 

@@ -24,8 +24,11 @@ _UNUSUAL_SIDE_PENALTY = 8.0
 _CLOSE_GAP = 12.0
 # Content further than this from its caption is not its figure.
 _MAX_GAP = 120.0
-# Inside one figure, pieces are never further apart than this many body-text line heights.
+# Inside one figure, pieces are never further apart than this many body-text line heights when
+# another caption's content may follow; when only body text or the margin follows, diagrams with
+# airy layouts need more room (first-page author blocks above a figure are further away).
 _GAP_IN_BODY_SIZES = 1.6
+_OPEN_GAP_FACTOR = 2.2
 
 
 @dataclass
@@ -114,7 +117,7 @@ def _content_elements(page: PageLayout, captions: list[Caption]) -> list[Element
     for box in page.drawings + page.images:
         if not inside_margins(box):
             continue
-        if any(intersection(box, b) > 0.6 * max(area(box), 1e-6) for b in body):
+        if any(_contains(b, box) for b in body):
             continue  # rules and glyph-like paths inside paragraphs (fraction bars, underlines)
         out.append(Element(box, graphic=True))
     caption_boxes = [c.bbox for c in captions]
@@ -128,6 +131,13 @@ def _content_elements(page: PageLayout, captions: list[Caption]) -> list[Element
                 continue
             out.append(Element(line.bbox, graphic=False))
     return out
+
+
+def _contains(outer: BBox, inner: BBox) -> bool:
+    """`inner` lies (mostly) inside `outer`; hairlines (zero area) count by their end points."""
+    if area(inner) > 0:
+        return intersection(outer, inner) > 0.6 * area(inner)
+    return outer[0] - 1 <= inner[0] and inner[2] <= outer[2] + 1 and outer[1] - 1 <= inner[1] and inner[3] <= outer[3] + 1
 
 
 def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tuple[float, float]:
@@ -187,7 +197,7 @@ def _candidate(
     # Content between two captions is shared: split it at a clear gap. Content bounded by body
     # text belongs to this caption whole (diagrams have wide internal gaps).
     if nearest is None or nearest not in caption_boxes:
-        max_gap = _MAX_GAP
+        max_gap *= _OPEN_GAP_FACTOR
     if bottom - top < 4:
         return None
     inside = []
