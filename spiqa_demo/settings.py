@@ -60,6 +60,14 @@ class Settings:
     bertscore_layers: int = field(default_factory=lambda: _env_int("SPIQA_BERTSCORE_LAYERS", 0))
     # Questions (or judge calls) in flight at once against an API backend.
     eval_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_EVAL_CONCURRENCY", 4))
+    # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
+    # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
+    judge_model: str = field(default_factory=lambda: _env("SPIQA_JUDGE_MODEL", ""))
+    judge_backend: str = field(default_factory=lambda: _env("SPIQA_JUDGE_BACKEND", "").lower())
+    judge_base_url: str = field(default_factory=lambda: _env("SPIQA_JUDGE_BASE_URL", ""))
+    judge_api_key: str = field(default_factory=lambda: _env("SPIQA_JUDGE_API_KEY", ""), repr=False)
+    # A local model that scores when the judge's server returns no log-probs (only when set).
+    judge_fallback: str = field(default_factory=lambda: _env("SPIQA_JUDGE_FALLBACK", ""))
 
     # Models (issue 4). SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is
     # set, local when only a model is, else none (retrieval-only mode).
