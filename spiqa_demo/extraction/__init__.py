@@ -24,7 +24,7 @@ from spiqa_demo.extraction.crops import render_crop
 from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
 from spiqa_demo.extraction.layout import PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
-from spiqa_demo.extraction.regions import Region, find_regions
+from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, table_markdown, words_in
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
@@ -62,13 +62,14 @@ def extract_paper(
             layouts.append(read_page(page))
             progress(0.6 * len(layouts) / doc.page_count, f"Reading page {len(layouts)} of {doc.page_count}")
         layout = analyse_document(layouts)
-        regions: list[tuple[PageLayout, Region]] = []
+        searches = []
         passages = []
         for page_layout in layouts:
             classify_page(page_layout, layout)
-            captions = find_captions(page_layout, layout)
-            regions += [(page_layout, r) for r in find_regions(page_layout, layout, captions)]
+            searches.append(page_search(page_layout, layout, find_captions(page_layout, layout)))
             passages += page_passages(page_layout, layout)
+        sides = caption_sides(searches)
+        regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         items = _items(_deduplicate(regions))
         attach_mentions(passages, items)
         if image_dir is not None:

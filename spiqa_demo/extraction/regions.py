@@ -11,6 +11,7 @@ without its full search, which is what keeps it within a few times PyMuPDF's par
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from spiqa_demo.extraction.captions import Caption
@@ -20,7 +21,8 @@ from spiqa_demo.types import BBox
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
 # figures over it). Measured on the CS-150 gold set: tables with captions below exist (icml13_1, _9).
 _UNUSUAL_SIDE_PENALTY = 8.0
-# A caption this close to content on its other side can take that instead.
+# A caption this close to content on its other side (or at most twice as far as to the contested
+# content) can take that instead.
 _CLOSE_GAP = 12.0
 # Content further than this from its caption is not its figure.
 _MAX_GAP = 120.0
@@ -55,27 +57,71 @@ class _Candidate:
     score: float
 
 
-def find_regions(page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> list[Region]:
-    """Regions for the captions on `page` (those with no content are dropped) plus unlabelled figures."""
-    elements = _content_elements(page, captions)
-    blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
-    spans = {id(c): _span(c, captions, doc) for c in captions}
-    max_gap = _GAP_IN_BODY_SIZES * doc.body_size
-    caption_boxes = [c.bbox for c in captions]
+Sides = dict[str, str]
+DEFAULT_SIDES: Sides = {"figure": "up", "table": "down"}
+
+
+class _PageSearch:
+    """Candidate regions of one page's captions, given what other captions already claimed."""
+
+    def __init__(self, page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> None:
+        self.page = page
+        self.captions = captions
+        self.elements = _content_elements(page, captions)
+        self.blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
+        self.spans = {id(c): _span(c, captions, doc) for c in captions}
+        self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
+        self.caption_boxes = [c.bbox for c in captions]
+
+    def candidates(self, sides: Sides, claimed: set[int], done: set[int]) -> list[_Candidate]:
+        out = []
+        for c in self.captions:
+            if id(c) in done:
+                continue
+            for direction in ("up", "down"):
+                cand = _candidate(
+                    self.page, c, direction, self.spans[id(c)], self.elements, self.blockers, claimed,
+                    self.max_gap, self.caption_boxes, sides[c.kind],
+                )  # fmt: skip
+                if cand is not None:
+                    out.append(cand)
+        return sorted(out, key=lambda cand: cand.score)
+
+
+def caption_sides(searches: list[_PageSearch]) -> Sides:
+    """Where this document puts content relative to captions, per kind, by majority of clear cases.
+
+    A paper sets all its table captions above or all below (mostly); voting on the nearer side
+    of each caption keeps a stack of tables from shifting every caption onto its neighbour's table.
+    """
+    votes: dict[str, Counter[str]] = {"figure": Counter(), "table": Counter()}
+    for search in searches:
+        best: dict[int, _Candidate] = {}
+        for cand in search.candidates(DEFAULT_SIDES, set(), set()):
+            if id(cand.caption) not in best or cand.gap < best[id(cand.caption)].gap:
+                best[id(cand.caption)] = cand
+        for cand in best.values():
+            votes[cand.caption.kind][cand.direction] += 1
+    sides = dict(DEFAULT_SIDES)
+    for kind, counter in votes.items():
+        if counter["up"] != counter["down"]:
+            sides[kind] = "up" if counter["up"] > counter["down"] else "down"
+    return sides
+
+
+def page_search(page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
+    return _PageSearch(page, doc, captions)
+
+
+def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
+    """Regions for the page's captions (those with no content are dropped) plus unlabelled figures."""
+    elements = search.elements
     claimed: set[int] = set()
     done: set[int] = set()
     regions: list[Region] = []
 
     def candidates() -> list[_Candidate]:
-        out = []
-        for c in captions:
-            if id(c) in done:
-                continue
-            for direction in ("up", "down"):
-                cand = _candidate(page, c, direction, spans[id(c)], elements, blockers, claimed, max_gap, caption_boxes)
-                if cand is not None:
-                    out.append(cand)
-        return sorted(out, key=lambda cand: cand.score)
+        return search.candidates(sides, claimed, done)
 
     pending = candidates()
     while pending:
@@ -84,7 +130,7 @@ def find_regions(page: PageLayout, doc: DocumentLayout, captions: list[Caption])
         claimed.update(best.elements)
         regions.append(Region(best.caption, union([elements[i].bbox for i in best.elements])))
         pending = candidates()
-    regions.extend(_unlabelled(page, elements, claimed, regions))
+    regions.extend(_unlabelled(search.page, elements, claimed, regions))
     return regions
 
 
@@ -97,7 +143,7 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
     taken = set(cand.elements)
     others = {id(c.caption) for c in pending if c.caption is not cand.caption}
     alternative = any(
-        c.caption is cand.caption and c is not cand and not taken & set(c.elements) and c.gap <= _CLOSE_GAP
+        c.caption is cand.caption and c is not cand and not taken & set(c.elements) and c.gap <= max(_CLOSE_GAP, 2 * cand.gap)
         for c in pending
     )
     if not alternative:
@@ -178,6 +224,7 @@ def _candidate(
     claimed: set[int],
     max_gap: float,
     caption_boxes: list[BBox],
+    usual: str,
 ) -> _Candidate | None:
     sx0, sx1 = span
     cx0, cy0, cx1, cy1 = caption.bbox
@@ -213,7 +260,6 @@ def _candidate(
         return None
     box = union([elements[i].bbox for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
-    usual = "up" if caption.kind == "figure" else "down"
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
     return _Candidate(caption, direction, chosen, gap, score)
 
