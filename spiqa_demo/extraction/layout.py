@@ -208,7 +208,7 @@ def read_page(page: pymupdf.Page) -> PageLayout:
                 Line(text, union([s.bbox for s in spans]), size.most_common(1)[0][0], spans, len(blocks), len(lines))
             )
         if lines:
-            blocks.append(Block(len(blocks), lines))
+            blocks.append(Block(len(blocks), _merge_rows(lines)))
     words = [tuple(w[:5]) for w in page.get_text("words", textpage=textpage)]
     rect = page.rect
     page_area = rect.width * rect.height
@@ -225,6 +225,24 @@ def read_page(page: pymupdf.Page) -> PageLayout:
         if not r.is_empty and r.width > 2 and r.height > 2:
             images.append(tuple(r))
     return PageLayout(page.number + 1, rect.width, rect.height, blocks, words, drawings, images)  # type: ignore[arg-type]
+
+
+def _merge_rows(lines: list[Line]) -> list[Line]:
+    """Join pieces PyMuPDF splits off one printed line (justified text with wide word spacing)."""
+    merged: list[Line] = []
+    for line in lines:
+        prev = merged[-1] if merged else None
+        if prev is not None:
+            overlap = min(prev.y1, line.y1) - max(prev.y0, line.y0)
+            gap = line.x0 - prev.x1
+            if overlap > 0.6 * min(prev.y1 - prev.y0, line.y1 - line.y0) and 0 <= gap < 3 * max(prev.size, line.size):
+                merged[-1] = Line(
+                    f"{prev.text} {line.text}", union([prev.bbox, line.bbox]), prev.size if len(prev.text) >= len(line.text) else line.size,
+                    prev.spans + line.spans, prev.block, prev.index,
+                )
+                continue
+        merged.append(Line(line.text, line.bbox, line.size, line.spans, line.block, len(merged)))
+    return merged
 
 
 def analyse_document(pages: list[PageLayout]) -> DocumentLayout:
