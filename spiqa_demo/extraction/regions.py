@@ -253,7 +253,8 @@ def _candidate(
             continue
         ex0, ey0, ex1, ey1 = el.bbox
         xc, yc = (ex0 + ex1) / 2, (ey0 + ey1) / 2
-        if sx0 - 6 <= xc <= sx1 + 6 and top - 2 <= yc <= bottom + 2 and ey0 >= top - 6 and ey1 <= bottom + 6:
+        covers = min(ex1, sx1) - max(ex0, sx0) > 0.5 * (sx1 - sx0)  # a figure wider than its column
+        if (sx0 - 6 <= xc <= sx1 + 6 or covers) and top - 2 <= yc <= bottom + 2 and ey0 >= top - 6 and ey1 <= bottom + 6:
             inside.append(i)
     chosen = _contiguous(elements, inside, direction, cy0 if direction == "up" else cy1, max_gap)
     if not chosen or not any(elements[i].graphic for i in chosen) and len(chosen) < 2:
