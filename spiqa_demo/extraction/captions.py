@@ -147,18 +147,22 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
     lines = [first]
     box = first.bbox
     row_right = first.x1
+    # IEEE style: "TABLE II" alone on its line, the caption centred on the lines below it.
+    centred = CAPTION_RE.match(first.text) is not None and not CAPTION_RE.match(first.text).group("rest")
+    centre = (first.x0 + first.x1) / 2
     candidates = sorted((ln for ln in page.lines if ln is not first and ln.y1 > first.y0), key=lambda ln: (ln.y0, ln.x0))
     for line in candidates:
         row_overlap = min(line.y1, box[3]) - max(line.y0, box[3] - (line.y1 - line.y0))
         same_row = row_overlap > 0.5 * (line.y1 - line.y0) and line.x0 >= box[0] - 2 and line.x1 <= right_edge + 3
         next_row = box[3] - 2 <= line.y0 <= box[3] + max(4.0, 0.9 * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
-        if not (same_row or next_row and x_overlap > 0.5 * line.width):
+        if not (same_row or next_row and (x_overlap > 0.5 * line.width or centred)):
             continue
         size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
-        if next_row and (row_right < right_edge - 3 * size or match_caption_line(line)):
+        filled = abs((line.x0 + line.x1) / 2 - centre) < 2 * size if centred else row_right >= right_edge - 3 * size
+        if next_row and (not filled or match_caption_line(line)):
             break
         if next_row:
             row_right = line.x1

@@ -183,6 +183,17 @@ def _is_visible(path: dict) -> bool:
     return fill is not None and not _is_white(fill) and (path.get("fill_opacity") or 1) > 0
 
 
+def _is_highlight(path: dict, lines: list[tuple[float, float, float, float]]) -> bool:
+    """A filled band behind a text line: a reader's highlighting baked into the page, not a figure."""
+    if path.get("type") != "f":
+        return False
+    r = path["rect"]
+    if r.width < 20 or r.height > 16:
+        return False
+    box = (r.x0, r.y0, r.x1, r.y1)
+    return sum(intersection(box, ln) for ln in lines) > 0.5 * area(box)
+
+
 def read_page(page: pymupdf.Page) -> PageLayout:
     """Parse one page into a `PageLayout` (one text page shared by all text queries)."""
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
@@ -212,7 +223,8 @@ def read_page(page: pymupdf.Page) -> PageLayout:
     words = [tuple(w[:5]) for w in page.get_text("words", textpage=textpage)]
     rect = page.rect
     page_area = rect.width * rect.height
-    visible = [d for d in page.get_drawings() if _is_visible(d)]
+    raw_lines = [tuple(ln["bbox"]) for b in data["blocks"] if b.get("type") == 0 for ln in b["lines"]]
+    visible = [d for d in page.get_drawings() if _is_visible(d) and not _is_highlight(d, raw_lines)]
     # final_filter=False keeps hairline clusters: table rules and axis lines have zero width.
     drawings = [
         (r.x0, r.y0, r.x1, r.y1)

@@ -20,7 +20,7 @@ from spiqa_demo.types import BBox
 
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
 # figures over it). Measured on the CS-150 gold set: tables with captions below exist (icml13_1, _9).
-_UNUSUAL_SIDE_PENALTY = 8.0
+_UNUSUAL_SIDE_PENALTY = 12.0
 # A caption this close to content on its other side (or at most twice as far as to the contested
 # content) can take that instead.
 _CLOSE_GAP = 12.0
@@ -130,7 +130,7 @@ def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
         claimed.update(best.elements)
         regions.append(Region(best.caption, union([elements[i].bbox for i in best.elements])))
         pending = candidates()
-    regions.extend(_unlabelled(search.page, elements, claimed, regions))
+    regions.extend(_unlabelled(search, claimed, regions))
     return regions
 
 
@@ -284,8 +284,10 @@ def _contiguous(elements: list[Element], inside: list[int], direction: str, edge
     return chosen
 
 
-def _unlabelled(page: PageLayout, elements: list[Element], claimed: set[int], regions: list[Region]) -> list[Region]:
-    """Large graphics no caption claimed: kept as unlabelled figures (logos and rules are too small)."""
+def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -> list[Region]:
+    """Graphics no caption claimed: merged into the captioned region they continue (a panel past a
+    wide gap), else kept as unlabelled figures when large (logos and stray rules are too small)."""
+    page, elements = search.page, search.elements
     free = [el.bbox for i, el in enumerate(elements) if i not in claimed and el.graphic]
     groups: list[BBox] = []
     for box in sorted(free, key=lambda b: (b[1], b[0])):
@@ -297,12 +299,32 @@ def _unlabelled(page: PageLayout, elements: list[Element], claimed: set[int], re
         else:
             groups.append(box)
     page_area = page.width * page.height
-    taken = [r.bbox for r in regions]
     out = []
     for g in groups:
-        if area(g) < 0.04 * page_area or (g[2] - g[0]) < 80 or (g[3] - g[1]) < 60:
+        if any(intersection(g, r.bbox) > 0.3 * area(g) for r in regions):
             continue
-        if any(intersection(g, t) > 0.3 * area(g) for t in taken):
+        host = _continued_region(g, regions, search.blockers, 2 * search.max_gap * _OPEN_GAP_FACTOR)
+        if host is not None:
+            host.bbox = union([host.bbox, g])
             continue
-        out.append(Region(None, g))
+        if area(g) >= 0.04 * page_area and (g[2] - g[0]) >= 80 and (g[3] - g[1]) >= 60:
+            out.append(Region(None, g))
     return out
+
+
+def _continued_region(group: BBox, regions: list[Region], blockers: list[BBox], max_gap: float) -> Region | None:
+    """The captioned region right above/below `group` (within `max_gap`) with nothing in between."""
+    for region in regions:
+        r = region.bbox
+        if region.caption is None or min(r[2], group[2]) - max(r[0], group[0]) < 0.7 * (group[2] - group[0]):
+            continue
+        lo, hi = (r[3], group[1]) if group[1] >= r[3] else (group[3], r[1])
+        if hi < lo - 2 or hi - lo > max_gap:
+            continue
+        cap = region.caption.bbox
+        if lo - 2 <= cap[1] <= hi + 2:
+            continue  # the caption sits between them
+        between = [b for b in blockers if b[1] < hi and b[3] > lo and min(b[2], group[2]) - max(b[0], group[0]) > 0]
+        if not between:
+            return region
+    return None
