@@ -216,7 +216,7 @@ def tiny_llava(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_llava_yes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """LLaVA trained to answer "Yes" (SPIQA's one-image protocol: every figure looks helpful)."""
-    return tiny_model_dir(_base(tmp_path_factory), "llava", reply="Yes", steps=60)
+    return tiny_model_dir(_base(tmp_path_factory), "llava", reply="Yes", steps=30)
 
 
 @pytest.fixture(scope="session")
@@ -228,7 +228,7 @@ def tiny_idefics3(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_cot_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Idefics3 trained to reply `COT_REPLY` (SPIQA's CoT format, picking Image 1) to any prompt."""
-    return tiny_model_dir(_base(tmp_path_factory), "idefics3", reply=COT_REPLY, steps=150)
+    return tiny_model_dir(_base(tmp_path_factory), "idefics3", reply=COT_REPLY, steps=40)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """The one interface every model backend implements (local transformers, OpenAI-compatible APIs).
 
 Messages are provider-neutral: a `Message` holds an ordered list of parts, each a text string or an
-image (a file path or a PIL image), so interleaved "Image 0: <img> caption" prompts keep their
+image (a `Path` to an image file, or a PIL image; a `str` is always text), so interleaved "Image 0: <img> caption" prompts keep their
 order on every backend. Everything above this module (QA flows, L3Score judges, the UI) talks to a
 `ModelBackend` only. Backends raise `PaperError` with a message for people (bad key, server down,
 text-only model given images); any other exception is a bug.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, Union, runtime_checkable
 if TYPE_CHECKING:
     from PIL import Image as PILImage
 
-ImageLike = Union[str, Path, "PILImage.Image"]
+ImageLike = Union[Path, "PILImage.Image"]
 Part = Union[str, ImageLike]
 Role = Literal["system", "user", "assistant"]
 

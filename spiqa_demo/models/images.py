@@ -16,7 +16,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.models.base import ImageLike
 
 
-def load_image(image: ImageLike, size: int = 0) -> Image.Image:
+def load_image(image: ImageLike | str, size: int = 0) -> Image.Image:
     """An RGB PIL image, resized to `size` x `size` px when `size` > 0."""
     if isinstance(image, Image.Image):
         img = image
@@ -36,7 +36,7 @@ def load_image(image: ImageLike, size: int = 0) -> Image.Image:
     return img
 
 
-def data_url(image: ImageLike, size: int = 0) -> str:
+def data_url(image: ImageLike | str, size: int = 0) -> str:
     """The image as a base64 PNG data URL (what OpenAI-compatible chat APIs accept)."""
     buffer = io.BytesIO()
     load_image(image, size).save(buffer, format="PNG")

@@ -12,6 +12,7 @@ then `The answer is: ...`); the one-image-per-turn prompts are those of its open
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from spiqa_demo.models.base import Message, Part
 from spiqa_demo.types import Figure
@@ -88,7 +89,7 @@ def figure_parts(items: Sequence[Figure], use_captions: bool = True) -> list[Par
     """SPIQA's layout: "Image i: " <image> "Caption i: ..." for each item, in order."""
     parts: list[Part] = []
     for i, item in enumerate(items):
-        parts += [f"Image {i}: ", item.image]
+        parts += [f"Image {i}: ", Path(item.image)]
         if use_captions:
             parts.append(f"Caption {i}: {item.caption or '(no caption)'}")
         parts.append("\n\n")
@@ -127,10 +128,10 @@ def full_paper_messages(
 def helpful_messages(question: str, item: Figure, use_captions: bool = True) -> list[Message]:
     """One-image turn: is this figure (and caption) helpful? Yes or No."""
     caption = f" Caption: {item.caption or '(no caption)'}" if use_captions else ""
-    return [Message("user", [item.image, f"{caption} {HELPFUL_QUESTION[use_captions]} Question: {question}."])]
+    return [Message("user", [Path(item.image), f"{caption} {HELPFUL_QUESTION[use_captions]} Question: {question}."])]
 
 
 def brief_answer_messages(question: str, item: Figure, use_captions: bool = True) -> list[Message]:
     """One-image turn: answer from this figure (and caption)."""
     caption = f" Caption: {item.caption or '(no caption)'}" if use_captions else ""
-    return [Message("user", [item.image, f"{caption} {BRIEF_ANSWER[use_captions]} Question: {question}."])]
+    return [Message("user", [Path(item.image), f"{caption} {BRIEF_ANSWER[use_captions]} Question: {question}."])]
