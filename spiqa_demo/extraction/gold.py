@@ -175,8 +175,8 @@ def ink_bbox(page: pymupdf.Page, box: Sequence[float], dpi: int = INK_DPI) -> BB
         return None
     scale = 72.0 / dpi
     # The pixmap's origin is the clip scaled to `dpi` and rounded outwards (pix.x, pix.y).
-    x0, y0 = pix.x + cols[0], pix.y + rows[0]
-    x1, y1 = pix.x + cols[-1] + 1, pix.y + rows[-1] + 1
+    x0, y0 = pix.x + int(cols[0]), pix.y + int(rows[0])
+    x1, y1 = pix.x + int(cols[-1]) + 1, pix.y + int(rows[-1]) + 1
     return (
         max(clip.x0, x0 * scale),
         max(clip.y0, y0 * scale),

@@ -55,6 +55,7 @@ class _Candidate:
     elements: list[int]
     gap: float
     score: float
+    bbox: BBox
 
 
 Sides = dict[str, str]
@@ -128,7 +129,7 @@ def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
         best = next((c for c in pending if not _starves(c, pending)), pending[0])
         done.add(id(best.caption))
         claimed.update(best.elements)
-        regions.append(Region(best.caption, union([elements[i].bbox for i in best.elements])))
+        regions.append(Region(best.caption, best.bbox))
         pending = candidates()
     regions.extend(_unlabelled(search, claimed, regions))
     return regions
@@ -247,35 +248,39 @@ def _candidate(
         max_gap *= _OPEN_GAP_FACTOR
     if bottom - top < 4:
         return None
-    inside = []
+    boxes: dict[int, BBox] = {}
     for i, el in enumerate(elements):
         if i in claimed:
             continue
         ex0, ey0, ex1, ey1 = el.bbox
         xc, yc = (ex0 + ex1) / 2, (ey0 + ey1) / 2
         covers = min(ex1, sx1) - max(ex0, sx0) > 0.5 * (sx1 - sx0)  # a figure wider than its column
-        if (sx0 - 6 <= xc <= sx1 + 6 or covers) and top - 2 <= yc <= bottom + 2 and ey0 >= top - 6 and ey1 <= bottom + 6:
-            inside.append(i)
-    chosen = _contiguous(elements, inside, direction, cy0 if direction == "up" else cy1, max_gap)
+        if not (sx0 - 6 <= xc <= sx1 + 6 or covers) or not top - 2 <= yc <= bottom + 2:
+            continue
+        if ey0 >= top - 6 and ey1 <= bottom + 6:
+            boxes[i] = el.bbox
+        elif el.graphic and min(ey1, bottom) - max(ey0, top) > 0.6 * (ey1 - ey0):
+            boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
+    chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
     if not chosen or not any(elements[i].graphic for i in chosen) and len(chosen) < 2:
         return None
-    box = union([elements[i].bbox for i in chosen])
+    box = union([boxes[i] for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
-    return _Candidate(caption, direction, chosen, gap, score)
+    return _Candidate(caption, direction, chosen, gap, score, box)
 
 
-def _contiguous(elements: list[Element], inside: list[int], direction: str, edge: float, max_gap: float) -> list[int]:
+def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: float) -> list[int]:
     """The elements reached from the caption edge without crossing a vertical gap over `max_gap`.
 
     Content beyond such a gap belongs to something else (the next figure or table in the column).
     """
     up = direction == "up"
-    order = sorted(inside, key=lambda i: -elements[i].bbox[3] if up else elements[i].bbox[1])
+    order = sorted(boxes, key=lambda i: -boxes[i][3] if up else boxes[i][1])
     chosen: list[int] = []
     frontier = edge
     for i in order:
-        x0, y0, x1, y1 = elements[i].bbox
+        x0, y0, x1, y1 = boxes[i]
         gap = frontier - y1 if up else y0 - frontier
         if gap > (_MAX_GAP if not chosen else max_gap):
             break
