@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from spiqa_demo.cli import extract
+from spiqa_demo.cli import evaluate, extract, score
 from spiqa_demo.errors import PaperError
 
-COMMANDS = [extract]
+COMMANDS = [extract, score, evaluate]
 
 
 def build_parser() -> argparse.ArgumentParser:

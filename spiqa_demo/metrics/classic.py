@@ -142,8 +142,33 @@ def coco_metrics(predictions: Sequence[str], references: Sequence[str]) -> dict[
     return CocoMetrics(predictions, references).score()
 
 
+def _check_downloadable(model: str) -> None:
+    """Fail at once, not after the hub client's ~25 s of retries, when a hub model is neither cached nor reachable."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    if os.path.exists(model) or constants.HF_HUB_OFFLINE:
+        return  # a folder, or offline mode (which fails fast by itself)
+    try:
+        if try_to_load_from_cache(model, "config.json"):
+            return
+    except ValueError as exc:  # not a valid hub id either
+        raise PaperError(f"BERTScore model {model!r} is neither a folder nor a Hugging Face model id") from exc
+    endpoint = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((endpoint.hostname, endpoint.port or 443), timeout=5).close()
+    except OSError as exc:
+        raise PaperError(
+            f"BERTScore needs the model {model!r}: it is not cached and {endpoint.hostname} cannot be reached "
+            f"({exc.__class__.__name__}); run once with network access, or set SPIQA_BERTSCORE_MODEL to a local copy"
+        ) from exc
+
+
 @lru_cache(maxsize=2)
 def _bert_scorer(model: str, num_layers: int | None, device: str | None) -> Any:
+    _check_downloadable(model)
     from bert_score import BERTScorer
     from bert_score.utils import model2layers
 

@@ -162,3 +162,34 @@ def mean_l3score(results: Sequence[L3Result]) -> float | None:
     if len(judges) > 1:
         raise PaperError(f"L3Scores from different judges are not comparable: {sorted(judges)}")
     return sum(r.score for r in results) / len(results)
+
+
+def load_judge(
+    model: str | None = None,
+    backend: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    fallback: str | None = None,
+) -> L3Judge | None:
+    """The configured judge (arguments override the `SPIQA_JUDGE_*` settings), or None when none is set.
+
+    The judge never inherits the answering model's server: without a judge base URL it is a local
+    model (a hub id or a folder); with one, an OpenAI-compatible API.
+    """
+    from spiqa_demo.models import load_backend
+    from spiqa_demo.settings import get_settings
+
+    settings = get_settings()
+    model = model or settings.judge_model
+    if not model:
+        return None
+    base_url = base_url if base_url is not None else settings.judge_base_url
+    kind = backend or settings.judge_backend or ("openai" if base_url else "local")
+    if kind not in ("local", "openai"):
+        raise PaperError(f"unknown judge backend {kind!r}: use local or openai")
+    key = api_key or settings.judge_api_key or settings.api_key
+    judge = load_backend(backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
+    fallback = fallback or settings.judge_fallback
+    spare = load_backend(backend="local", model=fallback, base_url="", max_images=0) if fallback else None
+    assert judge is not None
+    return L3Judge(judge, fallback=spare)

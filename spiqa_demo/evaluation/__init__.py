@@ -1,0 +1,29 @@
+"""Batch evaluation over SPIQA: result records, result-file reading, scoring, reports and the run harness.
+
+- `records`: `ResultRecord` (one answered question) and `ResultSet`; results.jsonl is one record per line.
+- `reader`: `read_results(path)` loads our results.jsonl or an official SPIQA response file
+  (`official`) into records; `align_with_dataset` joins them with a SPIQA split.
+- `scoring`: `score_records` -> `Summary` (overall, per split, per figure category);
+  `judge_records` adds L3Score verdicts.
+- `report`: the summary as tables in the layout of the SPIQA paper (Tables 3, 5, 6).
+- `harness`: `run_evaluation` answers a dataset's questions with a QA flow, one line per question,
+  resumable.
+"""
+
+from spiqa_demo.evaluation.reader import Alignment, align_with_dataset, read_results
+from spiqa_demo.evaluation.records import FigureAnswer, ResultRecord, ResultSet
+from spiqa_demo.evaluation.scoring import METRIC_KEYS, GroupScores, Summary, judge_records, score_records
+
+__all__ = [
+    "METRIC_KEYS",
+    "Alignment",
+    "FigureAnswer",
+    "GroupScores",
+    "ResultRecord",
+    "ResultSet",
+    "Summary",
+    "align_with_dataset",
+    "judge_records",
+    "read_results",
+    "score_records",
+]

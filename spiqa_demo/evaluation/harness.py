@@ -1,0 +1,221 @@
+"""Batch evaluation: answer every question of a SPIQA split with a QA flow, one results.jsonl line each.
+
+Questions run with bounded concurrency (API backends; a local model serves one at a time), each
+line is written and flushed as soon as its question is done, and a re-run of the same command
+skips every question already in the file (and only adds missing L3Score verdicts). A question
+whose model call failed outright (server down, missing images) is not written, so a re-run retries
+it; a reply that could not be parsed is a real outcome and is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Literal
+
+from tqdm.auto import tqdm
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.inputs import HUB_IMAGES_HINT, ImageFolder, PaperInput, spiqa_candidates, spiqa_paper_input
+from spiqa_demo.evaluation.records import ResultRecord
+from spiqa_demo.evaluation.resume import ResultWriter
+from spiqa_demo.evaluation.scoring import judge_records
+from spiqa_demo.metrics.l3score import L3Judge
+from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
+from spiqa_demo.models.base import ModelBackend
+from spiqa_demo.qa import Answer, Task, ask
+from spiqa_demo.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
+
+CandidateMode = Literal["spiqa", "retrieval"]
+SPIQA_COT_CANDIDATES = 8
+STOP_AFTER_FIRST_FAILURES = 5  # all of the first N questions failing means a setup problem, not bad luck
+
+
+@dataclass
+class RunReport:
+    """What one `run_evaluation` call did."""
+
+    total: int
+    already_done: int
+    written: int = 0
+    judged: int = 0
+    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (paper, question key, why)
+    warnings: list[str] = field(default_factory=list)
+
+    def messages(self) -> list[str]:
+        out = list(self.warnings)
+        if self.failures:
+            paper, key, why = self.failures[0]
+            out.append(f"{len(self.failures)} question(s) got no answer and were not written (first: {paper}/{key}: "
+                       f"{why}); run the same command again to retry them")
+        return out
+
+
+def run_evaluation(
+    dataset: SpiqaDataset,
+    backend: ModelBackend,
+    out: Path,
+    *,
+    task: Task = "cot",
+    images: ImageFolder | None = None,
+    judge: L3Judge | None = None,
+    concurrency: int = 1,
+    candidates: CandidateMode = "spiqa",
+    limit: int | None = None,
+    progress: bool = True,
+) -> RunReport:
+    """Answer the questions of `dataset` not yet in `out`, appending one line per question.
+
+    `images` is required unless the model reads no images and the task is "full" (captions only).
+    """
+    if images is None and (backend.supports_images or task != "full"):
+        raise PaperError(f"evaluate needs the SPIQA figure images for task {task!r}: {HUB_IMAGES_HINT}")
+    questions = list(dataset.questions())[:limit]
+    writer = ResultWriter(out)
+    try:
+        _check_same_run(writer, backend.name, task, out)
+        report = RunReport(total=len(questions), already_done=0, warnings=list(writer.warnings))
+        todo = [(p, q) for p, q in questions if (p.paper_id, q.key) not in writer.done]
+        report.already_done = len(questions) - len(todo)
+        inputs = {p.source_id: spiqa_paper_input(p, images) for p, _ in todo}
+        if images is not None and todo and all(len(i.missing) == len(i.paper.items) for i in inputs.values()):
+            example = next(iter(inputs.values())).missing[:1]
+            raise PaperError(f"no figure image of this split was found under {images.root} (e.g. {example}); "
+                             f"{HUB_IMAGES_HINT}")
+
+        def work(paper: SpiqaPaper, question: SpiqaQuestion) -> tuple[ResultRecord, str]:
+            return _answer_one(dataset.split, paper, question, inputs[paper.source_id], backend, task, judge,
+                               candidates, needs_images=images is not None and backend.supports_images)
+
+        bar = tqdm(total=len(questions), initial=report.already_done, desc=f"evaluate {task}", unit="q",
+                   disable=not progress)
+        try:
+            _run_pool(todo, work, concurrency, writer, report, bar)
+        finally:
+            bar.close()
+        if judge is not None:
+            dataset_keys = {(p.paper_id, q.key) for p, q in questions}
+            earlier = [r for k, r in writer.done.items() if k in dataset_keys]
+            report.judged = judge_records(earlier, judge, concurrency, on_done=writer.write, progress=progress)
+        return report
+    finally:
+        writer.close()
+
+
+def _check_same_run(writer: ResultWriter, model: str, task: str, out: Path) -> None:
+    other = next((r for r in writer.done.values() if (r.model, r.task) != (model, task)), None)
+    if other is not None:
+        raise PaperError(
+            f"{out} holds results of model {other.model!r}, task {other.task!r}; this run is model {model!r}, "
+            f"task {task!r}. Give another --out (resuming only continues the same run)"
+        )
+
+
+def _run_pool(
+    todo: list[tuple[SpiqaPaper, SpiqaQuestion]],
+    work: Callable[[SpiqaPaper, SpiqaQuestion], tuple[ResultRecord, str]],
+    concurrency: int,
+    writer: ResultWriter,
+    report: RunReport,
+    bar: tqdm,
+) -> None:
+    """Run `work` over `todo` with at most `concurrency` in flight, writing each record when it is done."""
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    futures: dict[Future[tuple[ResultRecord, str]], tuple[SpiqaPaper, SpiqaQuestion]] = {
+        pool.submit(work, p, q): (p, q) for p, q in todo
+    }
+    attempted = 0
+    try:
+        for future in as_completed(futures):
+            paper, question = futures[future]
+            record, judge_error = future.result()
+            attempted += 1
+            if record.error and not record.raw_response:
+                report.failures.append((paper.paper_id, question.key, record.error))
+                if attempted == len(report.failures) == min(STOP_AFTER_FIRST_FAILURES, len(todo)):
+                    raise PaperError(f"the first {attempted} questions all failed; stopping. First error: "
+                                     f"{report.failures[0][2]}")
+            else:
+                writer.write(record)
+                report.written += 1
+            if judge_error:  # the answer is kept; a re-run with a working judge adds the verdicts
+                raise PaperError(judge_error)
+            bar.update(1)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _answer_one(
+    split: str,
+    paper: SpiqaPaper,
+    question: SpiqaQuestion,
+    source: PaperInput,
+    backend: ModelBackend,
+    task: Task,
+    judge: L3Judge | None,
+    candidates: CandidateMode,
+    needs_images: bool,
+) -> tuple[ResultRecord, str]:
+    """The record of one question and, when the judge failed on it, the judge's error."""
+    record = ResultRecord(
+        paper_id=paper.paper_id,
+        question_key=question.key,
+        question=question.question,
+        ground_truth=question.answer,
+        answer="",
+        reference_figures=list(question.references),
+        figure_category=_category(paper, question),
+        split=split,
+        task=task,
+        model=backend.name,
+    )
+    if needs_images and source.missing:
+        record.error = f"figure images not found: {', '.join(source.missing[:3])}" + (
+            f" and {len(source.missing) - 3} more" if len(source.missing) > 3 else "")
+        return record, ""
+
+    def shortlist(_paper: object, _question: str, k: int) -> list:
+        return spiqa_candidates(source, paper, question, SPIQA_COT_CANDIDATES if task == "cot" else k)
+
+    try:
+        answer = ask(source.paper, question.question, backend, task=task,
+                     shortlist=shortlist if candidates == "spiqa" else None)
+    except PaperError as exc:  # the question itself is unusable (e.g. empty)
+        record.error = str(exc)
+        return record, ""
+    _fill(record, answer, source)
+    if judge is not None and record.raw_response:
+        started = perf_counter()
+        try:
+            verdict = judge.score(record.question, record.ground_truth, record.answer)
+        except PaperError as exc:
+            return record, str(exc)
+        record.timings["l3score"] = perf_counter() - started
+        record.l3 = [verdict.to_dict()]
+        record.metrics["L3Score"] = verdict.score
+        if verdict.exact is not None:
+            record.metrics["L3Score-exact"] = verdict.exact
+    return record, ""
+
+
+def _fill(record: ResultRecord, answer: Answer, source: PaperInput) -> None:
+    record.answer = answer.answer
+    record.raw_response = answer.raw_response
+    record.parse = answer.parse
+    record.chosen_index = answer.chosen_index
+    record.all_figures = [f for c in answer.candidates if (f := source.file_of(c.figure))]
+    record.chosen_figure = source.file_of(answer.figure) if answer.figure_source == "model" else None
+    record.timings = dict(answer.timings)
+    record.messages = list(answer.messages)
+    if not answer.answered and not answer.raw_response:
+        record.error = "; ".join(answer.messages) or "the model gave no reply"
+    if record.task == "cot":
+        record.metrics["retrieval_hit"] = float(is_retrieval_hit(record.chosen_figure, record.reference_figures))
+
+
+def _category(paper: SpiqaPaper, question: SpiqaQuestion) -> str:
+    figure = paper.figure(question.references[0]) if question.references else None
+    return figure.figure_type if figure is not None else ""

@@ -1,0 +1,231 @@
+"""Score a set of records: the SPIQA metrics overall, per split and per figure category.
+
+COCO metrics are computed over each group as one set (as SPIQA computed them over a split);
+BERTScore and L3Score are means of per-answer values; retrieval accuracy applies to CoT records.
+With a judge, answers without a verdict of that judge are judged (concurrently for APIs) and the
+verdicts are stored in the records, so a caller can write them out and never ask twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.records import ResultRecord
+from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1
+from spiqa_demo.metrics.l3score import L3Judge
+from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
+from spiqa_demo.spiqa import FIGURE_TYPES
+
+METRIC_KEYS = ("retrieval_accuracy", *COCO_KEYS, "BERTScore-F1", "L3Score")
+
+
+@dataclass
+class GroupScores:
+    """The metrics of one group of questions (values on a 0-1 scale; None: not computed)."""
+
+    n: int
+    values: dict[str, float | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, **self.values}
+
+
+@dataclass
+class Summary:
+    """All scores of one result file: overall, per split (SPIQA Tables 3/5) and per category (Table 6)."""
+
+    overall: GroupScores
+    by_split: dict[str, GroupScores]
+    by_category: dict[str, GroupScores]
+    model: str = ""
+    task: str = ""
+    judge: str | None = None
+    source: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `--json` object: overall metrics at the top level, groups and notes below."""
+        return {
+            **self.overall.to_dict(),
+            "model": self.model,
+            "task": self.task,
+            "judge": self.judge,
+            "source": self.source,
+            "scale": "0-1 (CIDEr 0-10); the tables print x100 like the SPIQA paper",
+            "by_split": {k: v.to_dict() for k, v in self.by_split.items()},
+            "by_category": {k: v.to_dict() for k, v in self.by_category.items()},
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class _Pair:
+    record: int
+    slot: int  # index into the record's predictions
+    prediction: str
+    reference: str
+
+
+def _pairs(records: Sequence[ResultRecord]) -> list[_Pair]:
+    return [
+        _Pair(i, slot, text, record.ground_truth)
+        for i, record in enumerate(records)
+        for slot, text in enumerate(record.predictions)
+    ]
+
+
+def judge_records(
+    records: Sequence[ResultRecord],
+    judge: L3Judge,
+    concurrency: int = 1,
+    on_done: Callable[[ResultRecord], None] | None = None,
+    progress: bool = False,
+) -> int:
+    """Give every answer without a verdict of `judge` an L3Score; returns how many were judged.
+
+    `on_done(record)` runs (in the calling thread) as each record's verdicts are complete, so
+    they can be written out at once. A judge error stops the run after the finished records.
+    """
+    todo = [r for r in records if not _has_verdicts(r, judge.name)]
+    if not todo:
+        return 0
+
+    def judge_one(record: ResultRecord) -> ResultRecord:
+        verdicts = [judge.score(record.question, record.ground_truth, text) for text in record.predictions]
+        record.l3 = [v.to_dict() for v in verdicts]
+        record.metrics["L3Score"] = sum(v.score for v in verdicts) / len(verdicts)
+        exact = [v.exact for v in verdicts]
+        if all(e is not None for e in exact):
+            record.metrics["L3Score-exact"] = sum(exact) / len(exact)  # type: ignore[arg-type]
+        return record
+
+    bar = tqdm(total=len(todo), desc=f"L3Score ({judge.name})", unit="q", disable=not progress)
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(judge_one, r) for r in todo]
+        try:
+            for future in futures:
+                record = future.result()
+                if on_done:
+                    on_done(record)
+                bar.update(1)
+        except BaseException:
+            for pending in futures:
+                pending.cancel()
+            raise
+        finally:
+            bar.close()
+    return len(todo)
+
+
+def _has_verdicts(record: ResultRecord, judge: str) -> bool:
+    return len(record.l3) == len(record.predictions) and all(v.get("judge") == judge for v in record.l3)
+
+
+def score_records(
+    records: Sequence[ResultRecord],
+    classic: bool = True,
+    bertscore: bool = True,
+    judge_name: str | None = None,
+) -> Summary:
+    """The metrics of `records` overall, per split and per figure category.
+
+    L3Score comes from the verdicts stored in the records (`judge_records` adds them), of the
+    judge `judge_name` or, when None, of the one judge the records hold. BERTScore that cannot
+    run (no model offline) is left out with a note rather than failing the other metrics.
+    """
+    notes: list[str] = []
+    pairs = _pairs(records)
+    coco = CocoMetrics([p.prediction for p in pairs], [p.reference for p in pairs]) if classic and pairs else None
+    bert: list[float] | None = None
+    if bertscore and pairs:
+        try:
+            bert = bert_score_f1([p.prediction for p in pairs], [p.reference for p in pairs])
+        except PaperError as exc:
+            notes.append(f"BERTScore-F1 not computed: {exc}")
+    judge_name, l3 = _l3_values(records, pairs, judge_name, notes)
+
+    computed: dict[frozenset[int], GroupScores] = {}
+
+    def group(indices: Iterable[int]) -> GroupScores:
+        members = frozenset(indices)
+        if members in computed:  # e.g. a single split is the whole set
+            return computed[members]
+        subset = [k for k, p in enumerate(pairs) if p.record in members]
+        values: dict[str, float | None] = dict.fromkeys(METRIC_KEYS)
+        values["retrieval_accuracy"] = _retrieval_accuracy([records[i] for i in sorted(members)])
+        if coco is not None and subset:
+            values.update(coco.score(subset))
+        if bert is not None and subset:
+            values["BERTScore-F1"] = sum(bert[k] for k in subset) / len(subset)
+        scored = [l3[k] for k in subset if l3[k] is not None]
+        if scored:
+            values["L3Score"] = sum(s[0] for s in scored) / len(scored)  # type: ignore[index]
+            exact = [s[1] for s in scored]  # type: ignore[index]
+            if all(e is not None for e in exact):
+                values["L3Score-exact"] = sum(exact) / len(exact)
+        computed[members] = GroupScores(n=len(members), values=values)
+        return computed[members]
+
+    by_split = _groups(records, lambda r: r.split or "all", order=("test-A", "test-B", "test-C"))
+    by_category = _groups(records, lambda r: r.figure_category, order=FIGURE_TYPES)
+    by_category.pop("", None)
+    failures = sum(r.parse == "failed" for r in records if r.task == "cot")
+    if failures:
+        notes.append(f"{failures} CoT replies named no figure; they count as retrieval misses")
+    empty = sum(not r.answer.strip() for r in records)
+    if empty:
+        notes.append(f"{empty} empty answers; scored as empty predictions")
+    models = sorted({r.model for r in records if r.model})
+    tasks = sorted({r.task for r in records if r.task})
+    return Summary(
+        overall=group(range(len(records))),
+        by_split={name: group(ids) for name, ids in by_split.items()},
+        by_category={name: group(ids) for name, ids in by_category.items()},
+        model=", ".join(models),
+        task=", ".join(tasks),
+        judge=judge_name,
+        notes=notes,
+    )
+
+
+def _retrieval_accuracy(records: Sequence[ResultRecord]) -> float | None:
+    cot = [r for r in records if r.task == "cot"]
+    if not cot:
+        return None
+    return sum(is_retrieval_hit(r.chosen_figure, r.reference_figures) for r in cot) / len(cot)
+
+
+def _l3_values(
+    records: Sequence[ResultRecord], pairs: Sequence[_Pair], judge_name: str | None, notes: list[str]
+) -> tuple[str | None, list[tuple[float, float | None] | None]]:
+    """Per pair (score, exact) from stored verdicts of one judge; None where there is none."""
+    judges = sorted({v.get("judge") for r in records for v in r.l3 if v.get("judge")})
+    if judge_name is None:
+        if len(judges) > 1:
+            notes.append(f"L3Score not computed: verdicts of several judges ({', '.join(judges)}) are not comparable")
+            return None, [None] * len(pairs)
+        judge_name = judges[0] if judges else None
+    values: list[tuple[float, float | None] | None] = []
+    for pair in pairs:
+        verdicts = records[pair.record].l3
+        verdict = verdicts[pair.slot] if len(verdicts) == len(records[pair.record].predictions) else None
+        ok = verdict is not None and verdict.get("judge") == judge_name
+        values.append((float(verdict["score"]), verdict.get("exact")) if ok else None)  # type: ignore[index]
+    have = sum(v is not None for v in values)
+    if judge_name and have < len(pairs):
+        notes.append(f"L3Score ({judge_name}) covers {have} of {len(pairs)} answers")
+    return judge_name, values
+
+
+def _groups(records: Sequence[ResultRecord], key: Callable[[ResultRecord], str], order: Sequence[str]) -> dict[str, list[int]]:
+    groups: dict[str, list[int]] = {}
+    for i, record in enumerate(records):
+        groups.setdefault(key(record), []).append(i)
+    rank = {name: i for i, name in enumerate(order)}
+    return dict(sorted(groups.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
