@@ -9,12 +9,20 @@ import the fixtures you need into a test module (`from tiny_models import tiny_l
 
 Architectures: llava (CLIP + Llama; one image per prompt), idefics3 (SmolVLM-style; many images),
 llama (text only). Qwen-VL and SmolVLM processors need torchvision, which is never installed here.
+`served_cot_vlm` runs a real OpenAI-compatible server (`transformers serve`) on 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -235,3 +243,48 @@ def tiny_cot_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A text-only Llama with random weights."""
     return tiny_model_dir(_base(tmp_path_factory), "llama")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running OpenAI-compatible server: `base_url` ends in /v1, `model` is the name to request."""
+
+    base_url: str
+    model: str
+    log: Path
+
+
+@pytest.fixture(scope="session")
+def served_cot_vlm(tiny_cot_vlm: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`transformers serve` on 127.0.0.1 with the CoT-trained Idefics3 (a real server, CPU)."""
+    port = free_port()
+    log = tmp_path_factory.getbasetemp() / f"transformers-serve-{port}.log"
+    command = [str(Path(sys.executable).parent / "transformers"), "serve", str(tiny_cot_vlm),
+               "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.25)
+        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model=str(tiny_cot_vlm), log=log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
