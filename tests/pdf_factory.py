@@ -1133,8 +1133,8 @@ def no_figures_paper(path: Path) -> SyntheticPaper:
     w.title("A Note on Convergence Rates", "Anonymous Authors")
     w.paragraph(prose.sentences(10))
     w.heading("2. Related work")
-    w.paragraph(["Figure 2 of the original paper reports a similar trend on smaller datasets."] + prose.sentences(20))
-    w.paragraph(["Table 3 in their appendix lists the exact hyper-parameters."] + prose.sentences(25))
+    w.paragraph([Cite("Figure 2 of the original paper reports a similar trend on smaller datasets.", "figure", "2")] + prose.sentences(20))
+    w.paragraph([Cite("Table 3 in their appendix lists the exact hyper-parameters.", "table", "3")] + prose.sentences(25))
     return w.save(path)
 
 

@@ -1,0 +1,248 @@
+"""Extraction benchmark: quality, speed and memory of PDF -> `Paper`, printed (never asserted).
+
+    python benchmarks/extraction.py [--repeat N] [--skip-memory]
+
+(a) the CS-150 gold set (`extraction-gt/cs150-icml13`) scored with pdffigures2's rule (page, kind
+    and number match; region and caption IoU >= 0.8; `spiqa_demo.extraction.gold`): precision and
+    recall overall, per kind and per paper, then every failure (missing / extra / wrong box + IoUs);
+(b) the real papers (`papers/`): numbers found vs `manifest.json` (misses, extras), duplicates and
+    unusable crops per paper;
+(c) speed on the same papers, in one run: the "floor" (PyMuPDF's own `get_text("dict")` +
+    `cluster_drawings()` + `get_image_info()` on every page) vs the full extraction (`extract_paper`
+    with crops at the default DPI), ms/page and their ratio (bar <= 4x); and a 10-page paper from
+    file to `Paper` (bar: well under 1 s);
+(d) peak memory extracting the 300-page synthetic paper, against a 30-page one (bounded memory
+    means about the same peak), each in a fresh process.
+The last line is JSON with the headline numbers. Data: `SPIQA_SHARED` (default ../shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pymupdf
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+from spiqa_demo.extraction import extract_paper  # noqa: E402
+from spiqa_demo.extraction.gold import (  # noqa: E402
+    Report,
+    check_manifest,
+    crop_problem,
+    load_gold_set,
+    score_against_gold,
+)
+from spiqa_demo.types import Paper  # noqa: E402
+
+SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
+SPEED_BAR, TEN_PAGE_BAR_S, QUALITY_BAR = 4.0, 1.0, 0.90
+
+
+def floor_seconds(pdf: Path) -> float:
+    """PyMuPDF's own per-page parsing of `pdf`: the cost no extractor built on it can go below."""
+    started = time.perf_counter()
+    with pymupdf.open(pdf) as doc:
+        for page in doc:
+            page.get_text("dict")
+            page.cluster_drawings()
+            page.get_image_info()
+    return time.perf_counter() - started
+
+
+def extract_seconds(pdf: Path, image_dir: Path | None) -> tuple[float, Paper]:
+    started = time.perf_counter()
+    paper = extract_paper(pdf, image_dir=image_dir)
+    return time.perf_counter() - started, paper
+
+
+def section(title: str) -> None:
+    print(f"\n== {title} " + "=" * max(0, 90 - len(title)))
+
+
+def bar(ok: bool) -> str:
+    return "meets the bar" if ok else "BELOW THE BAR"
+
+
+# (a) ------------------------------------------------------------------------------------------
+
+
+def gold_quality() -> Report:
+    root = SHARED / "extraction-gt" / "cs150-icml13"
+    gold = load_gold_set(root)
+    papers = {doc.doc_id: extract_paper(doc.pdf) for doc in gold}
+    report = score_against_gold(gold, papers)
+    section(f"(a) CS-150 gold set, pdffigures2 rule ({len(gold)} papers)")
+    total = report.score()
+    print(f"overall  {total}   [{bar(total.precision >= QUALITY_BAR and total.recall >= QUALITY_BAR)}: P, R >= {QUALITY_BAR}]")
+    for kind in ("figure", "table"):
+        print(f"{kind + 's':8} {report.score(kind=kind)}")
+    print("per paper:")
+    for doc_id in report.doc_ids:
+        print(f"  {doc_id:10} {report.score(doc_id=doc_id)}")
+    print(f"failures ({len(report.failures)}):")
+    for match in report.failures:
+        print("  " + match.describe())
+    if report.unlabelled:
+        print(f"unlabelled items, not scored ({len(report.unlabelled)}):")
+        for match in report.unlabelled:
+            print(f"  {match.doc_id} p{match.page} {match.kind} {[round(v) for v in match.found.bbox]}")  # type: ignore[union-attr]
+    return report
+
+
+# (b) + (c) ------------------------------------------------------------------------------------
+
+
+def shared_papers(repeat: int) -> dict:
+    manifest = json.loads((SHARED / "papers" / "manifest.json").read_text())
+    rows, checks, crop_issues = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        extract_seconds(SHARED / "papers" / manifest[0]["file"], None)  # warm imports and caches
+        for entry in manifest:
+            pdf = SHARED / "papers" / entry["file"]
+            floors, fulls = [], []
+            for run in range(repeat):  # interleaved, best of `repeat`: both see the same machine state
+                floors.append(floor_seconds(pdf))
+                seconds, paper = extract_seconds(pdf, Path(tmp) / f"{pdf.stem}-{run}")
+                fulls.append(seconds)
+            pages = paper.page_count
+            rows.append((entry["file"], pages, min(floors), min(fulls)))
+            checks.append(check_manifest(entry, paper))
+            crop_issues += [f"{entry['file']} {f.title}: {p}" for f in paper.items if (p := crop_problem(f.image))]
+
+    section(f"(b) shared papers vs manifest ({len(manifest)} papers)")
+    for check in checks:
+        print("  " + check.describe())
+    exact = sum(c.ok for c in checks)
+    duplicates = sum(len(c.duplicates) for c in checks)
+    print(f"numbers equal to the manifest: {exact}/{len(checks)}; duplicates: {duplicates}; unusable crops: {len(crop_issues)}")
+    for issue in crop_issues:
+        print("  " + issue)
+
+    section("(c) speed: PyMuPDF floor vs full extraction (crops at the default DPI), best of " + str(repeat))
+    print(f"  {'paper':48} {'pages':>5} {'floor ms/p':>10} {'full ms/p':>10} {'ratio':>6}")
+    for name, pages, floor, full in rows:
+        print(f"  {name[:48]:48} {pages:5d} {1000 * floor / pages:10.1f} {1000 * full / pages:10.1f} {full / floor:6.2f}")
+    pages = sum(r[1] for r in rows)
+    floor_ms, full_ms = 1000 * sum(r[2] for r in rows) / pages, 1000 * sum(r[3] for r in rows) / pages
+    ratio = full_ms / floor_ms
+    print(f"  {'all':48} {pages:5d} {floor_ms:10.1f} {full_ms:10.1f} {ratio:6.2f}   [{bar(ratio <= SPEED_BAR)}: <= {SPEED_BAR}x]")
+
+    ten = next(e["file"] for e in manifest if e["pages"] == 10)
+    pdf = SHARED / "papers" / ten
+    bare = statistics.median(extract_seconds(pdf, None)[0] for _ in range(3))
+    with tempfile.TemporaryDirectory() as tmp:
+        cropped = statistics.median(extract_seconds(pdf, Path(tmp) / str(i))[0] for i in range(3))
+    print(f"  10-page paper ({ten}) file -> Paper: {bare:.2f} s without crops, {cropped:.2f} s with crops   "
+          f"[{bar(cropped < TEN_PAGE_BAR_S)}: < {TEN_PAGE_BAR_S:.0f} s]")
+    return {
+        "papers_matching_manifest": f"{exact}/{len(checks)}",
+        "duplicates": duplicates,
+        "unusable_crops": len(crop_issues),
+        "floor_ms_per_page": round(floor_ms, 1),
+        "extract_ms_per_page": round(full_ms, 1),
+        "speed_ratio": round(ratio, 2),
+        "ten_page_s": round(bare, 3),
+        "ten_page_with_crops_s": round(cropped, 3),
+    }
+
+
+# (d) ------------------------------------------------------------------------------------------
+
+# Run in a fresh process per PDF: RSS is sampled every 2 ms during one extraction (after a warm-up
+# on a small paper, so one-time loads do not count) and the Python heap peak is traced in a second run.
+_MEMORY_PROBE = """
+import json, sys, tempfile, threading, time, tracemalloc
+from pathlib import Path
+from spiqa_demo.extraction import extract_paper
+def rss_mb():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS:"))
+with tempfile.TemporaryDirectory() as tmp:
+    extract_paper(sys.argv[2], image_dir=Path(tmp) / "warm-up")
+    base, peak, done = rss_mb(), [0.0], threading.Event()
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_mb())
+            time.sleep(0.002)
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    started = time.perf_counter()
+    paper = extract_paper(sys.argv[1], image_dir=Path(tmp) / "crops")
+    seconds = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    tracemalloc.start()
+    extract_paper(sys.argv[1], image_dir=Path(tmp) / "again")
+    heap = tracemalloc.get_traced_memory()[1] / 2**20
+print(json.dumps({"pages": paper.page_count, "items": len(paper.items), "seconds": seconds,
+                  "rss_base_mb": base, "rss_peak_mb": max(peak[0], rss_mb()), "python_heap_peak_mb": heap}))
+"""
+
+
+def memory() -> dict:
+    import pdf_factory
+
+    section("(d) memory: the 300-page synthetic paper vs a 30-page one (fresh process each)")
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for pages in (30, 300):
+            pdf = pdf_factory.long_paper(Path(tmp) / f"long-{pages}.pdf", pages=pages).path
+            warm_up = pdf_factory.journal_paper(Path(tmp) / "warm-up.pdf").path
+            out = subprocess.run(
+                [sys.executable, "-c", _MEMORY_PROBE, str(pdf), str(warm_up)],
+                capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, check=False,
+            )
+            if out.returncode != 0:
+                print(f"  {pages} pages: probe failed: {out.stderr.strip().splitlines()[-1:]}")
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            results[pages] = r
+            print(f"  {pages:3d} pages: {r['seconds']:.1f} s ({1000 * r['seconds'] / pages:.0f} ms/page), "
+                  f"{r['items']} items, RSS {r['rss_base_mb']:.0f} MB before -> peak {r['rss_peak_mb']:.0f} MB "
+                  f"(+{r['rss_peak_mb'] - r['rss_base_mb']:.0f}), Python heap peak {r['python_heap_peak_mb']:.1f} MB")
+    if len(results) == 2:
+        grow = (results[300]["rss_peak_mb"] - results[300]["rss_base_mb"]) / max(1.0, results[30]["rss_peak_mb"] - results[30]["rss_base_mb"])
+        print(f"  RSS growth, 300 vs 30 pages: {grow:.1f}x (page by page would stay near 1x; all pages held: ~10x)")
+    big = results.get(300, {})
+    return {
+        "peak_rss_mb_300_pages": round(big.get("rss_peak_mb", 0.0), 1),
+        "rss_growth_mb_300_pages": round(big.get("rss_peak_mb", 0.0) - big.get("rss_base_mb", 0.0), 1),
+        "python_heap_peak_mb_300_pages": round(big.get("python_heap_peak_mb", 0.0), 1),
+        "seconds_300_pages": round(big.get("seconds", 0.0), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2, help="timing runs per paper (best is kept)")
+    parser.add_argument("--skip-memory", action="store_true", help="skip the 300-page memory probe")
+    args = parser.parse_args()
+    if not SHARED.is_dir():
+        sys.exit(f"shared data not found at {SHARED}; set SPIQA_SHARED")
+    report = gold_quality()
+    total = report.score()
+    headline = {
+        "gold_precision": round(total.precision, 3),
+        "gold_recall": round(total.recall, 3),
+        "gold_f1": round(total.f1, 3),
+        "gold_figures": [round(report.score(kind="figure").precision, 3), round(report.score(kind="figure").recall, 3)],
+        "gold_tables": [round(report.score(kind="table").precision, 3), round(report.score(kind="table").recall, 3)],
+    }
+    headline |= shared_papers(args.repeat)
+    if not args.skip_memory:
+        headline |= memory()
+    print()
+    print(json.dumps(headline))
+
+
+if __name__ == "__main__":
+    main()
