@@ -70,6 +70,8 @@ def extract_paper(
             passages += page_passages(page_layout, layout)
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
+        if doc.is_repaired and not any(p.has_text or p.images or p.drawings for p in layouts):
+            raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         items = _items(_deduplicate(regions))
         attach_mentions(passages, items)
         if image_dir is not None:
@@ -89,7 +91,7 @@ def extract_paper(
             page_sizes=[(p.width, p.height) for p in layouts],
             passages=passages,
             items=items,
-            warnings=_warnings(layouts, items),
+            warnings=_warnings(layouts, items, doc.is_repaired),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
         )
@@ -180,8 +182,8 @@ def _items(regions: list[tuple[PageLayout, Region]]) -> list[Figure]:
     return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
 
 
-def _warnings(layouts: list[PageLayout], items: list[Figure]) -> list[str]:
-    warnings = []
+def _warnings(layouts: list[PageLayout], items: list[Figure], repaired: bool) -> list[str]:
+    warnings = ["The PDF was damaged and has been repaired; some content may be missing."] if repaired else []
     textless = sum(1 for p in layouts if not p.has_text)
     if textless == len(layouts):
         warnings.append("The PDF has no text layer (a scan?): captions and passages could not be read; page images were kept as unlabelled figures.")

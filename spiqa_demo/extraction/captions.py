@@ -103,7 +103,7 @@ def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
 
 def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
     """Captions on a page: blocks whose first line matches, cut where the caption paragraph ends."""
-    captions = []
+    starts = []
     for block in page.blocks:
         for i, line in enumerate(block.lines):
             found = match_caption_line(line)
@@ -111,22 +111,29 @@ def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
                 continue
             if i > 0 and block.number in page.body_blocks and not _starts_new_paragraph(block.lines[i - 1], line):
                 continue  # "... shown in\nTable 2. Next ..." inside a paragraph
-            kind, label, number, score = found
-            lines = _caption_lines(page, line, doc.column_of(line.x0, line.x1)[1])
-            captions.append(
-                Caption(
-                    kind=kind,
-                    label=label,
-                    number=number,
-                    page=page.number,
-                    text=join_lines([ln.text for ln in lines]),
-                    bbox=union([ln.bbox for ln in lines]),
-                    block=block.number,
-                    line_size=line.size,
-                    score=score,
-                )
-            )
+            starts.append((block, line, found))
             break
+    captions = []
+    for block, line, found in starts:
+        right_edge = doc.column_of(line.x0, line.x1)[1]
+        beside = [o.x0 for _, o, _ in starts if o is not line and o.x0 > line.x1 and min(o.y1, line.y1) > max(o.y0, line.y0)]
+        if beside:
+            right_edge = min(right_edge, min(beside) - 4)  # side-by-side captions: each fills its own half
+        kind, label, number, score = found
+        lines = _caption_lines(page, line, right_edge)
+        captions.append(
+            Caption(
+                kind=kind,
+                label=label,
+                number=number,
+                page=page.number,
+                text=join_lines([ln.text for ln in lines]),
+                bbox=union([ln.bbox for ln in lines]),
+                block=block.number,
+                line_size=line.size,
+                score=score,
+            )
+        )
     return captions
 
 
@@ -153,15 +160,19 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
     candidates = sorted((ln for ln in page.lines if ln is not first and ln.y1 > first.y0), key=lambda ln: (ln.y0, ln.x0))
     for line in candidates:
         row_overlap = min(line.y1, box[3]) - max(line.y0, box[3] - (line.y1 - line.y0))
-        same_row = row_overlap > 0.5 * (line.y1 - line.y0) and line.x0 >= box[0] - 2 and line.x1 <= right_edge + 3
+        same_row = (
+            row_overlap > 0.5 * (line.y1 - line.y0) and line.x0 >= box[0] - 2 and line.x1 <= right_edge + 3
+            and (line.block == first.block or line.x0 - box[2] < size) and not match_caption_line(line)
+        )  # fmt: skip
         next_row = box[3] - 2 <= line.y0 <= box[3] + max(4.0, 0.9 * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
-        if not (same_row or next_row and (x_overlap > 0.5 * line.width or centred)):
+        on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < 2 * size
+        if not (same_row or next_row and (x_overlap > 0.5 * line.width or on_centre)):
             continue
         size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
-        filled = abs((line.x0 + line.x1) / 2 - centre) < 2 * size if centred else row_right >= right_edge - 3 * size
+        filled = on_centre if centred else row_right >= right_edge - 3 * size
         if next_row and (not filled or match_caption_line(line)):
             break
         if next_row:

@@ -132,10 +132,9 @@ class DocumentLayout:
         for left, right in self.columns:
             if x0 >= left - 12 and x1 <= right + 12:
                 return left, right
-        center = (x0 + x1) / 2
-        inside = [c for c in self.columns if c[0] - 12 <= center <= c[1] + 12]
-        if len(self.columns) > 1 and inside and (x1 - x0) < 0.75 * (inside[0][1] - inside[0][0]) + 24:
-            return inside[0]
+        for left, right in self.columns:
+            if min(x1, right) - max(x0, left) > 0.8 * (x1 - x0):
+                return left, right  # slightly past a column edge
         return self.text_left, self.text_right
 
 
@@ -247,7 +246,8 @@ def _merge_rows(lines: list[Line]) -> list[Line]:
         if prev is not None:
             overlap = min(prev.y1, line.y1) - max(prev.y0, line.y0)
             gap = line.x0 - prev.x1
-            if overlap > 0.6 * min(prev.y1 - prev.y0, line.y1 - line.y0) and 0 <= gap < 3 * max(prev.size, line.size):
+            side_by_side = re.match(r"(Fig|FIG|Table|TABLE)", line.text) is not None
+            if overlap > 0.6 * min(prev.y1 - prev.y0, line.y1 - line.y0) and 0 <= gap < 3 * max(prev.size, line.size) and not side_by_side:
                 merged[-1] = Line(
                     f"{prev.text} {line.text}", union([prev.bbox, line.bbox]), prev.size if len(prev.text) >= len(line.text) else line.size,
                     prev.spans + line.spans, prev.block, prev.index,

@@ -13,9 +13,11 @@ from spiqa_demo.extraction.captions import NUMBER, normalise_number
 from spiqa_demo.extraction.layout import DocumentLayout, PageLayout
 from spiqa_demo.types import Figure, Mention, Passage
 
+# A sub-figure letter attached to the number: "3b", "3(b)", "3 (b)" (not the "a" of "and").
+_SUB = r"(?:\s?\([a-z]\)|[a-z](?![A-Za-z]))?"
 _REF_RE = re.compile(
     rf"\b(?P<word>Figures?|Figs?\.|Fig\.?|FIGURES?|Tables?|TABLES?|Tabs?\.)\s*"
-    rf"(?P<nums>{NUMBER}(?:\s*\(?[a-z]\)?)?(?:\s*(?:,|and|&|or|to|\u2013|-)\s*{NUMBER}(?:\s*\(?[a-z]\)?)?)*)"
+    rf"(?P<nums>{NUMBER}{_SUB}(?:\s*(?:,|and|&|or|to|\u2013|-)\s*{NUMBER}{_SUB})*)"
 )
 _NUM_RE = re.compile(NUMBER)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
@@ -49,7 +51,7 @@ def page_passages(page: PageLayout, doc: DocumentLayout) -> list[Passage]:
         block = page.blocks[number]
         text = block.text
         if len(text) >= 20:
-            out.append(Passage(text=text, page=page.number, bbox=block.bbox))
+            out.append(Passage(text=text, page=page.number, bbox=tuple(round(v, 2) for v in block.bbox)))  # type: ignore[arg-type]
     return out
 
 

@@ -21,6 +21,9 @@ from spiqa_demo.types import BBox
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
 # figures over it). Measured on the CS-150 gold set: tables with captions below exist (icml13_1, _9).
 _UNUSUAL_SIDE_PENALTY = 12.0
+# Full-width captions in multi-column layouts claim their content first: a table spanning both
+# columns would otherwise lose its right half to a figure in the right column just below it.
+_FULL_WIDTH_BONUS = 6.0
 # A caption this close to content on its other side (or at most twice as far as to the contested
 # content) can take that instead.
 _CLOSE_GAP = 12.0
@@ -71,6 +74,10 @@ class _PageSearch:
         self.elements = _content_elements(page, captions)
         self.blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
         self.spans = {id(c): _span(c, captions, doc) for c in captions}
+        column = min(right - left for left, right in doc.columns)
+        self.full_width = {
+            key: len(doc.columns) > 1 and (x1 - x0) > 1.5 * column for key, (x0, x1) in self.spans.items()
+        }
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.caption_boxes = [c.bbox for c in captions]
 
@@ -82,7 +89,7 @@ class _PageSearch:
             for direction in ("up", "down"):
                 cand = _candidate(
                     self.page, c, direction, self.spans[id(c)], self.elements, self.blockers, claimed,
-                    self.max_gap, self.caption_boxes, sides[c.kind],
+                    self.max_gap, self.caption_boxes, sides[c.kind], self.full_width[id(c)],
                 )  # fmt: skip
                 if cand is not None:
                     out.append(cand)
@@ -226,6 +233,7 @@ def _candidate(
     max_gap: float,
     caption_boxes: list[BBox],
     usual: str,
+    full_width: bool,
 ) -> _Candidate | None:
     sx0, sx1 = span
     cx0, cy0, cx1, cy1 = caption.bbox
@@ -257,8 +265,10 @@ def _candidate(
         covers = min(ex1, sx1) - max(ex0, sx0) > 0.5 * (sx1 - sx0)  # a figure wider than its column
         if not (sx0 - 6 <= xc <= sx1 + 6 or covers) or not top - 2 <= yc <= bottom + 2:
             continue
+        if not sx0 - 6 <= xc <= sx1 + 6:
+            ex0, ex1 = max(ex0, sx0), min(ex1, sx1)  # only the part over this column is this figure's
         if ey0 >= top - 6 and ey1 <= bottom + 6:
-            boxes[i] = el.bbox
+            boxes[i] = (ex0, ey0, ex1, ey1)
         elif el.graphic and min(ey1, bottom) - max(ey0, top) > 0.6 * (ey1 - ey0):
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
     chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
@@ -267,6 +277,8 @@ def _candidate(
     box = union([boxes[i] for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
+    if full_width:
+        score -= _FULL_WIDTH_BONUS
     return _Candidate(caption, direction, chosen, gap, score, box)
 
 
@@ -312,7 +324,7 @@ def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -
         if host is not None:
             host.bbox = union([host.bbox, g])
             continue
-        if area(g) >= 0.04 * page_area and (g[2] - g[0]) >= 80 and (g[3] - g[1]) >= 60:
+        if area(g) >= 0.015 * page_area and (g[2] - g[0]) >= 60 and (g[3] - g[1]) >= 24:
             out.append(Region(None, g))
     return out
 
