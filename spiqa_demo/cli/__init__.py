@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from spiqa_demo.cli import evaluate, extract, score
+from spiqa_demo.cli import ask, evaluate, extract, score
 from spiqa_demo.errors import PaperError
 
-COMMANDS = [extract, score, evaluate]
+COMMANDS = [extract, ask, score, evaluate]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -85,6 +85,14 @@ def ask_stream(
     return _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, True)
 
 
+def check_question(question: str) -> str:
+    """The question with its whitespace collapsed; `PaperError` when nothing is left."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise PaperError("the question is empty: type a question about the paper's figures or tables")
+    return question
+
+
 def _last(events: Iterator[str | Answer]) -> Answer:
     result = None
     for event in events:
@@ -110,9 +118,7 @@ def _run(
     settings = settings or get_settings()
     if task not in TASKS:
         raise PaperError(f"unknown task {task!r}: use one of {', '.join(TASKS)}")
-    question = " ".join((question or "").split())
-    if not question:
-        raise PaperError("the question is empty: type a question about the paper's figures or tables")
+    question = check_question(question)
     messages: list[str] = []
     if len(question) > settings.max_question_chars:
         question = question[: settings.max_question_chars]

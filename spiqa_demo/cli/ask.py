@@ -1,0 +1,99 @@
+"""`ask PAPER.pdf "QUESTION" [--task cot|direct|full] [--backend ...] [--model ...] [--k 8] [--json]`.
+
+Prints the answer, the figure that supports it (label, page, crop path), the model's rationale and
+any notes; `--json` prints the whole `Answer`. Without a usable model (none configured, no API key)
+it still shows the best retrieved figure and says why no model answered. Exit code 0, or 1 when a
+configured model failed to answer (the retrieved figure is printed all the same). API keys come from
+the environment (SPIQA_API_KEY / OPENAI_API_KEY), never from flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from spiqa_demo.errors import PaperError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("ask", help="ask a question about a paper's figures and tables")
+    p.add_argument("pdf", type=Path, help="the paper PDF")
+    p.add_argument("question", help="the question, in quotes")
+    p.add_argument("--task", choices=("cot", "direct", "full"), default="cot",
+                   help="cot: pick a figure then answer (default); direct: all figures; full: paper text + figures")
+    p.add_argument("--backend", choices=("local", "openai", "none"),
+                   help="model backend (default: SPIQA_BACKEND, else openai with --base-url, local with --model)")
+    p.add_argument("--model", help="a Hugging Face id or folder (local), or the API's model name")
+    p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--k", type=int, default=None, help="candidate figures shown to the model (SPIQA: at most 8)")
+    p.add_argument("--image-size", type=int, default=None, help="resize figures to N x N px (0: full size; SPIQA open models: 224)")
+    p.add_argument("--no-captions", action="store_true", help="show figures without captions (SPIQA's image-only ablation)")
+    p.add_argument("--max-new-tokens", type=int, default=None, help="longest reply (default SPIQA_MAX_NEW_TOKENS)")
+    p.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.models import load_backend
+    from spiqa_demo.qa.flows import ask, check_question
+
+    check_question(args.question)  # before the (slower) extraction
+    _quiet_progress_bars()
+    paper = load_paper(args.pdf)
+    notice = ""
+    try:
+        backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url, image_size=args.image_size)
+    except PaperError as exc:
+        backend, notice = None, f"no model answered: {exc}"
+    answer = ask(
+        paper,
+        args.question,
+        backend,
+        task=args.task,
+        k=args.k,
+        use_captions=False if args.no_captions else None,
+        max_new_tokens=args.max_new_tokens,
+        notice=notice,
+    )
+    if args.json:
+        sys.stdout.write(answer.to_json() + "\n")
+    else:
+        _print(answer)
+    configured = backend is not None or bool(notice)
+    return 1 if configured and not answer.answered else 0
+
+
+def _quiet_progress_bars() -> None:
+    """Model-loading progress bars would bury the answer in a terminal."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+
+def _print(answer) -> None:  # type: ignore[no-untyped-def]
+    if answer.answered:
+        print(f"Answer: {answer.answer}")
+    elif answer.model is None:
+        print("Answer: (no model answered: retrieval only)")
+    else:
+        print("Answer: (the model gave no answer)")
+    figure = answer.figure
+    if figure is not None:
+        who = {"model": f"chosen by the model as Image {answer.chosen_index}", "retrieval": "best retrieved"}
+        print(f"Figure: {figure.title}, page {figure.page} ({who.get(answer.figure_source, '')})")
+        if figure.image:
+            print(f"  crop: {figure.image}")
+        if figure.caption:
+            print(f"  caption: {figure.caption}")
+    if answer.rationale:
+        print(f"Rationale: {answer.rationale}")
+    details = [f"task {answer.task}", f"{answer.timings.get('total', 0.0):.1f} s"]
+    if answer.model:
+        details.insert(0, f"model {answer.model}")
+    if answer.prompt_tokens is not None:
+        details.append(f"{answer.prompt_tokens} prompt + {answer.completion_tokens or 0} reply tokens")
+    print(" · ".join(details))
+    for message in answer.messages:
+        print(f"note: {message}", file=sys.stderr)
