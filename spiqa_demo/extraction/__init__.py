@@ -80,7 +80,8 @@ def extract_paper(
                 _check_time(started, settings, path)
                 progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
                 target = image_dir / f"{item.id}.png"
-                item.image = str(render_crop(doc[item.page - 1], item.bbox, target, dpi, settings.max_crop_pixels))
+                page = doc[item.page - 1]
+                item.image = str(render_crop(page, item.bbox, target, dpi, settings.max_crop_pixels, item.caption_bbox))
         first = layouts[0]
         upper = [(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height]
         paper = Paper(

@@ -324,7 +324,8 @@ def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -
         if host is not None:
             host.bbox = union([host.bbox, g])
             continue
-        if area(g) >= 0.015 * page_area and (g[2] - g[0]) >= 60 and (g[3] - g[1]) >= 24:
+        in_margin = g[1] < 0.06 * page.height or g[3] > 0.96 * page.height  # banners, watermarks
+        if not in_margin and area(g) >= 0.01 * page_area and (g[2] - g[0]) >= 60 and (g[3] - g[1]) >= 24:
             out.append(Region(None, g))
     return out
 
