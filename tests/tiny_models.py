@@ -224,7 +224,7 @@ def tiny_llava(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_llava_yes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """LLaVA trained to answer "Yes" (SPIQA's one-image protocol: every figure looks helpful)."""
-    return tiny_model_dir(_base(tmp_path_factory), "llava", reply="Yes", steps=30)
+    return tiny_model_dir(_base(tmp_path_factory), "llava", reply="Yes", steps=20)
 
 
 @pytest.fixture(scope="session")
