@@ -54,6 +54,14 @@ def judge_from_args(args: argparse.Namespace):  # type: ignore[no-untyped-def]
                       fallback=args.judge_fallback)
 
 
+def concurrency_for(requested: int | None, backend: object) -> int:
+    """`--concurrency`, else SPIQA_EVAL_CONCURRENCY for API models and 1 for a local model (it holds a lock)."""
+    from spiqa_demo.models.openai_api import OpenAIBackend
+    from spiqa_demo.settings import get_settings
+
+    return requested or (get_settings().eval_concurrency if isinstance(backend, OpenAIBackend) else 1)
+
+
 def print_warnings(warnings: Sequence[str], where: str, limit: int = 5) -> None:
     """Warnings on stderr, at most `limit` of them plus a count."""
     prefix = f"warning: {where}: " if where else "warning: "
@@ -69,8 +77,6 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation.inputs import ImageFolder
     from spiqa_demo.evaluation.report import format_summary
     from spiqa_demo.models import load_backend
-    from spiqa_demo.models.openai_api import OpenAIBackend
-    from spiqa_demo.settings import get_settings
     from spiqa_demo.spiqa import fetch_split_images, load_dataset
 
     if args.limit is not None and args.limit < 1:
@@ -86,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.images:
         images = ImageFolder(Path(args.images))
     judge = judge_from_args(args)
-    # A local model answers one question at a time (it holds a lock); APIs take several in flight.
-    concurrency = args.concurrency or (get_settings().eval_concurrency if isinstance(backend, OpenAIBackend) else 1)
+    concurrency = concurrency_for(args.concurrency, backend)
     try:
         report = run_evaluation(dataset, backend, args.out, task=args.task, images=images, judge=judge,
                                 concurrency=concurrency, candidates=args.candidates, limit=args.limit)

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from spiqa_demo.cli.evaluate import add_judge_arguments, judge_from_args, print_warnings
+from spiqa_demo.cli.evaluate import add_judge_arguments, concurrency_for, judge_from_args, print_warnings
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print("note: L3Score verdicts are not saved; give --out to keep them for a re-run", file=sys.stderr)
     try:
         if judge is not None:
-            judge_records(results.records, judge, concurrency=args.concurrency,
+            judge_records(results.records, judge, concurrency=concurrency_for(args.concurrency, judge.backend),
                           on_done=writer.write if writer else None, progress=True)
     finally:
         if writer is not None:

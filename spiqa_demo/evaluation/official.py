@@ -26,6 +26,7 @@ from spiqa_demo.qa.parsing import parse_cot
 from spiqa_demo.spiqa import normalise_arxiv_id, normalise_figure_type, parse_figure_file
 
 _IMAGE_KEY = re.compile(r"""['"]Image['"]\s*:""")
+_TEST_C = re.compile(r"test[-_ ]?c(?![a-z])", re.IGNORECASE)
 
 
 def spiqa_cot_answer(response: str) -> str:
@@ -48,13 +49,18 @@ def detect_format(entries: list[dict[str, Any]]) -> str:
     if sum(isinstance(r, dict) for r in replies) * 2 > len(replies):
         return "per-figure"
     texts = [r for r in replies if isinstance(r, str)]
-    return "cot" if sum(bool(_IMAGE_KEY.search(t)) for t in texts) * 2 > len(texts) else "direct"
+    return "cot" if sum(bool(_IMAGE_KEY.search(t)) for t in texts) * 2 >= max(len(texts), 1) else "direct"
 
 
 def run_name(source: str) -> tuple[str, str]:
-    """(model/setting, split) from an official file name: `test-C_GPT4_QA__gpt4o_cot_...json`."""
-    stem = Path(source).name.removesuffix(".json")
-    split = "test-C" if stem.lower().startswith("test-c") else ""
+    """(model/setting, split) from an official file or folder path.
+
+    Merged files: `test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json`; SPIQA's repository:
+    `test-C_Responses/test-C_GPT4_QA/gpt4o_cot_image+caption_size_full/`.
+    """
+    path = Path(source)
+    stem = path.name.removesuffix(".json")
+    split = "test-C" if any(_TEST_C.match(part) for part in path.parts) else ""
     return stem.split("__", 1)[-1], split
 
 

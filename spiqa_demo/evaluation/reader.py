@@ -31,6 +31,8 @@ def read_results(path: str | Path) -> ResultSet:
         raise PaperError(f"result file not found: {path}")
     else:
         text = _read_text(path)
+        if not text.strip():
+            raise PaperError(f"{path.name} is empty: no results to read")
         data = _json_or_none(text)
         if data is None and not _first_line_is_object(text):
             _raise_json_error(path, text)

@@ -16,12 +16,13 @@ from different judges are not comparable, so every result carries the judge's mo
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.models.base import Message, ModelBackend, NextTokenLogprobs, TokenLogprob
+from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
 
 L3_PROMPT = (
     "You are given a question, ground-truth answer, and a candidate answer. "
@@ -122,36 +123,37 @@ class L3Judge:
     def __init__(self, backend: ModelBackend, fallback: ModelBackend | None = None) -> None:
         self.backend = backend
         self.fallback = fallback
+        self._switch = threading.Lock()
 
     @property
     def name(self) -> str:
         """The model name recorded with every score."""
         return self.backend.name
 
-    def _ask(self, prompt: str) -> NextTokenLogprobs:
-        messages = [Message("user", [prompt])]
-        return self.backend.next_token_logprobs(messages, candidates=CANDIDATES, top_k=TOP_K)
-
     def score(self, question: str, ground_truth: str, candidate: str) -> L3Result:
         """The L3Score of `candidate` against `ground_truth`; an empty candidate scores 0 unjudged."""
         if not candidate.strip():
             return L3Result(score=0.0, judge=self.name, case="empty")
-        prompt = l3_prompt(question, ground_truth, candidate)
-        reply = self._ask(prompt)
-        if not reply.top and self.fallback is not None:
-            self.backend, self.fallback = self.fallback, None
-            reply = self._ask(prompt)
+        messages = [Message("user", [l3_prompt(question, ground_truth, candidate)])]
+        backend = self.backend
+        reply = backend.next_token_logprobs(messages, candidates=CANDIDATES, top_k=TOP_K)
+        if not reply.top:
+            with self._switch:  # concurrent callers switch once
+                if self.backend is backend and self.fallback is not None:
+                    self.backend, self.fallback = self.fallback, None
+            if self.backend is not backend:
+                backend = self.backend
+                reply = backend.next_token_logprobs(messages, candidates=CANDIDATES, top_k=TOP_K)
         if not reply.top:
             why = f" ({reply.note})" if reply.note else ""
             raise PaperError(
-                f"the judge {self.name!r} returned no log-probabilities{why}, which L3Score needs: use a "
+                f"the judge {backend.name!r} returned no log-probabilities{why}, which L3Score needs: use a "
                 "server that returns top_logprobs (OpenAI, vLLM, llama.cpp server, Ollama) or ask for "
                 "the local judge fallback (--judge-fallback MODEL)"
             )
         value, case = score_top_logprobs(reply.top)
-        return L3Result(
-            score=value, judge=self.name, case=case, exact=score_exact(reply.candidates), top=list(reply.top[:TOP_K])
-        )
+        exact = score_exact(reply.candidates)
+        return L3Result(score=value, judge=backend.name, case=case, exact=exact, top=list(reply.top[:TOP_K]))
 
 
 def mean_l3score(results: Sequence[L3Result]) -> float | None:

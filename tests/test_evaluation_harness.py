@@ -1,0 +1,210 @@
+"""`evaluate`: a tiny SPIQA split (real PNGs) answered by tiny real models, one line per question, resumable.
+
+Models: the CoT-trained tiny Idefics3 (always "{'Image': 1, ...} The answer is: Yes"), locally and
+behind a real `transformers serve` (which returns no log-probs: the judge-without-log-probs case),
+and a tiny Llama trained to say "Yes" as the local L3Score judge.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tiny_models import Server, free_port, make_image, served_cot_vlm, tiny_cot_vlm, tiny_llama, tiny_model_dir  # noqa: F401
+
+from spiqa_demo.cli import main
+from spiqa_demo.evaluation import read_results
+from spiqa_demo.settings import get_settings
+
+PAPERS = {"1611.05742v3": ["Figure1-1", "Table1-1", "Figure2-1"], "1702.01234v1": ["Figure1-1", "Figure2-1", "Table3-1"]}
+
+
+@pytest.fixture(scope="module")
+def split(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A test-A-shaped file (2 papers, 4 questions) and its image folder laid out as SPIQA's archive."""
+    root = tmp_path_factory.mktemp("spiqa-tiny")
+    images = root / "SPIQA_testA_Images"
+    data = {}
+    for p, (pid, names) in enumerate(PAPERS.items()):
+        (images / pid).mkdir(parents=True)
+        figures = {}
+        for k, name in enumerate(names):
+            file = f"{pid}-{name}.png"
+            make_image(3 * p + k, size=(64, 48)).save(images / pid / file)
+            table = name.startswith("Table")
+            figures[file] = {"caption": f"{name.split('-')[0]}: results {k}.", "content_type": "table" if table else "figure",
+                             "figure_type": "N/A" if table else ("plot" if k == 0 else "** Schematic")}
+        data[pid] = {"paper_id": pid, "all_figures": figures, "qa": [
+            {"question": "Is the proposed method better?", "answer": "Yes", "explanation": "", "reference": f"{pid}-{names[1]}.png"},
+            {"question": "What is plotted on the x axis?", "answer": "The number of training epochs.", "explanation": "",
+             "reference": f"{pid}-{names[0]}.png"},
+        ]}
+    dataset = root / "SPIQA_testA_tiny.json"
+    dataset.write_text(json.dumps(data))
+    return dataset, images
+
+
+@pytest.fixture(scope="module")
+def yes_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny Llama trained to answer "Yes": a local judge whose top-5 holds "Yes" and no "No"."""
+    return tiny_model_dir(tmp_path_factory.getbasetemp(), "llama", reply="Yes", steps=60)
+
+
+def evaluate(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main(["evaluate", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_cot_run_writes_one_line_per_question_then_resumes(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, yes_judge: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    out = tmp_path / "results.jsonl"
+    args = ["--dataset", dataset, "--task", "cot", "--backend", "local", "--model", tiny_cot_vlm, "--images",
+            images.parent, "--out", out, "--judge", yes_judge, "--no-bertscore", "--json"]
+    code, stdout, stderr = evaluate(capsys, *args)
+    assert code == 0, stderr
+    assert "4/4" in stderr and "evaluate cot" in stderr  # the progress bar (with its ETA) on stderr
+    rows = lines(out)
+    assert len(rows) == 4
+    for row in rows:
+        assert row["model"] == str(tiny_cot_vlm) and row["task"] == "cot" and row["split"] == "test-A"
+        assert row["raw_response"].startswith("{'Image': 1") and row["answer"] == "Yes" and row["parse"] == "dict"
+        assert len(row["all_figures"]) == 3 and set(row["reference_figures"]) <= set(row["all_figures"])
+        assert row["chosen_index"] == 1 and row["chosen_figure"] == row["all_figures"][1]
+        assert row["metrics"]["retrieval_hit"] == float(row["chosen_figure"] in row["reference_figures"])
+        assert {"model", "total", "l3score"} <= set(row["timings"])
+        assert row["l3"][0]["judge"] == str(yes_judge) and row["l3"][0]["case"] == "yes_only"
+        assert row["metrics"]["L3Score"] > 0.9 and row["metrics"]["L3Score-exact"] > 0.9
+    assert {r["figure_category"] for r in rows} == {"table", "plot", "schematic"}
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    hits = [r["metrics"]["retrieval_hit"] for r in rows]
+    assert summary["n"] == 4 and summary["retrieval_accuracy"] == pytest.approx(sum(hits) / 4)
+    assert summary["judge"] == str(yes_judge) and summary["L3Score"] > 0.9
+    assert set(summary["by_split"]) == {"test-A"} and "table" in summary["by_category"]
+    assert "Top-1 Acc" in stdout and "Figure category" in stdout
+
+    before = out.read_bytes()
+    code, _, stderr = evaluate(capsys, *args)
+    assert code == 0 and "0 question(s) answered now, 4 already there" in stderr
+    assert out.read_bytes() == before  # nothing recomputed, nothing rewritten
+
+    # An interrupted run: the last line half-written, one question never done.
+    kept = before.splitlines(keepends=True)
+    out.write_bytes(b"".join(kept[:2]) + kept[2][: len(kept[2]) // 2])
+    code, _, stderr = evaluate(capsys, *args)
+    assert code == 0, stderr
+    assert "dropped an incomplete last line" in stderr and "2 question(s) answered now, 2 already there" in stderr
+    assert out.read_bytes().splitlines(keepends=True)[:2] == kept[:2] and len(lines(out)) == 4
+
+
+def test_judge_added_later_only_judges(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, yes_judge: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    out = tmp_path / "results.jsonl"
+    base = ["--dataset", dataset, "--backend", "local", "--model", tiny_cot_vlm, "--images", images,
+            "--out", out, "--no-bertscore", "--limit", "2"]
+    assert evaluate(capsys, *base, "--judge", "none")[0] == 0
+    answered = {(r["paper_id"], r["question_key"]): r["timings"] for r in lines(out)}
+    code, stdout, stderr = evaluate(capsys, *base, "--judge", yes_judge)
+    assert code == 0 and "0 question(s) answered now, 2 already there, 2 earlier answer(s) judged" in stderr
+    records = read_results(out).records
+    assert len(records) == 2 and all(r.l3 and r.l3[0]["judge"] == str(yes_judge) for r in records)
+    assert {r.key: r.timings for r in records} == answered  # the answers were not recomputed
+    assert "L3Score" in stdout
+
+
+def test_api_backend_concurrency_and_a_judge_without_logprobs(
+    split: tuple[Path, Path], served_cot_vlm: Server, yes_judge: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    out = tmp_path / "results.jsonl"
+    base = ["--dataset", dataset, "--backend", "openai", "--base-url", served_cot_vlm.base_url, "--model",
+            served_cot_vlm.model, "--images", images, "--out", out, "--no-bertscore", "--concurrency", "3",
+            "--judge", served_cot_vlm.model, "--judge-base-url", served_cot_vlm.base_url]
+    code, _, stderr = evaluate(capsys, *base)
+    assert code == 2 and "returned no log-probabilities" in stderr and "--judge-fallback" in stderr
+    written = lines(out)
+    assert 1 <= len(written) <= 4 and all(r["answer"] == "Yes" and not r["l3"] for r in written)  # answers kept
+
+    code, stdout, stderr = evaluate(capsys, *base, "--judge-fallback", yes_judge, "--json")
+    assert code == 0, stderr
+    records = read_results(out).records
+    assert len(records) == 4 and all(r.l3[0]["judge"] == str(yes_judge) for r in records)
+    assert json.loads(stdout.strip().splitlines()[-1])["judge"] == str(yes_judge)
+
+
+def test_server_down_stops_early_and_writes_nothing(
+    split: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPIQA_MAX_RETRIES", "0")
+    get_settings.cache_clear()
+    dataset, images = split
+    out = tmp_path / "results.jsonl"
+    code, _, stderr = evaluate(capsys, "--dataset", dataset, "--backend", "openai", "--base-url",
+                               f"http://127.0.0.1:{free_port()}/v1", "--model", "m", "--images", images, "--out", out)
+    assert code == 2 and "the first 4 questions all failed; stopping" in stderr
+    assert not out.exists() or out.read_text() == ""
+
+
+def test_images_are_required_and_missing_ones_are_retried_later(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    out = tmp_path / "results.jsonl"
+    base = ["--dataset", dataset, "--backend", "local", "--model", tiny_cot_vlm, "--out", out, "--no-bertscore"]
+    code, _, stderr = evaluate(capsys, *base)
+    assert code == 2 and "needs the SPIQA figure images" in stderr and "--images" in stderr
+    (tmp_path / "empty").mkdir()
+    code, _, stderr = evaluate(capsys, *base, "--images", tmp_path / "empty")
+    assert code == 2 and "no figure image of this split was found" in stderr
+
+    partial = tmp_path / "partial"
+    (partial / "1611.05742v3").mkdir(parents=True)
+    for png in (images / "1611.05742v3").iterdir():
+        (partial / "1611.05742v3" / png.name).write_bytes(png.read_bytes())
+    code, _, stderr = evaluate(capsys, *base, "--images", partial)
+    assert code == 0 and "2 question(s) got no answer and were not written" in stderr
+    assert "figure images not found: 1702.01234v1-Figure1-1.png" in stderr
+    assert {r["paper_id"] for r in lines(out)} == {"1611.05742"}
+
+
+def test_other_tasks_and_a_text_only_full_paper_run(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, tiny_llama: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    code, stdout, stderr = evaluate(capsys, "--dataset", dataset, "--task", "direct", "--backend", "local", "--model",
+                                    tiny_cot_vlm, "--images", images, "--out", tmp_path / "direct.jsonl",
+                                    "--no-bertscore", "--json")
+    assert code == 0, stderr
+    rows = lines(tmp_path / "direct.jsonl")
+    assert all(r["task"] == "direct" and r["parse"] == "direct" and r["chosen_figure"] is None for r in rows)
+    assert json.loads(stdout.strip().splitlines()[-1])["retrieval_accuracy"] is None
+
+    # A text-only model reads captions in the full-paper task: no images needed.
+    code, _, stderr = evaluate(capsys, "--dataset", dataset, "--task", "full", "--backend", "local", "--model",
+                               tiny_llama, "--out", tmp_path / "full.jsonl", "--no-bertscore", "--limit", "1")
+    assert code == 0, stderr
+    assert lines(tmp_path / "full.jsonl")[0]["task"] == "full"
+
+
+def test_resuming_another_run_into_the_same_file_is_refused(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    out = tmp_path / "results.jsonl"
+    base = ["--dataset", dataset, "--backend", "local", "--model", tiny_cot_vlm, "--images", images, "--out", out,
+            "--no-bertscore", "--limit", "1"]
+    assert evaluate(capsys, *base)[0] == 0
+    code, _, stderr = evaluate(capsys, *base[:-2], "--task", "direct")
+    assert code == 2 and "holds results of model" in stderr and "task 'cot'" in stderr
+    out.write_text("this is not a results file\n")
+    code, _, stderr = evaluate(capsys, *base)
+    assert code == 2 and "is not a results.jsonl file" in stderr
