@@ -41,6 +41,7 @@ LETTER = (612.0, 792.0)
 BLACK: Color = (0.0, 0.0, 0.0)
 GRAY: Color = (0.5, 0.5, 0.5)
 LIGHT: Color = (0.85, 0.85, 0.85)
+HIGHLIGHT: Color = (1.0, 0.93, 0.45)
 PALETTE: list[Color] = [(0.12, 0.47, 0.71), (0.85, 0.37, 0.0), (0.17, 0.55, 0.17), (0.75, 0.1, 0.12), (0.45, 0.3, 0.6)]
 
 # Resource name -> base-14 font (Times for text, Helvetica inside plots, as most LaTeX papers).
@@ -684,7 +685,7 @@ class PaperWriter:
             self.next_column()
 
     # -- text ---------------------------------------------------------------------------------
-    def title(self, title: str, authors: str, arxiv_id: str | None = None) -> None:
+    def title(self, title: str, authors: str, arxiv_id: str | None = None, affiliations: tuple[str, ...] = ()) -> None:
         """A centred title block spanning the text width (page 1), and an arXiv margin stamp."""
         self.title_text, self.arxiv_id = title, arxiv_id
         y = self.top + 8
@@ -693,6 +694,9 @@ class PaperWriter:
             y += 17
         for line in break_lines(tokenize(authors), self.text_width, 11)[0]:
             draw_line(self.canvas, line, self.side, y + 12, self.text_width, 11, "center")
+        for affiliation in affiliations:
+            y += 12
+            draw_line(self.canvas, [Token(w) for w in affiliation.split()], self.side, y + 12, self.text_width, 10, "center")
         self.col_top = self.y = y + 30
         if arxiv_id:
             stamp = f"arXiv:{arxiv_id}  [cs.CV]  4 Jan 2021"
@@ -708,8 +712,34 @@ class PaperWriter:
         self.y += self.leading + 3
         self.indent_next = False
 
-    def paragraph(self, sentences: list[str] | str) -> None:
-        """Flow justified lines through columns and pages; records the citations in `sentences`."""
+    def equation(self, fractions: list[tuple[str, str]], number: int) -> None:
+        """A displayed equation of fractions joined by "=": italic numerators over denominators with
+        fraction bars drawn as rules (as TeX does), its number at the right margin."""
+        size = self.size
+        self._make_room(size * 3 + 12)
+        x0, x1 = self.column_x(self.col)
+        widths = [max(text_width(n, "it", size), text_width(d, "it", size)) + 2 for n, d in fractions]
+        eq = text_width(" = ", "rm", size)
+        x = x0 + (x1 - x0 - sum(widths) - eq * (len(fractions) - 1)) / 2
+        bar = self.y + 6 + size * 1.1
+        for k, ((num, den), w) in enumerate(zip(fractions, widths)):
+            if k:
+                self.canvas.text(x, bar + 3, [(" = ", "rm")], size)
+                x += eq
+            self.canvas.text(x + (w - text_width(num, "it", size)) / 2, bar - 2.5, [(num, "it")], size)
+            self.canvas.line(x, bar, x + w, bar, width=0.4)
+            self.canvas.text(x + (w - text_width(den, "it", size)) / 2, bar + 2 + 0.75 * size, [(den, "it")], size)
+            x += w
+        label = f"({number})"
+        self.canvas.text(x1 - text_width(label, "rm", size), bar + 3, [(label, "rm")], size)
+        self.y = bar + size * 1.3 + 10
+        self.indent_next = False
+
+    def paragraph(self, sentences: list[str] | str, *, highlight: bool = False) -> None:
+        """Flow justified lines through columns and pages; records the citations in `sentences`.
+
+        `highlight` paints a reader's yellow marker under every line (baked into the page, as in
+        PDFs saved from annotating viewers)."""
         sentences = [sentences] if isinstance(sentences, str) else sentences
         tokens: list[Token] = []
         for s, sentence in enumerate(sentences):
@@ -728,6 +758,10 @@ class PaperWriter:
             align = "left" if i == len(lines) - 1 else "justify"
             baseline = self.y + 0.8 * self.size
             box = draw_line(self.canvas, line, x0 + shift, baseline, x1 - x0 - shift, self.size, align)
+            if highlight:  # the marker goes under the text: insert it before the line's operators
+                text_op = self.canvas.ops.pop()
+                self.canvas.rect((box[0], box[1] - 1.5, box[2], box[3] + 1), fill=HIGHLIGHT)
+                self.canvas.ops.append(text_op)
             placed.append((self.page_number, box, line))
             self.y += self.leading
             self.page_has_text = True
@@ -798,15 +832,19 @@ class PaperWriter:
         cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0 + gh + caption_gap) if caption else (None, False)
         self._expect(caption, "figure", region, cap_area, case, words, hyph)
 
-    def table(self, table: Table, caption: Caption, *, case: str, span: bool = False) -> None:
-        """A table: caption above, then the booktabs body, both centred."""
+    def table(self, table: Table, caption: Caption, *, case: str, span: bool = False, caption_below: bool = False) -> None:
+        """A table: caption above (most styles) or below (ACL, ICML), body centred."""
         width = self.text_width if span or self.columns == 1 else self.column_width
         tw, th = table.size(width)
         cap_h = self._caption_height(caption, width)
         x0, x1, y0 = self._float_area(cap_h + 6 + th, span)
-        cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0)
         tx = x0 + (x1 - x0 - tw) / 2
-        region = (tx, y0 + cap_h + 6, tx + tw, y0 + cap_h + 6 + th)
+        if caption_below:
+            region = (tx, y0, tx + tw, y0 + th)
+            cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0 + th + 6)
+        else:
+            cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0)
+            region = (tx, y0 + cap_h + 6, tx + tw, y0 + cap_h + 6 + th)
         words = table.draw(self.canvas, region)
         self._expect(caption, "table", region, cap_area, case, words, hyph, cells=table.rows)
 
@@ -1141,6 +1179,54 @@ def journal_paper(path: Path) -> SyntheticPaper:
     return w.save(path)
 
 
+def acl_paper(path: Path) -> SyntheticPaper:
+    """ACL-like, A4: a teaser figure right under the author block, tables with the caption BELOW,
+    one preceded by an appendix heading and a displayed equation, one followed directly by a section
+    heading, and reader highlights baked into the text right under a figure caption."""
+    w, prose = PaperWriter(columns=2, page_size=(595.0, 842.0), side_margin=70.0, gutter=17.0), Prose(7)
+    w.title(
+        "Learning Deep Transformer Models for Translation",
+        "Anonymous Author One    Anonymous Author Two",
+        affiliations=("Natural Language Processing Lab, Some University", "first.author@example.edu"),
+    )
+    w.col_top = w.y = w.y - 12  # teaser figures sit close under the affiliations
+    w.figure(
+        Panels([(LinePlot(seed=71, aspect=0.5), "pre-norm"), (LinePlot(seed=72, aspect=0.5), "post-norm")]),
+        Caption("figure", "1", "Training loss of pre-norm and post-norm Transformers with 6 to 30 encoder layers.", "Figure {n}:"),
+        case="teaser figure right under the author block",
+        span=True,
+        scale=0.75,
+    )
+    w.paragraph(prose.sentences(8))
+    w.figure(
+        LinePlot(seed=73, series=("BLEU", "chrF")),
+        Caption("figure", "2", "Translation quality as a function of encoder depth.", "Figure {n}:"),
+        case="figure followed by highlighted body text",
+    )
+    w.paragraph(prose.sentences(4), highlight=True)
+    w.paragraph(prose.sentences(5))
+    w.table(
+        Table(_TABLE_ABLATION),
+        Caption("table", "1", "Ablation of the layer aggregation.", "Table {n}:"),
+        case="table with the caption below, a section heading right after it",
+        caption_below=True,
+    )
+    w.heading("3  Experiments")
+    w.paragraph(prose.sentences(9))
+    w.new_page()
+    w.paragraph(prose.sentences(3))
+    w.equation([("dE", "dx_l"), ("dE", "dx_L"), ("dF(x_k)", "dx_l")], 22)
+    w.heading("B  Training Hyper-parameters for Deep Models")
+    w.table(
+        Table(_TABLE_HPARAMS),
+        Caption("table", "2", "Hyper-parameters of the deep models.", "Table {n}:"),
+        case="caption-below table under an appendix heading under a displayed equation (vector fraction bars)",
+        caption_below=True,
+    )
+    w.paragraph(prose.sentences(8))
+    return w.save(path)
+
+
 def no_figures_paper(path: Path) -> SyntheticPaper:
     """Two pages of text only; its citations point to other papers' figures (no items here)."""
     w, prose = PaperWriter(columns=2), Prose(5)
@@ -1239,6 +1325,7 @@ PAPERS = {
     "one_column": one_column_paper,
     "ieee": ieee_paper,
     "journal": journal_paper,
+    "acl": acl_paper,
 }
 
 
