@@ -128,7 +128,7 @@ def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
                 number=number,
                 page=page.number,
                 text=join_lines([ln.text for ln in lines]),
-                bbox=union([ln.bbox for ln in lines]),
+                bbox=union([ln.ink_bbox for ln in lines]),
                 block=block.number,
                 line_size=line.size,
                 score=score,

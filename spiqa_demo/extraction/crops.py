@@ -23,9 +23,9 @@ def render_crop(
     x0, y0, x1, y1 = bbox[0] - _PAD, bbox[1] - _PAD, bbox[2] + _PAD, bbox[3] + _PAD
     if avoid is not None and avoid[0] < x1 and x0 < avoid[2]:
         if avoid[1] + avoid[3] > bbox[1] + bbox[3]:  # caption below the region
-            y1 = max(bbox[3], min(y1, avoid[1]))
+            y1 = max(bbox[3], min(y1, avoid[1] - 1))
         else:
-            y0 = min(bbox[1], max(y0, avoid[3]))
+            y0 = min(bbox[1], max(y0, avoid[3] + 1))
     rect = pymupdf.Rect(x0, y0, x1, y1) & page.rect
     pixels = (rect.width * dpi / 72) * (rect.height * dpi / 72)
     if pixels > max_pixels:

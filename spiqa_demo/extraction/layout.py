@@ -30,6 +30,7 @@ class Span:
     size: float
     font: str
     bold: bool
+    baseline: float = 0.0
 
 
 @dataclass
@@ -62,6 +63,14 @@ class Line:
     @property
     def width(self) -> float:
         return self.bbox[2] - self.bbox[0]
+
+    @property
+    def ink_bbox(self) -> BBox:
+        """The box of the glyphs' bodies (cap height to just under the baseline), as pdffigures2
+        measures captions; PyMuPDF's line box adds the font's full ascender and descender."""
+        top = min(s.baseline - 0.72 * s.size for s in self.spans)
+        bottom = max(s.baseline + 0.1 * s.size for s in self.spans)
+        return (self.x0, max(self.y0, top), self.x1, min(self.y1, bottom))
 
 
 @dataclass
@@ -205,7 +214,7 @@ def read_page(page: pymupdf.Page) -> PageLayout:
         for raw_line in raw["lines"]:
             text = "".join(s["text"] for s in raw_line["spans"]).strip()
             spans = [
-                Span(s["text"], tuple(s["bbox"]), s["size"], s["font"], _is_bold(s["font"], s["flags"]))
+                Span(s["text"], tuple(s["bbox"]), s["size"], s["font"], _is_bold(s["font"], s["flags"]), s["origin"][1])
                 for s in raw_line["spans"]
                 if s["text"].strip()
             ]

@@ -272,6 +272,7 @@ def _candidate(
         elif el.graphic and min(ey1, bottom) - max(ey0, top) > 0.6 * (ey1 - ey0):
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
     chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
+    chosen = _trim_far_text(chosen, boxes, elements, direction, 1.2 * page_body_size(max_gap))
     if not chosen or not any(elements[i].graphic for i in chosen) and len(chosen) < 2:
         return None
     box = union([boxes[i] for i in chosen])
@@ -280,6 +281,30 @@ def _candidate(
     if full_width:
         score -= _FULL_WIDTH_BONUS
     return _Candidate(caption, direction, chosen, gap, score, box)
+
+
+def page_body_size(max_gap: float) -> float:
+    """The body font size back from a gap limit (limits are multiples of it)."""
+    return max_gap / _GAP_IN_BODY_SIZES
+
+
+def _trim_far_text(chosen: list[int], boxes: dict[int, BBox], elements: list[Element], direction: str, gap: float) -> list[int]:
+    """Drop text beyond the last graphic when a clear gap separates it (an author block above a
+    teaser figure); text-only regions (tables without rules) are kept whole."""
+    graphic_at = [n for n, i in enumerate(chosen) if elements[i].graphic]
+    if not graphic_at or graphic_at[-1] == len(chosen) - 1:
+        return chosen
+    up = direction == "up"
+    core = chosen[: graphic_at[-1] + 1]
+    frontier = min(boxes[i][1] for i in core) if up else max(boxes[i][3] for i in core)
+    kept = list(core)
+    for i in chosen[len(core) :]:
+        b = boxes[i]
+        if (frontier - b[3] if up else b[1] - frontier) > gap:
+            break
+        kept.append(i)
+        frontier = min(frontier, b[1]) if up else max(frontier, b[3])
+    return kept
 
 
 def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: float) -> list[int]:
@@ -324,7 +349,7 @@ def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -
         if host is not None:
             host.bbox = union([host.bbox, g])
             continue
-        in_margin = g[1] < 0.06 * page.height or g[3] > 0.96 * page.height  # banners, watermarks
+        in_margin = (g[1] < 0.06 * page.height or g[3] > 0.96 * page.height) and g[3] - g[1] < 0.1 * page.height
         if not in_margin and area(g) >= 0.01 * page_area and (g[2] - g[0]) >= 60 and (g[3] - g[1]) >= 24:
             out.append(Region(None, g))
     return out
