@@ -208,3 +208,43 @@ def test_resuming_another_run_into_the_same_file_is_refused(
     out.write_text("this is not a results file\n")
     code, _, stderr = evaluate(capsys, *base)
     assert code == 2 and "is not a results.jsonl file" in stderr
+
+
+def test_ctrl_c_keeps_finished_questions_and_the_rerun_resumes(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real SIGINT to a running `python -m spiqa_demo evaluate`, then the same command again."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    dataset, images = split
+    data = json.loads(dataset.read_text())
+    for entry in data.values():  # 2 papers x 10 questions: enough to interrupt mid-run
+        entry["qa"] = [dict(qa, question=f"{qa['question']} ({i})") for i in range(5) for qa in entry["qa"]]
+    bigger = tmp_path / "SPIQA_testA_bigger.json"
+    bigger.write_text(json.dumps(data))
+    out = tmp_path / "results.jsonl"
+    args = ["evaluate", "--dataset", bigger, "--backend", "local", "--model", tiny_cot_vlm, "--images", images,
+            "--out", out, "--no-bertscore"]
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    process = subprocess.Popen([sys.executable, "-m", "spiqa_demo", *map(str, args)], cwd=repo, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while (not out.exists() or not out.read_text().count("\n")) and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()[1]
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted: finished questions are in" in stderr and "run the same command again to resume" in stderr
+    done = lines(out)
+    assert 1 <= len(done) < 20
+
+    code, _, stderr = evaluate(capsys, *args[1:])
+    assert code == 0, stderr
+    assert f"{20 - len(done)} question(s) answered now, {len(done)} already there" in stderr
+    assert len(lines(out)) == 20 and lines(out)[: len(done)] == done

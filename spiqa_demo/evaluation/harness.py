@@ -69,9 +69,12 @@ def run_evaluation(
 ) -> RunReport:
     """Answer the questions of `dataset` not yet in `out`, appending one line per question.
 
-    `images` is required unless the model reads no images and the task is "full" (captions only).
+    `images` is required unless the model reads no images (then only the "full" task runs, on captions).
     """
-    if images is None and (backend.supports_images or task != "full"):
+    if not backend.supports_images and task != "full":
+        raise PaperError(f"model {backend.name!r} reads no images, and the {task!r} task shows figure images: "
+                         "use --task full (captions and paper text) or a multimodal model")
+    if images is None and backend.supports_images:
         raise PaperError(f"evaluate needs the SPIQA figure images for task {task!r}: {HUB_IMAGES_HINT}")
     questions = list(dataset.questions())[:limit]
     writer = ResultWriter(out)
