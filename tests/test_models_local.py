@@ -220,3 +220,19 @@ def test_spaces_gpu_wraps_model_calls_only_on_zerogpu(tiny_idefics3: Path, monke
     backend = load_backend(backend="local", model=str(tiny_idefics3), gpu_duration_s=45)
     assert requested == [45, 45, 45]  # generate, stream and forward pass
     assert backend.generate(figure_prompt(1), max_new_tokens=2) is not None
+
+
+def test_a_counted_prompt_is_encoded_once_and_edits_are_noticed(tiny_idefics3: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = load_backend(backend="local", model=str(tiny_idefics3))
+    encodings: list[int] = []
+    original = backend._apply_template
+    monkeypatch.setattr(backend, "_apply_template", lambda messages: encodings.append(1) or original(messages))
+    messages = figure_prompt(2)
+    n = backend.count_tokens(messages)
+    usage = Usage()
+    backend.generate(messages, max_new_tokens=2, usage=usage)
+    assert usage.prompt_tokens == n and len(encodings) == 1
+    backend.count_tokens(messages)
+    messages[-1].parts.append(" And why?")
+    backend.generate(messages, max_new_tokens=2, usage=usage)
+    assert usage.prompt_tokens > n and len(encodings) == 3

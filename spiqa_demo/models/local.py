@@ -158,6 +158,8 @@ class LocalBackend:
         self._generate_on_device = gpu(gpu_duration_s)(self._generate_impl)
         self._stream_on_device = gpu(gpu_duration_s)(self._stream_impl)
         self._logits_on_device = gpu(gpu_duration_s)(self._logits_impl)
+        # The last prompt counted, per thread: the QA flows count a prompt, then generate from it.
+        self._counted = threading.local()
 
     def __repr__(self) -> str:
         return f"LocalBackend({self.name!r}, device={self.loaded.device!r}, max_images={self.max_images})"
@@ -205,12 +207,18 @@ class LocalBackend:
         return NextTokenLogprobs(top=top, candidates=exact, model=self.name)
 
     def count_tokens(self, messages: list[Message]) -> int:
-        return int(self._encode(messages)["input_ids"].shape[1])
+        inputs = self._encode(messages)
+        self._counted.last = (_snapshot(messages), inputs)
+        return int(inputs["input_ids"].shape[1])
 
     # ---- prompt encoding
 
     def _encode(self, messages: list[Message]) -> Any:
         """Chat-template `messages` (images in place) into model inputs on the CPU."""
+        last = getattr(self._counted, "last", None)
+        self._counted.last = None
+        if last is not None and _same(last[0], messages):
+            return last[1]
         if count_images(messages) and not self.supports_images:
             raise PaperError(f"model {self.name!r} is text-only and cannot read figure images")
         try:
@@ -359,6 +367,18 @@ def _extend(inputs: Any, token_ids: tuple[int, ...]) -> dict[str, Any]:
             fill = torch.ones_like(extra) if key == "attention_mask" else torch.zeros_like(extra)
             extended[key] = torch.cat([value, fill.to(value.dtype)], dim=1)
     return extended
+
+
+def _snapshot(messages: list[Message]) -> list[tuple[str, list[Any]]]:
+    return [(m.role, list(m.parts)) for m in messages]
+
+
+def _same(snapshot: list[tuple[str, list[Any]]], messages: list[Message]) -> bool:
+    """True when `messages` still hold exactly the snapshot's roles and part objects."""
+    return len(snapshot) == len(messages) and all(
+        role == m.role and len(parts) == len(m.parts) and all(a is b for a, b in zip(parts, m.parts))
+        for (role, parts), m in zip(snapshot, messages)
+    )
 
 
 def _fold_system(messages: list[Message]) -> list[Message]:
