@@ -140,6 +140,17 @@ def test_api_backend_concurrency_and_a_judge_without_logprobs(
     assert len(records) == 4 and all(r.l3[0]["judge"] == str(yes_judge) for r in records)
     assert json.loads(stdout.strip().splitlines()[-1])["judge"] == str(yes_judge)
 
+    # `score` takes the same judge flags: no log-probs is an error unless a fallback is given.
+    judge = ["--judge", served_cot_vlm.model, "--judge-base-url", served_cot_vlm.base_url, "--no-bertscore"]
+    unjudged = records[0]
+    unjudged.l3, unjudged.metrics = [], {}
+    fresh = tmp_path / "fresh.jsonl"
+    fresh.write_text(unjudged.to_json() + "\n")
+    assert main(["score", "--responses", str(fresh), *judge]) == 2
+    assert "returned no log-probabilities" in capsys.readouterr().err
+    assert main(["score", "--responses", str(fresh), *judge, "--judge-fallback", str(yes_judge), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["judge"] == str(yes_judge)
+
 
 def test_server_down_stops_early_and_writes_nothing(
     split: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch

@@ -12,9 +12,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.metrics.l3score import (
     CANDIDATES,
     L3Judge,
-    L3Result,
     l3_prompt,
-    mean_l3score,
     score_exact,
     score_top_logprobs,
 )
@@ -91,14 +89,6 @@ def test_exact_value_needs_every_candidate() -> None:
     everything.update({"Yes": math.log(0.3), " yes": math.log(0.1), "No": math.log(0.1)})
     assert score_exact(everything) == pytest.approx(0.75)
     assert score_exact({"Yes": math.log(0.3), "No": math.log(0.1)}) is None  # an API's partial view
-
-
-def test_mean_is_plain_and_refuses_mixed_judges() -> None:
-    results = [L3Result(1.0, "j", "both"), L3Result(0.0, "j", "neither"), L3Result(0.5, "j", "both")]
-    assert mean_l3score(results) == pytest.approx(0.5)
-    assert mean_l3score([]) is None
-    with pytest.raises(PaperError, match="not comparable"):
-        mean_l3score([*results, L3Result(1.0, "other", "both")])
 
 
 # ---- properties over random top-5 lists ---------------------------------------------------------

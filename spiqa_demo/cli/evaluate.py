@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         raise PaperError(f"no question was answered, nothing to score in {args.out}")
     results = read_results(args.out)
     align_with_dataset(results, dataset)
-    summary = score_records(results.records, bertscore=not args.no_bertscore, judge_name=judge.name if judge else None)
+    summary = score_records(results.records, bertscore=not args.no_bertscore)
     summary.source = str(args.out)
     print(format_summary(summary))
     if args.json:

@@ -56,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
         if writer is not None:
             writer.write_missing(results.records)
             writer.close()
-    summary = score_records(results.records, bertscore=not args.no_bertscore,
-                            judge_name=judge.name if judge else None)
+    summary = score_records(results.records, bertscore=not args.no_bertscore)
     summary.source = str(args.responses)
     print(format_summary(summary))
     if args.json:

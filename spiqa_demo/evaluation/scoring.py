@@ -92,7 +92,7 @@ def judge_records(
     `on_done(record)` runs (in the calling thread) as each record's verdicts are complete, so
     they can be written out at once. A judge error stops the run after the finished records.
     """
-    todo = [r for r in records if not _has_verdicts(r, judge.name)]
+    todo = [r for r in records if not _has_verdicts(r, judge.names)]
     if not todo:
         return 0
 
@@ -123,32 +123,30 @@ def judge_records(
     return len(todo)
 
 
-def _has_verdicts(record: ResultRecord, judge: str) -> bool:
-    return len(record.l3) == len(record.predictions) and all(v.get("judge") == judge for v in record.l3)
+def _has_verdicts(record: ResultRecord, judges: set[str]) -> bool:
+    return len(record.l3) == len(record.predictions) and all(v.get("judge") in judges for v in record.l3)
 
 
 def score_records(
     records: Sequence[ResultRecord],
-    classic: bool = True,
     bertscore: bool = True,
-    judge_name: str | None = None,
 ) -> Summary:
     """The metrics of `records` overall, per split and per figure category.
 
-    L3Score comes from the verdicts stored in the records (`judge_records` adds them), of the
-    judge `judge_name` or, when None, of the one judge the records hold. BERTScore that cannot
+    L3Score comes from the verdicts stored in the records (`judge_records` adds them); verdicts
+    of different judges are not comparable, so mixed ones are reported, not averaged. BERTScore that cannot
     run (no model offline) is left out with a note rather than failing the other metrics.
     """
     notes: list[str] = []
     pairs = _pairs(records)
-    coco = CocoMetrics([p.prediction for p in pairs], [p.reference for p in pairs]) if classic and pairs else None
+    coco = CocoMetrics([p.prediction for p in pairs], [p.reference for p in pairs]) if pairs else None
     bert: list[float] | None = None
     if bertscore and pairs:
         try:
             bert = bert_score_f1([p.prediction for p in pairs], [p.reference for p in pairs])
         except PaperError as exc:
             notes.append(f"BERTScore-F1 not computed: {exc}")
-    judge_name, l3 = _l3_values(records, pairs, judge_name, notes)
+    judge_name, l3 = _l3_values(records, pairs, notes)
 
     computed: dict[frozenset[int], GroupScores] = {}
 
@@ -202,25 +200,24 @@ def _retrieval_accuracy(records: Sequence[ResultRecord]) -> float | None:
 
 
 def _l3_values(
-    records: Sequence[ResultRecord], pairs: Sequence[_Pair], judge_name: str | None, notes: list[str]
+    records: Sequence[ResultRecord], pairs: Sequence[_Pair], notes: list[str]
 ) -> tuple[str | None, list[tuple[float, float | None] | None]]:
-    """Per pair (score, exact) from stored verdicts of one judge; None where there is none."""
+    """The judge and, per pair, (score, exact) from its stored verdict; None where there is none."""
     judges = sorted({v.get("judge") for r in records for v in r.l3 if v.get("judge")})
-    if judge_name is None:
-        if len(judges) > 1:
-            notes.append(f"L3Score not computed: verdicts of several judges ({', '.join(judges)}) are not comparable")
-            return None, [None] * len(pairs)
-        judge_name = judges[0] if judges else None
+    if len(judges) > 1:
+        notes.append(f"L3Score not computed: verdicts of several judges ({', '.join(judges)}) are not comparable")
+        return None, [None] * len(pairs)
+    if not judges:
+        return None, [None] * len(pairs)
     values: list[tuple[float, float | None] | None] = []
     for pair in pairs:
         verdicts = records[pair.record].l3
         verdict = verdicts[pair.slot] if len(verdicts) == len(records[pair.record].predictions) else None
-        ok = verdict is not None and verdict.get("judge") == judge_name
-        values.append((float(verdict["score"]), verdict.get("exact")) if ok else None)  # type: ignore[index]
+        values.append(None if verdict is None else (float(verdict["score"]), verdict.get("exact")))
     have = sum(v is not None for v in values)
-    if judge_name and have < len(pairs):
-        notes.append(f"L3Score ({judge_name}) covers {have} of {len(pairs)} answers")
-    return judge_name, values
+    if have < len(pairs):
+        notes.append(f"L3Score ({judges[0]}) covers {have} of {len(pairs)} answers")
+    return judges[0], values
 
 
 def _groups(records: Sequence[ResultRecord], key: Callable[[ResultRecord], str], order: Sequence[str]) -> dict[str, list[int]]:

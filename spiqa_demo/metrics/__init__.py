@@ -9,7 +9,7 @@ Every value is in the libraries' own scale (0-1; CIDEr 0-10); the paper's tables
 """
 
 from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1, coco_metrics, ptb_tokenize
-from spiqa_demo.metrics.l3score import L3Judge, L3Result, l3_prompt, mean_l3score, score_top_logprobs
+from spiqa_demo.metrics.l3score import L3Judge, L3Result, l3_prompt, load_judge, score_top_logprobs
 from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
 
 __all__ = [
@@ -21,7 +21,7 @@ __all__ = [
     "coco_metrics",
     "is_retrieval_hit",
     "l3_prompt",
-    "mean_l3score",
+    "load_judge",
     "ptb_tokenize",
     "retrieval_accuracy",
     "score_top_logprobs",

@@ -130,6 +130,11 @@ class L3Judge:
         """The model name recorded with every score."""
         return self.backend.name
 
+    @property
+    def names(self) -> set[str]:
+        """Every name this judge's verdicts may carry (its own, and its fallback's)."""
+        return {self.backend.name} | ({self.fallback.name} if self.fallback is not None else set())
+
     def score(self, question: str, ground_truth: str, candidate: str) -> L3Result:
         """The L3Score of `candidate` against `ground_truth`; an empty candidate scores 0 unjudged."""
         if not candidate.strip():
@@ -154,16 +159,6 @@ class L3Judge:
         value, case = score_top_logprobs(reply.top)
         exact = score_exact(reply.candidates)
         return L3Result(score=value, judge=backend.name, case=case, exact=exact, top=list(reply.top[:TOP_K]))
-
-
-def mean_l3score(results: Sequence[L3Result]) -> float | None:
-    """The plain mean in [0, 1] (x100 for the paper's tables); refuses to mix judges."""
-    if not results:
-        return None
-    judges = {r.judge for r in results}
-    if len(judges) > 1:
-        raise PaperError(f"L3Scores from different judges are not comparable: {sorted(judges)}")
-    return sum(r.score for r in results) / len(results)
 
 
 def load_judge(
