@@ -60,6 +60,7 @@ def extract_paper(
         for page in doc:
             _check_time(started, settings, path)
             layouts.append(read_page(page))
+            pymupdf.TOOLS.store_shrink(100)  # MuPDF's object cache; keeps a 300-page file bounded
             progress(0.6 * len(layouts) / doc.page_count, f"Reading page {len(layouts)} of {doc.page_count}")
         layout = analyse_document(layouts)
         searches = []
@@ -68,6 +69,8 @@ def extract_paper(
             classify_page(page_layout, layout)
             searches.append(page_search(page_layout, layout, find_captions(page_layout, layout)))
             passages += page_passages(page_layout, layout)
+            if not searches[-1].captions and not page_layout.drawings and not page_layout.images:
+                page_layout.words = []  # no item can come from this page: its words are not needed
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not any(p.has_text or p.images or p.drawings for p in layouts):

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pymupdf
+from PIL import Image
 
 from spiqa_demo.types import BBox
 
@@ -31,5 +32,7 @@ def render_crop(
     if pixels > max_pixels:
         dpi = max(36, int(dpi * math.sqrt(max_pixels / pixels)))
     pix = page.get_pixmap(dpi=dpi, clip=rect, alpha=False)
-    pix.save(path)
+    # Pillow at zlib level 1: measured 2.5x faster than MuPDF's PNG writer on photo crops, and
+    # smaller (356 vs 401 kB for non-local-nn's Figure 1 at 200 dpi).
+    Image.frombytes("RGB", (pix.width, pix.height), pix.samples).save(path, format="PNG", compress_level=1)
     return path
