@@ -260,29 +260,44 @@ class Server:
     log: Path
 
 
-@pytest.fixture(scope="session")
-def served_cot_vlm(tiny_cot_vlm: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`transformers serve` on 127.0.0.1 with the CoT-trained Idefics3 (a real server, CPU)."""
+# Servers already running, by model folder: a fixture imported into several test modules is a
+# separate fixture in each, and all of them share one server process.
+_SERVERS: dict[Path, Server] = {}
+
+
+def _start_server(model: Path, log: Path) -> tuple[Server, subprocess.Popen]:
+    """`transformers serve MODEL` on a free loopback port, once /health answers."""
     port = free_port()
-    log = tmp_path_factory.getbasetemp() / f"transformers-serve-{port}.log"
-    command = [str(Path(sys.executable).parent / "transformers"), "serve", str(tiny_cot_vlm),
+    command = [str(Path(sys.executable).parent / "transformers"), "serve", str(model),
                "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
+                if reply.status == 200:
+                    return Server(base_url=f"http://127.0.0.1:{port}/v1", model=str(model), log=log), process
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.25)
+
+
+@pytest.fixture(scope="session")
+def served_cot_vlm(tiny_cot_vlm: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`transformers serve` on 127.0.0.1 with the CoT-trained Idefics3 (a real server, CPU)."""
+    if tiny_cot_vlm in _SERVERS:
+        yield _SERVERS[tiny_cot_vlm]
+        return
+    server, process = _start_server(tiny_cot_vlm, tmp_path_factory.getbasetemp() / "transformers-serve.log")
+    _SERVERS[tiny_cot_vlm] = server
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.25)
-        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model=str(tiny_cot_vlm), log=log)
+        yield server
     finally:
+        del _SERVERS[tiny_cot_vlm]
         process.terminate()
         try:
             process.wait(timeout=10)
