@@ -120,10 +120,7 @@ def test_factory_covers_the_cases_it_promises(corpus: Corpus) -> None:
 
 # Known extractor bugs (reported to the extraction owner). Strict: a fix shows up as XPASS, then
 # the entry goes.
-KNOWN_BUGS: dict[tuple[str, str], str] = {
-    ("regions_and_captions", "acl"): "Figure 1 (teaser under the author block): the region grows up over the "
-    "title and authors, as in non-local-nn and metapath2vec (region IoU 0.62)",
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 
 def _papers(test: str) -> list:

@@ -40,6 +40,7 @@ _OPEN_GAP_FACTOR = 2.2
 class Element:
     bbox: BBox
     graphic: bool
+    size: float = 0.0  # font size of a text line; 0 for graphics
 
 
 @dataclass
@@ -183,7 +184,7 @@ def _content_elements(page: PageLayout, captions: list[Caption]) -> list[Element
                 continue
             if any(intersection(line.bbox, c) > 0.5 * max(area(line.bbox), 1e-6) for c in caption_boxes):
                 continue
-            out.append(Element(line.bbox, graphic=False))
+            out.append(Element(line.bbox, graphic=False, size=line.size))
     return out
 
 
@@ -237,6 +238,7 @@ def _candidate(
 ) -> _Candidate | None:
     sx0, sx1 = span
     cx0, cy0, cx1, cy1 = caption.bbox
+    body_size = max_gap / _GAP_IN_BODY_SIZES
     min_overlap = 0.2 * (sx1 - sx0)
 
     def overlaps(b: BBox) -> bool:
@@ -272,7 +274,7 @@ def _candidate(
         elif el.graphic and min(ey1, bottom) - max(ey0, top) > 0.6 * (ey1 - ey0):
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
     chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
-    chosen = _trim_far_text(chosen, boxes, elements, direction, 1.2 * page_body_size(max_gap))
+    chosen = _trim_far_text(chosen, boxes, elements, direction, body_size, first_page=page.number == 1)
     if not chosen or not any(elements[i].graphic for i in chosen) and len(chosen) < 2:
         return None
     box = union([boxes[i] for i in chosen])
@@ -283,14 +285,14 @@ def _candidate(
     return _Candidate(caption, direction, chosen, gap, score, box)
 
 
-def page_body_size(max_gap: float) -> float:
-    """The body font size back from a gap limit (limits are multiples of it)."""
-    return max_gap / _GAP_IN_BODY_SIZES
-
-
-def _trim_far_text(chosen: list[int], boxes: dict[int, BBox], elements: list[Element], direction: str, gap: float) -> list[int]:
-    """Drop text beyond the last graphic when a clear gap separates it (an author block above a
-    teaser figure); text-only regions (tables without rules) are kept whole."""
+def _trim_far_text(
+    chosen: list[int], boxes: dict[int, BBox], elements: list[Element], direction: str, body: float, first_page: bool
+) -> list[int]:
+    """Drop text beyond the last graphic when a clear gap separates it or, on the first page, when
+    it is set at body size or larger (the title and author block right above a teaser figure).
+    Text-only regions (tables without rules) are kept whole."""
+    gap = 1.2 * body
+    too_large = body - 0.5 if first_page else float("inf")
     graphic_at = [n for n, i in enumerate(chosen) if elements[i].graphic]
     if not graphic_at or graphic_at[-1] == len(chosen) - 1:
         return chosen
@@ -300,7 +302,7 @@ def _trim_far_text(chosen: list[int], boxes: dict[int, BBox], elements: list[Ele
     kept = list(core)
     for i in chosen[len(core) :]:
         b = boxes[i]
-        if (frontier - b[3] if up else b[1] - frontier) > gap:
+        if (frontier - b[3] if up else b[1] - frontier) > gap or elements[i].size >= too_large:
             break
         kept.append(i)
         frontier = min(frontier, b[1]) if up else max(frontier, b[3])
