@@ -104,6 +104,23 @@ class Settings:
     max_prompt_images: int = field(default_factory=lambda: _env_int("SPIQA_MAX_PROMPT_IMAGES", 16))
     max_question_chars: int = field(default_factory=lambda: _env_int("SPIQA_MAX_QUESTION_CHARS", 2000))
 
+    # The app (issue 6). Example papers: the PDFs in SPIQA_EXAMPLES_DIR (default: the shared papers
+    # folder, when present; the repo ships none). SPIQA check: the SPIQA files (paths or split names,
+    # comma-separated) a loaded paper is looked up in; empty = the files found under SPIQA_SHARED/spiqa.
+    examples_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_EXAMPLES_DIR", str(Path(_env("SPIQA_SHARED", "../shared")) / "papers"))))
+    check_datasets: str = field(default_factory=lambda: _env("SPIQA_CHECK_DATASETS", ""))
+    # Error analysis: result files offered in a list (default: the official SPIQA test-C responses).
+    results_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_RESULTS_DIR", str(Path(_env("SPIQA_SHARED", "../shared")) / "spiqa" / "test-C-responses"))))
+    # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
+    spiqa_images_dir: str = field(default_factory=lambda: _env("SPIQA_IMAGES_DIR", ""))
+    arxiv_pdf_url: str = field(default_factory=lambda: _env("SPIQA_ARXIV_PDF_URL", "https://arxiv.org/pdf/{id}"))
+    # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
+    ui_cache_max_mb: int = field(default_factory=lambda: _env_int("SPIQA_UI_CACHE_MAX_MB", 1024))
+    # Model calls (answers, judge) in flight at once across all visitors: one shared model.
+    ui_model_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_MODEL_CONCURRENCY", 1))
+    # A Space can pin its model: visitors then change task, k, resolution and captions only.
+    ui_lock_model: bool = field(default_factory=lambda: _env_bool("SPIQA_UI_LOCK_MODEL", False))
+
     # Where the project's real test data lives (tests and benchmarks only).
     shared_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_SHARED", "../shared")))
 

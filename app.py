@@ -1,0 +1,19 @@
+"""The app's entry point (and the Hugging Face Space's `app_file`): `python app.py`.
+
+Serves on 127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). Heavy libraries
+(PyMuPDF, torch, sentence-transformers) load in the background after the page is served.
+"""
+
+from spiqa_demo.ui.storage import prepare_environment
+
+prepare_environment()  # before Gradio is imported
+
+from spiqa_demo.ui.layout import build_demo, launch_options  # noqa: E402
+from spiqa_demo.ui.warmup import start_warmup  # noqa: E402
+
+demo = build_demo()
+
+if __name__ == "__main__":
+    demo.launch(prevent_thread_lock=True, **launch_options())
+    start_warmup()
+    demo.block_thread()

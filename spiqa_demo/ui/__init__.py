@@ -1,0 +1,13 @@
+"""The Gradio app, a thin layer over the library (no extraction, retrieval, model or metric logic here).
+
+- `layout`: the Blocks and its event wiring; `build_demo()`, `launch_options()`.
+- `paper_tab` (load a PDF / arXiv id / example, gallery, figure on its page), `loading` (extract + index
+  with progress), `arxiv` (download), `examples`, `page_view` (page image with boxes).
+- `chat` (streamed answers with the chosen figure and the shortlist), `model_settings` (the settings
+  panel and backend choice), `session` (per-visitor state).
+- `spiqa_check` (benchmark questions, ground truth, L3Score / ROUGE-L / BLEU), `answer_metrics`,
+  `spiqa_images`.
+- `error_analysis` (the tab) over `results_table` (rows, filters, plots, comparisons).
+- `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment()`),
+  `warmup` (background start-up).
+"""

@@ -1,0 +1,226 @@
+"""The error-analysis tab: load a result file, see where a model fails, compare two runs.
+
+Summary numbers and plots (score distribution, scores by figure category, score when the chosen
+figure was right vs wrong) on top; a filterable table below; selecting a row shows question,
+ground truth, answer, raw reply and the chosen and reference figures side by side (SPIQA's images
+when they are on this machine, captions otherwise). A second file is compared question by question.
+Files come from an upload or from the server's results folder, picked by name.
+"""
+
+from __future__ import annotations
+
+import logging
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import get_settings
+from spiqa_demo.ui import results_table as rt
+from spiqa_demo.ui.spiqa_images import find_image
+
+log = logging.getLogger(__name__)
+
+MAX_FILES = 200
+
+
+def server_files() -> dict[str, Path]:
+    """Result files offered by name: *.json / *.jsonl in `SPIQA_RESULTS_DIR`."""
+    folder = get_settings().results_dir
+    if not folder.is_dir():
+        return {}
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".json", ".jsonl") and p.is_file())
+    return {p.name: p for p in files[:MAX_FILES]}
+
+
+def _open(upload: str | None, name: str | None) -> rt.Results:
+    if upload:
+        return rt.load_results(Path(upload), Path(upload).name)
+    path = server_files().get(name or "")
+    if path is None:
+        raise PaperError("choose a result file: upload one, or pick one from the list")
+    return rt.load_results(path)
+
+
+def _caption(paper_id: str, file: str) -> str:
+    """The SPIQA caption of a figure file, when a loaded SPIQA file has it."""
+    from spiqa_demo.ui.spiqa_check import benchmark_datasets
+
+    for dataset in benchmark_datasets():
+        paper = dataset.paper(paper_id)
+        if paper is not None and (figure := paper.figure(file)) is not None and figure.caption:
+            return figure.caption
+    return ""
+
+
+def _plots(results: rt.Results) -> tuple[Any, Any, Any]:
+    score = results.score_column
+    retrieval = rt.by_retrieval(results)
+    return (
+        gr.update(value=rt.distribution(results), x="bin", y="questions", title=f"{score} distribution"),
+        gr.update(value=rt.by_category(results), x="category", y="value", color="measure",
+                  title=f"By figure category: mean {score} and retrieval accuracy"),
+        gr.update(value=retrieval, x="retrieval", y=f"mean {score}", title=f"Mean {score}: chosen figure right vs wrong",
+                  visible=not retrieval.empty),
+    )
+
+
+def _table(results: rt.Results, filters: rt.Filters) -> tuple[Any, list[int]]:
+    rows = rt.filtered(results, filters)
+    shown = rows[rt.TABLE_COLUMNS].reset_index().rename(columns={"index": "#"})
+    return shown, list(rows.index)
+
+
+def load(upload: str | None, name: str | None, state: dict | None) -> tuple:
+    """(state, summary, three plots, filter choices ×3, score sliders ×2, table)."""
+    state = dict(state or {})
+    try:
+        results = _open(upload, name)
+    except PaperError as exc:
+        gr.Warning(str(exc))
+        return (state, f"> ⚠️ **Could not load the results.** {escape(str(exc))}", *(gr.skip(),) * 10)
+    state["a"] = results
+    table, view = _table(results, rt.Filters())
+    state["view"] = view
+    score = results.score_column
+    return (
+        state,
+        rt.summary_markdown(results),
+        *_plots(results),
+        gr.update(choices=rt.choices(results, "split"), value=rt.ANY),
+        gr.update(choices=rt.choices(results, "model"), value=rt.ANY),
+        gr.update(choices=rt.choices(results, "category"), value=rt.ANY),
+        gr.update(label=f"Lowest {score}", value=0),
+        gr.update(label=f"Highest {score}", value=1),
+        table,
+    )
+
+
+def apply_filters(state: dict | None, split: str, model: str, category: str, retrieval: str,
+                  low: float, high: float, text: str) -> tuple[dict, Any, str]:
+    """(state, table, count line) for the current filters."""
+    state = dict(state or {})
+    results: rt.Results | None = state.get("a")
+    if results is None:
+        return state, gr.skip(), "Load a result file first."
+    low, high = min(float(low), float(high)), max(float(low), float(high))
+    filters = rt.Filters(split or rt.ANY, model or rt.ANY, category or rt.ANY, retrieval or rt.ANY, low, high, text or "")
+    table, state["view"] = _table(results, filters)
+    return state, table, f"{len(table)} of {len(results.frame)} questions"
+
+
+def _figure(paper_id: str, file: str | None, label: str) -> tuple[str | None, str]:
+    """(image or None, markdown) for one figure file of the detail view."""
+    if not file:
+        return None, f"**{label}:** none"
+    image = find_image(file, paper_id)
+    caption = _caption(paper_id, file)
+    text = f"**{label}:** `{escape(file)}`" + (f" — {escape(caption)}" if caption else "")
+    if image is None and not caption:
+        text += " *(no image or caption on this machine)*"
+    return image, text
+
+
+def show_row(state: dict | None, evt: gr.SelectData) -> tuple:
+    """(detail markdown, chosen image, chosen text, reference image, reference text) of the selected row."""
+    state = state or {}
+    results: rt.Results | None = state.get("a")
+    view: list[int] = state.get("view", [])
+    position = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+    if results is None or not isinstance(position, int) or not 0 <= position < len(view):
+        return (gr.skip(),) * 5
+    record = results.records[view[position]]
+    metrics = ", ".join(f"{k} {v:.3f}" for k, v in record.metrics.items() if isinstance(v, (int, float)))
+    row = results.frame.iloc[view[position]]
+    detail = "\n\n".join([
+        f"#### {escape(record.paper_id)} · question {escape(record.question_key)}",
+        f"**Question:** {escape(record.question)}",
+        f"**Ground truth:** {escape(record.ground_truth) or '—'}",
+        f"**Answer:** {escape(record.answer) or '*(empty)*'}",
+        f"**Scores:** ROUGE-L {row['ROUGE-L']}, BLEU-1 {row['BLEU-1']}" + (f", {metrics}" if metrics else "")
+        + (f" · retrieval **{row['retrieval']}**" if row["retrieval"] else ""),
+        "**Raw response:**\n\n```text\n" + record.raw_response.replace("```", "'''")[:4000] + "\n```",
+    ])
+    chosen = _figure(record.paper_id, record.chosen_figure, "Chosen")
+    reference = _figure(record.paper_id, record.reference_figures[0] if record.reference_figures else None, "Reference")
+    return detail, chosen[0], chosen[1], reference[0], reference[1]
+
+
+def compare_with(upload: str | None, name: str | None, state: dict | None) -> tuple[dict, str, Any]:
+    """(state, verdict, question-by-question table) against a second file."""
+    state = dict(state or {})
+    if state.get("a") is None:
+        return state, "Load the first result file above first.", gr.skip()
+    try:
+        other = _open(upload, name)
+    except PaperError as exc:
+        return state, f"> ⚠️ **Could not load the second file.** {escape(str(exc))}", gr.skip()
+    state["b"] = other
+    table, verdict = rt.compare(state["a"], other)
+    return state, verdict, table
+
+
+def build() -> dict[str, Any]:
+    """The tab's components (inside the caller's `gr.Tab`)."""
+    files = list(server_files())
+    c: dict[str, Any] = {"state": gr.State({})}
+    with gr.Row(equal_height=True):
+        c["upload"] = gr.File(label="Upload a result file (results.jsonl, or SPIQA responses .json)",
+                              file_types=[".json", ".jsonl"], type="filepath", elem_id="results-upload", height=110)
+        c["server_file"] = gr.Dropdown(files, value=None, label="…or a file on the server (official SPIQA test-C responses)",
+                                       visible=bool(files), elem_id="results-file")
+    c["summary"] = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
+    with gr.Row():
+        c["plot_distribution"] = gr.BarPlot(None, label="Score distribution", height=240, elem_id="plot-distribution")
+        c["plot_category"] = gr.BarPlot(None, label="By figure category", height=240, elem_id="plot-category")
+        c["plot_retrieval"] = gr.BarPlot(None, label="Retrieval right vs wrong", height=240, elem_id="plot-retrieval")
+    with gr.Row():
+        c["split"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Split", min_width=120)
+        c["model"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Model", min_width=160)
+        c["category"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Figure category", min_width=140)
+        c["retrieval"] = gr.Radio([rt.ANY, "right", "wrong"], value=rt.ANY, label="Chosen figure", min_width=200)
+        c["score_min"] = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
+        c["score_max"] = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
+        c["search"] = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
+    c["count"] = gr.Markdown("")
+    c["table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="results-table",
+                              column_widths=["5%", "9%", "6%", "8%", "32%", "26%", "7%", "7%"])
+    with gr.Row():
+        c["detail"] = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
+        with gr.Column():
+            c["chosen_image"] = gr.Image(label="Chosen figure", height=220, interactive=False)
+            c["chosen_text"] = gr.Markdown("")
+        with gr.Column():
+            c["reference_image"] = gr.Image(label="Reference figure", height=220, interactive=False)
+            c["reference_text"] = gr.Markdown("")
+    with gr.Accordion("Compare with a second result file", open=False):
+        with gr.Row(equal_height=True):
+            c["upload_b"] = gr.File(label="Second result file", file_types=[".json", ".jsonl"], type="filepath", height=110)
+            c["server_file_b"] = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
+                                             elem_id="results-file-b")
+        c["verdict"] = gr.Markdown("")
+        c["compare_table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="compare-table")
+    return c
+
+
+def wire(c: dict[str, Any]) -> None:
+    """Connect the tab's events."""
+    load_outputs = [c["state"], c["summary"], c["plot_distribution"], c["plot_category"], c["plot_retrieval"],
+                    c["split"], c["model"], c["category"], c["score_min"], c["score_max"], c["table"]]
+    c["upload"].upload(load, [c["upload"], c["server_file"], c["state"]], load_outputs, api_name="load_results",
+                       concurrency_id="results", concurrency_limit=2)
+    c["server_file"].input(lambda name, state: load(None, name, state), [c["server_file"], c["state"]], load_outputs,
+                           api_name="load_server_results", concurrency_id="results")
+    filters = [c["state"], c["split"], c["model"], c["category"], c["retrieval"], c["score_min"], c["score_max"], c["search"]]
+    gr.on([c["split"].input, c["model"].input, c["category"].input, c["retrieval"].input,
+           c["score_min"].release, c["score_max"].release, c["search"].submit],
+          apply_filters, filters, [c["state"], c["table"], c["count"]], api_name="filter_results")
+    c["table"].select(show_row, [c["state"]], [c["detail"], c["chosen_image"], c["chosen_text"],
+                                               c["reference_image"], c["reference_text"]])
+    compare_outputs = [c["state"], c["verdict"], c["compare_table"]]
+    c["upload_b"].upload(compare_with, [c["upload_b"], c["server_file_b"], c["state"]], compare_outputs,
+                         api_name="compare_results", concurrency_id="results")
+    c["server_file_b"].input(lambda name, state: compare_with(None, name, state), [c["server_file_b"], c["state"]],
+                             compare_outputs, api_name="compare_server_results", concurrency_id="results")

@@ -1,0 +1,168 @@
+"""The settings panel: task, model backend, shortlist size, image resolution, captions.
+
+Defaults come from the environment (`spiqa_demo.settings`), so a Space is configured without code.
+The API key field starts empty (a key from the environment is used but never sent to the browser);
+a typed key travels with each request only and is never kept in the session, logged or written.
+With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignores what a client sends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import Settings, get_settings
+
+TASK_CHOICES = [
+    ("CoT: pick the most helpful figure, then answer", "cot"),
+    ("Direct: all figures and tables", "direct"),
+    ("Full paper: text and figures", "full"),
+]
+BACKEND_CHOICES = [
+    ("No model (retrieval only)", "none"),
+    ("Local model (transformers)", "local"),
+    ("OpenAI-compatible API", "openai"),
+]
+IMAGE_SIZE_CHOICES = [
+    ("Full resolution", 0),
+    ("224 px (SPIQA's open models)", 224),
+    ("336 px", 336),
+    ("448 px", 448),
+    ("768 px", 768),
+    ("1024 px", 1024),
+]
+MAX_SHORTLIST = 8  # SPIQA's CoT protocol shows at most 8 candidates
+
+RETRIEVAL_ONLY_NOTICE = (
+    "No model is configured, so the app answers in retrieval-only mode: it shows the figure or table "
+    "that best matches your question. Choose a model under Settings to get written answers."
+)
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """What the settings panel asks for (everything but the API key)."""
+
+    task: str = "cot"
+    backend: str = "none"
+    model: str = ""
+    base_url: str = ""
+    k: int = MAX_SHORTLIST
+    image_size: int = 0
+    captions: bool = True
+
+    @classmethod
+    def from_inputs(cls, task: Any, backend: Any, model: Any, base_url: Any, k: Any, image_size: Any, captions: Any) -> ModelChoice:
+        """A choice from the panel's raw values, clamped to what is valid (clients can send anything)."""
+        settings = get_settings()
+        defaults = default_choice(settings)
+        if settings.ui_lock_model:
+            backend, model, base_url = defaults.backend, defaults.model, defaults.base_url
+        try:
+            k_value = int(k)
+        except (TypeError, ValueError):
+            k_value = defaults.k
+        try:
+            size = int(image_size)
+        except (TypeError, ValueError):
+            size = defaults.image_size
+        return cls(
+            task=task if task in {v for _, v in TASK_CHOICES} else "cot",
+            backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
+            model=str(model or "").strip(),
+            base_url=str(base_url or "").strip(),
+            k=min(max(k_value, 1), MAX_SHORTLIST),
+            image_size=max(size, 0),
+            captions=bool(captions),
+        )
+
+
+def default_choice(settings: Settings | None = None) -> ModelChoice:
+    """The panel's initial values, from the environment."""
+    from spiqa_demo.models import backend_kind
+
+    settings = settings or get_settings()
+    try:
+        kind = backend_kind(settings)
+    except PaperError:
+        kind = "none"  # a bad SPIQA_BACKEND; the first question says why
+    return ModelChoice(
+        task="cot",
+        backend=kind,
+        model=settings.model,
+        base_url=settings.base_url,
+        k=min(max(settings.shortlist_k, 1), MAX_SHORTLIST),
+        image_size=max(settings.image_size, 0),
+        captions=settings.use_captions,
+    )
+
+
+def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-untyped-def]
+    """`(backend or None, notice)`: the model to ask, or None with the reason in words.
+
+    Local weights are loaded once per process (the models package caches them); API backends are
+    cheap and built per request, so a typed key is held only while the request runs.
+    """
+    from spiqa_demo.models import load_backend
+
+    if choice.backend == "none":
+        return None, RETRIEVAL_ONLY_NOTICE
+    settings = get_settings()
+    key = (api_key or "").strip() if not settings.ui_lock_model else ""
+    try:
+        backend = load_backend(
+            backend=choice.backend,
+            model=choice.model or None,
+            base_url=choice.base_url if choice.backend == "openai" else "",
+            api_key=key or None,
+            image_size=choice.image_size,
+        )
+    except PaperError as exc:
+        return None, f"No model answered: {exc}"
+    return backend, ""
+
+
+def describe(choice: ModelChoice) -> str:
+    """One line for people: which model answers, with which task."""
+    task = dict((v, label) for label, v in TASK_CHOICES)[choice.task]
+    if choice.backend == "none":
+        return "Retrieval only (no model)"
+    where = f" at {choice.base_url}" if choice.backend == "openai" and choice.base_url else ""
+    return f"{choice.model or 'default model'}{where} · {task.split(':')[0]}"
+
+
+def build(settings: Settings | None = None) -> dict[str, Any]:
+    """The panel's components (inside the caller's layout), keyed by field name."""
+    import gradio as gr
+
+    settings = settings or get_settings()
+    choice = default_choice(settings)
+    locked = settings.ui_lock_model
+    key_hint = "from the server's environment" if settings.api_key else "sk-..."
+    components: dict[str, Any] = {}
+    components["task"] = gr.Radio(TASK_CHOICES, value=choice.task, label="Task", elem_id="task")
+    with gr.Row():
+        components["backend"] = gr.Radio(BACKEND_CHOICES, value=choice.backend, label="Model backend",
+                                         interactive=not locked, elem_id="backend")
+    with gr.Row():
+        components["model"] = gr.Textbox(value=choice.model, label="Model", interactive=not locked, elem_id="model",
+                                         placeholder="Hugging Face id or local folder; or the API's model name (gpt-4o)")
+        components["base_url"] = gr.Textbox(value=choice.base_url, label="Base URL (OpenAI-compatible)", elem_id="base-url",
+                                            interactive=not locked, placeholder="http://127.0.0.1:8000/v1 (empty: OpenAI)")
+    components["api_key"] = gr.Textbox(value="", label="API key (kept for this request only, never stored)",
+                                       type="password", placeholder=key_hint, interactive=not locked, elem_id="api-key")
+    with gr.Row():
+        components["k"] = gr.Slider(1, MAX_SHORTLIST, value=choice.k, step=1, label="Shortlist size (candidate figures)",
+                                    elem_id="shortlist-k")
+        components["image_size"] = gr.Dropdown(IMAGE_SIZE_CHOICES, value=choice.image_size, label="Image resolution sent to the model",
+                                               elem_id="image-size")
+        components["captions"] = gr.Checkbox(value=choice.captions, label="Show captions to the model", elem_id="captions")
+    if locked:
+        gr.Markdown(f"This Space answers with **{describe(choice)}**; the model cannot be changed here.")
+    return components
+
+
+def inputs(components: dict[str, Any]) -> list[Any]:
+    """The components in `ModelChoice.from_inputs` order, then the API key."""
+    return [components[name] for name in ("task", "backend", "model", "base_url", "k", "image_size", "captions", "api_key")]

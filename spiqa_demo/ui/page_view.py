@@ -1,0 +1,48 @@
+"""A paper page as an image with a figure's region and caption marked (for `gr.AnnotatedImage`).
+
+Pages are rendered once per (PDF, page) at a screen resolution and kept in the UI folder; the
+boxes are the extracted ones (PDF points) scaled to the image's pixels.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from spiqa_demo.types import BBox, Figure
+from spiqa_demo.ui import storage
+
+PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, ~150-400 KB as PNG
+
+Annotation = tuple[tuple[int, int, int, int], str]
+
+
+def render_page(pdf: Path, page: int) -> Path:
+    """The PNG of page `page` (1-based) of `pdf`, rendered on first use."""
+    target = storage.pages_dir() / f"{pdf.parent.name}-p{page}-{PAGE_DPI}.png"  # folder = content hash
+    if target.exists():
+        os.utime(target)
+        return target
+    import pymupdf
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".{os.getpid()}.part.png")
+    with pymupdf.open(pdf) as doc:
+        doc[page - 1].get_pixmap(dpi=PAGE_DPI, alpha=False).save(partial)
+    os.replace(partial, target)
+    storage.evict()
+    return target
+
+
+def _pixels(box: BBox) -> tuple[int, int, int, int]:
+    scale = PAGE_DPI / 72
+    x0, y0, x1, y1 = box
+    return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
+
+
+def figure_on_page(pdf: Path, figure: Figure) -> tuple[str, list[Annotation]]:
+    """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
+    boxes = [(_pixels(figure.bbox), figure.title)]
+    if figure.caption_bbox is not None:
+        boxes.append((_pixels(figure.caption_bbox), "caption"))
+    return str(render_page(pdf, figure.page)), boxes

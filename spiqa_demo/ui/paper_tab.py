@@ -1,0 +1,175 @@
+"""Loading a paper (upload, arXiv id, example) and browsing its figures and tables.
+
+A progress bar follows extraction, cropping and indexing with counts. The gallery shows every
+crop with its label and caption; selecting one shows its page with the region and caption boxed,
+and the sentences of the paper that mention it. A file that cannot be read leaves the previous
+paper loaded and says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui import examples, storage
+from spiqa_demo.ui.loading import open_paper
+from spiqa_demo.ui.session import Session
+
+log = logging.getLogger(__name__)
+
+CAPTION_CHARS = 160
+MAX_MENTIONS = 8
+DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
+
+
+def gallery_items(paper: Paper) -> list[tuple[str, str]]:
+    """(crop, "Figure 3 · p. 5 — caption…") for every item that has a crop, in page order."""
+    items = []
+    for figure in shown_items(paper):
+        caption = figure.caption.strip()
+        if len(caption) > CAPTION_CHARS:
+            caption = caption[: CAPTION_CHARS - 1].rstrip() + "…"
+        items.append((figure.image, f"{figure.title} · p. {figure.page}" + (f" — {caption}" if caption else "")))
+    return items
+
+
+def shown_items(paper: Paper) -> list[Figure]:
+    return [f for f in paper.items if f.image]
+
+
+def status_markdown(paper: Paper) -> str:
+    """The loaded paper in two lines, plus the extraction's warnings."""
+    title = escape(paper.title or paper.source)
+    lines = [f"### {title}", f"{paper.summary()} · `{escape(paper.source)}`" + (f" · arXiv {paper.arxiv_id}" if paper.arxiv_id else "")]
+    lines += [f"> ⚠️ {escape(w)}" for w in paper.warnings]
+    return "\n\n".join(lines)
+
+
+def error_markdown(message: str) -> str:
+    return f"> ⚠️ **Could not load the paper.** {escape(message[:1].upper() + message[1:])}"
+
+
+def figure_detail(paper: Paper, pdf: Path | None, figure: Figure) -> tuple[Any, str]:
+    """(AnnotatedImage value, markdown) for one item: its page with boxes, caption and mentions."""
+    from spiqa_demo.ui.page_view import figure_on_page
+
+    page = None
+    parts = [f"#### {escape(figure.title)} · page {figure.page}"]
+    try:
+        page = figure_on_page(pdf, figure) if pdf is not None and pdf.is_file() else None
+    except Exception:  # a page that cannot be rendered still leaves the caption and mentions
+        log.exception("rendering page %s failed", figure.page)
+    if page is None:
+        parts[0] += " *(the page image is not available)*"
+    if figure.caption:
+        parts.append(escape(figure.caption))
+    if figure.mentions:
+        parts.append(f"**Mentioned in the text** ({len(figure.mentions)}):")
+        for mention in figure.mentions[:MAX_MENTIONS]:
+            where = paper.passages[mention.passage].page if 0 <= mention.passage < len(paper.passages) else "?"
+            parts.append(f"- p. {where}: “{escape(mention.sentence.strip())}”")
+    else:
+        parts.append("*No sentence of the text mentions it.*")
+    return page, "\n\n".join(parts[:3]) + "\n" + "\n".join(parts[3:])
+
+
+def _welcome(paper: Paper) -> list[dict[str, Any]]:
+    if not paper.items:
+        text = f"Loaded **{escape(paper.title or paper.source)}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
+    else:
+        text = f"Loaded **{escape(paper.title or paper.source)}** ({paper.summary()}). Ask a question about its figures and tables."
+    return [{"role": "assistant", "content": text}]
+
+
+def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[tuple]:
+    """Shared body of the three loaders: yields (session, status, gallery, page, detail, chat)."""
+    session = session or Session()
+    keep = (gr.skip(),) * 4
+    session.loading = True
+    yield (session, "Loading…", *keep)
+    try:
+        paper, pdf = open_paper(fetch(), lambda fraction, message: progress(fraction, desc=message))
+    except Exception as exc:  # PaperError: bad input; anything else is a bug, but the app goes on
+        if not isinstance(exc, PaperError):
+            log.exception("loading a paper failed")
+        message = str(exc) if isinstance(exc, PaperError) else f"something went wrong reading this file ({type(exc).__name__})"
+        session.loading = False
+        gr.Warning(message[:1].upper() + message[1:])
+        yield (session, error_markdown(message), *keep)
+        return
+    session.load(paper, pdf)
+    yield (session, status_markdown(paper), gallery_items(paper), None, DETAIL_HINT, _welcome(paper))
+
+
+def _unchanged(session: Session | None) -> Iterator[tuple]:
+    yield (session or Session(), *(gr.skip(),) * 5)
+
+
+def load_upload(file: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
+    """Load an uploaded PDF (a cleared upload changes nothing)."""
+    if not file:
+        yield from _unchanged(session)
+        return
+    yield from _load(lambda: Path(file), session, progress)
+
+
+def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
+    """Download an arXiv paper, then load it."""
+    from spiqa_demo.ui.arxiv import download_arxiv_pdf
+
+    def fetch() -> Path:
+        progress(0.0, desc="Downloading from arXiv")
+        return download_arxiv_pdf(text, storage.ui_root() / "downloads")
+
+    yield from _load(fetch, session, progress)
+
+
+def load_example(name: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
+    """Load one of the example papers (by its display name)."""
+    if not name:
+        yield from _unchanged(session)
+        return
+    yield from _load(lambda: examples.example_pdf(name), session, progress)
+
+
+def show_figure(session: Session | None, evt: gr.SelectData) -> tuple[Any, str]:
+    """The selected gallery item on its page, with caption and mentions."""
+    if session is None or session.paper is None:
+        return None, DETAIL_HINT
+    items = shown_items(session.paper)
+    index = evt.index if isinstance(evt.index, int) else evt.index[0]
+    if not 0 <= index < len(items):
+        return None, DETAIL_HINT
+    return figure_detail(session.paper, session.pdf, items[index])
+
+
+def build() -> dict[str, Any]:
+    """The loader row, status line, gallery and figure detail (inside the caller's layout)."""
+    from spiqa_demo.settings import get_settings
+
+    settings = get_settings()
+    c: dict[str, Any] = {}
+    with gr.Row(equal_height=True):
+        c["upload"] = gr.File(label=f"Upload a paper (PDF, up to {settings.max_file_mb} MB)", file_types=[".pdf"],
+                              type="filepath", file_count="single", elem_id="upload", scale=3, height=120)
+        with gr.Column(scale=2, min_width=220):
+            c["arxiv"] = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
+                                    max_lines=1, submit_btn="Fetch")
+            names = list(examples.example_papers())
+            c["example"] = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
+                                       visible=bool(names), interactive=True)
+    c["status"] = gr.Markdown("", elem_id="paper-status")
+    c["gallery"] = gr.Gallery(label="Figures and tables", columns=4, height=360, object_fit="contain",
+                              allow_preview=False, show_label=True, elem_id="gallery")
+    with gr.Row():
+        c["page"] = gr.AnnotatedImage(label="On the page", height=520, elem_id="page-view", scale=3,
+                                      color_map={"caption": "#f59e0b"})
+        c["detail"] = gr.Markdown(DETAIL_HINT, elem_id="figure-detail", container=True)
+    return c

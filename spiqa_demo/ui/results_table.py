@@ -1,0 +1,214 @@
+"""A result file as a table for error analysis: one row per question, filters, summaries, plots, diffs.
+
+Rows come from `spiqa_demo.evaluation.read_results` (our results.jsonl or the official SPIQA
+responses). Each row carries the question, ground truth, answer, chosen and reference figures,
+the figure category, whether the chosen figure was the reference (CoT runs), the stored L3Score and
+per-answer ROUGE-L / BLEU-1. The "score" filters and plots use L3Score when the file has verdicts,
+else ROUGE-L.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.ui.answer_metrics import text_scores
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from spiqa_demo.evaluation import ResultRecord
+
+COLUMNS = ["paper", "key", "split", "model", "category", "question", "ground truth", "answer",
+           "chosen", "reference", "retrieval", "L3Score", "ROUGE-L", "BLEU-1"]
+TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]
+ANY = "(all)"
+BINS = 10
+
+
+@dataclass
+class Results:
+    """One loaded result file: its records and their table (row i = record i)."""
+
+    name: str
+    records: list[ResultRecord]
+    frame: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def score_column(self) -> str:
+        """L3Score when any answer has a verdict, else ROUGE-L."""
+        return "L3Score" if self.frame["L3Score"].notna().any() else "ROUGE-L"
+
+
+def load_results(path: Path, name: str = "") -> Results:
+    """Read a result file and score every answer's text; `PaperError` for files that are not results."""
+    import pandas as pd
+
+    from spiqa_demo.evaluation import read_results
+    from spiqa_demo.metrics import is_retrieval_hit
+
+    result = read_results(path)
+    records = result.records
+    warnings = list(result.warnings)
+    try:
+        scores = text_scores([r.answer for r in records], [r.ground_truth for r in records])
+    except PaperError as exc:
+        scores = [{}] * len(records)
+        warnings.append(f"ROUGE-L and BLEU not computed: {exc}")
+    rows = []
+    for record, text in zip(records, scores):
+        hit = is_retrieval_hit(record.chosen_figure, record.reference_figures) if record.task == "cot" else None
+        rows.append({
+            "paper": record.paper_id,
+            "key": record.question_key,
+            "split": record.split,
+            "model": record.model,
+            "category": record.figure_category,
+            "question": record.question,
+            "ground truth": record.ground_truth,
+            "answer": record.answer,
+            "chosen": record.chosen_figure or "",
+            "reference": ", ".join(record.reference_figures),
+            "retrieval": "" if hit is None else ("right" if hit else "wrong"),
+            "L3Score": record.metrics.get("L3Score"),
+            "ROUGE-L": text.get("ROUGE-L"),
+            "BLEU-1": text.get("BLEU-1"),
+        })
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    for column in ("L3Score", "ROUGE-L", "BLEU-1"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").round(3)
+    return Results(name=name or path.name, records=records, frame=frame, warnings=warnings)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the table shows; `ANY` / empty means no restriction."""
+
+    split: str = ANY
+    model: str = ANY
+    category: str = ANY
+    retrieval: str = ANY  # right | wrong
+    low: float = 0.0
+    high: float = 1.0
+    text: str = ""
+
+
+def choices(results: Results, column: str) -> list[str]:
+    """`ANY` and the values present in a column, for a filter dropdown."""
+    return [ANY, *sorted(v for v in results.frame[column].dropna().unique() if v != "")]
+
+
+def filtered(results: Results, filters: Filters) -> pd.DataFrame:
+    """The rows that pass `filters` (the row index is kept: it points back to the records)."""
+    frame = results.frame
+    mask = frame["question"].notna()
+    for column, value in (("split", filters.split), ("model", filters.model), ("category", filters.category),
+                          ("retrieval", filters.retrieval)):
+        if value and value != ANY:
+            mask &= frame[column] == value
+    score = frame[results.score_column]
+    if filters.low > 0.0 or filters.high < 1.0:
+        mask &= score.between(filters.low, filters.high)
+    if filters.text.strip():
+        needle = filters.text.strip().lower()
+        text = (frame["question"] + " " + frame["answer"] + " " + frame["ground truth"] + " " + frame["paper"]).str.lower()
+        mask &= text.str.contains(needle, regex=False)
+    return frame[mask]
+
+
+def summary_markdown(results: Results) -> str:
+    """File-level numbers: size, models and tasks, retrieval accuracy, mean scores, warnings."""
+    frame = results.frame
+    parts = [f"**{results.name}** · {len(frame)} questions · {frame['paper'].nunique()} papers"]
+    models = sorted({m for m in frame["model"] if m})
+    if models:
+        parts.append("model " + ", ".join(models))
+    cot = frame[frame["retrieval"] != ""]
+    if len(cot):
+        parts.append(f"retrieval accuracy {(cot['retrieval'] == 'right').mean():.3f} ({len(cot)} CoT answers)")
+    judges = sorted({v.get("judge", "") for r in results.records for v in r.l3 if v.get("judge")})
+    if frame["L3Score"].notna().any():
+        parts.append(f"mean L3Score {frame['L3Score'].mean():.3f} (judge {', '.join(judges) or 'unknown'})")
+    if frame["ROUGE-L"].notna().any():
+        parts.append(f"ROUGE-L {frame['ROUGE-L'].mean():.3f}")
+    text = " · ".join(parts)
+    if results.warnings:
+        shown = results.warnings[:5]
+        more = f" (and {len(results.warnings) - 5} more)" if len(results.warnings) > 5 else ""
+        text += "\n\n" + "\n".join(f"> ⚠️ {w}" for w in shown) + more
+    return text
+
+
+def distribution(results: Results) -> pd.DataFrame:
+    """Histogram of the score column: `bin` label and `questions` count (BINS equal bins over 0-1)."""
+    import pandas as pd
+
+    column = results.score_column
+    values = results.frame[column].dropna().clip(0, 1)
+    counts = [0] * BINS
+    for value in values:
+        counts[min(int(value * BINS), BINS - 1)] += 1
+    labels = [f"{i / BINS:.1f}–{(i + 1) / BINS:.1f}" for i in range(BINS)]
+    return pd.DataFrame({"bin": labels, "questions": counts, "metric": column})
+
+
+def by_category(results: Results) -> pd.DataFrame:
+    """Mean score and retrieval accuracy per figure category (long format: category, measure, value)."""
+    import pandas as pd
+
+    frame = results.frame.assign(category=results.frame["category"].replace("", "unknown"))
+    rows = []
+    for category, group in frame.groupby("category"):
+        rows.append({"category": category, "measure": f"mean {results.score_column}", "value": group[results.score_column].mean()})
+        cot = group[group["retrieval"] != ""]
+        if len(cot):
+            rows.append({"category": category, "measure": "retrieval accuracy", "value": (cot["retrieval"] == "right").mean()})
+    return pd.DataFrame(rows, columns=["category", "measure", "value"]).fillna(0.0)
+
+
+def by_retrieval(results: Results) -> pd.DataFrame:
+    """Mean score when the chosen figure was right vs wrong (CoT answers only)."""
+    import pandas as pd
+
+    cot = results.frame[results.frame["retrieval"] != ""]
+    rows = [{"retrieval": outcome, "questions": len(group), f"mean {results.score_column}": group[results.score_column].mean()}
+            for outcome, group in cot.groupby("retrieval")]
+    return pd.DataFrame(rows, columns=["retrieval", "questions", f"mean {results.score_column}"]).fillna(0.0)
+
+
+def compare(a: Results, b: Results) -> tuple[pd.DataFrame, str]:
+    """Question-by-question comparison of two files on their shared questions, and a one-line verdict."""
+    import pandas as pd
+
+    column = a.score_column if a.score_column == b.score_column else "ROUGE-L"
+    keep = ["paper", "key", "question", "answer", "retrieval", column]
+    joined = a.frame[keep].merge(b.frame[keep], on=["paper", "key"], suffixes=(" A", " B"))
+    if joined.empty:
+        return pd.DataFrame(), f"{a.name} and {b.name} share no questions (compared by arXiv id and question key)."
+    joined = joined.drop(columns=["question B"]).rename(columns={"question A": "question"})
+    difference = joined[f"{column} A"].fillna(0) - joined[f"{column} B"].fillna(0)
+    joined["better"] = ["A" if d > 0.05 else "B" if d < -0.05 else "=" for d in difference]
+    joined = joined.assign(_gap=difference.abs()).sort_values("_gap", ascending=False).drop(columns="_gap")
+    counts = joined["better"].value_counts()
+    verdict = (f"{len(joined)} shared questions ({column}, a difference over 0.05 counts): "
+               f"**A** ({a.name}) better on {counts.get('A', 0)}, **B** ({b.name}) better on {counts.get('B', 0)}, "
+               f"{counts.get('=', 0)} about equal; mean {column} A {joined[f'{column} A'].mean():.3f}, "
+               f"B {joined[f'{column} B'].mean():.3f}.")
+    right_a = (joined["retrieval A"] == "right").sum()
+    right_b = (joined["retrieval B"] == "right").sum()
+    if (joined["retrieval A"] != "").any() and (joined["retrieval B"] != "").any():
+        verdict += f" Retrieval right: A {right_a}, B {right_b}."
+    return joined.reset_index(drop=True), verdict
+
+
+def record_detail(results: Results, row: int) -> dict[str, Any]:
+    """What the detail view shows for one row: texts and the chosen and reference figure files."""
+    record = results.records[row]
+    return {
+        "record": record,
+        "chosen": record.chosen_figure,
+        "references": list(record.reference_figures),
+    }

@@ -1,0 +1,33 @@
+"""Start-up work done in the background once the page is served, so the first paper is fast.
+
+Importing sentence-transformers and loading the embedder takes seconds on 2 cores; doing it while
+the visitor picks a file takes it off the "upload -> ready to ask" path. The SPIQA files for the
+check are read too. Failures are logged and retried on first real use.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+
+def _warm() -> None:
+    try:
+        import spiqa_demo.extraction  # noqa: F401  (PyMuPDF)
+        from retrieval.embedder import get_embedder
+
+        get_embedder().model  # noqa: B018  (loads the weights)
+        from spiqa_demo.ui.spiqa_check import benchmark_datasets
+
+        benchmark_datasets()
+    except Exception:  # the first real use reports the problem to the visitor
+        log.exception("background warm-up failed")
+
+
+def start_warmup() -> threading.Thread:
+    """Run the warm-up in a daemon thread; returns it (tests and benchmarks may join it)."""
+    thread = threading.Thread(target=_warm, name="spiqa-warmup", daemon=True)
+    thread.start()
+    return thread
