@@ -130,7 +130,12 @@ class Paper:
 
     def summary(self) -> str:
         """One line for people: "12 pages, 7 figures, 5 tables"."""
-        return f"{self.page_count} pages, {len(self.figures)} figures, {len(self.tables)} tables"
+        def count(n: int, word: str) -> str:
+            return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+        return ", ".join(
+            (count(self.page_count, "page"), count(len(self.figures), "figure"), count(len(self.tables), "table"))
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

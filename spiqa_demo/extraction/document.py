@@ -31,6 +31,8 @@ def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
     """Open `path` as a PDF or raise `PaperError` saying why it cannot be used."""
     if not path.is_file():
         raise PaperError(f"{path.name}: file not found")
+    if path.stat().st_size == 0:
+        raise PaperError(f"{path.name}: the file is empty")
     size_mb = path.stat().st_size / 1e6
     if size_mb > settings.max_file_mb:
         raise PaperError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
