@@ -120,7 +120,16 @@ def test_factory_covers_the_cases_it_promises(corpus: Corpus) -> None:
 
 # Known extractor bugs (reported to the extraction owner). Strict: a fix shows up as XPASS, then
 # the entry goes.
-KNOWN_BUGS: dict[tuple[str, str], str] = {}
+_SIDE_TABLES = (
+    "Table 2 (two tables side by side, vertically centred, 3-line caption above; FlashAttention Tables 5-6): "
+    "the caption stops after its first line and the rest of it lands in the region"
+)
+KNOWN_BUGS: dict[tuple[str, str], str] = {
+    ("regions_and_captions", "one_column"): _SIDE_TABLES,
+    ("labels_and_captions", "one_column"): _SIDE_TABLES,
+    ("markdown", "one_column"): _SIDE_TABLES,
+    ("crops_show_no_caption", "one_column"): _SIDE_TABLES,
+}
 
 
 def _papers(test: str) -> list:
@@ -141,7 +150,7 @@ def test_items_found_with_regions_and_captions(name: str, corpus: Corpus, extrac
     assert not problems, f"{name}: {report.score()}\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", PAPER_NAMES)
+@pytest.mark.parametrize("name", _papers("labels_and_captions"))
 def test_labels_pages_and_caption_text(name: str, corpus: Corpus, extracted: dict[str, Paper]) -> None:
     """The printed label is kept ("Fig. 3", "TABLE IV"), the number normalised, the caption text whole
     (all lines, de-hyphenated), with or without its label."""
@@ -237,7 +246,7 @@ def test_side_by_side_figures_are_kept_apart(name: str, pair: tuple[str, str], e
         assert other.label not in fig.caption, f"{fig.label}'s caption swallowed {other.label}'s: {fig.caption!r}"
 
 
-@pytest.mark.parametrize("name", PAPER_NAMES)
+@pytest.mark.parametrize("name", _papers("markdown"))
 def test_table_text_is_a_markdown_table_of_its_cells(name: str, corpus: Corpus, extracted: dict[str, Paper]) -> None:
     problems = []
     for want in (i for i in corpus.papers[name].items if i.kind == "table"):
@@ -288,7 +297,7 @@ def test_crops_are_non_empty_pngs_at_the_requested_dpi(name: str, extracted: dic
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", PAPER_NAMES)
+@pytest.mark.parametrize("name", _papers("crops_show_no_caption"))
 def test_crops_show_no_caption(name: str, corpus: Corpus, extracted: dict[str, Paper]) -> None:
     """The crop (region plus its padding, read back from the PNG size) stays clear of every caption's ink.
 
