@@ -83,7 +83,8 @@ def run_evaluation(
         report = RunReport(total=len(questions), already_done=0, warnings=list(writer.warnings))
         todo = [(p, q) for p, q in questions if (p.paper_id, q.key) not in writer.done]
         report.already_done = len(questions) - len(todo)
-        inputs = {p.source_id: spiqa_paper_input(p, images) for p, _ in todo}
+        papers = {p.source_id: p for p, _ in todo}
+        inputs = {source_id: spiqa_paper_input(p, images) for source_id, p in papers.items()}
         if images is not None and todo and all(len(i.missing) == len(i.paper.items) for i in inputs.values()):
             example = next(iter(inputs.values())).missing[:1]
             raise PaperError(f"no figure image of this split was found under {images.root} (e.g. {example}); "
