@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pymupdf
+from spiqa_demo.extraction.pdf import pymupdf
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import pymupdf
+from spiqa_demo.extraction.pdf import pymupdf
 from PIL import Image
 
 from spiqa_demo.types import BBox

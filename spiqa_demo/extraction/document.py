@@ -10,7 +10,7 @@ import hashlib
 import re
 from pathlib import Path
 
-import pymupdf
+from spiqa_demo.extraction.pdf import pymupdf
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import Settings

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-import pymupdf
+from spiqa_demo.extraction.pdf import pymupdf
 
 from spiqa_demo.types import BBox
 
