@@ -120,16 +120,7 @@ def test_factory_covers_the_cases_it_promises(corpus: Corpus) -> None:
 
 # Known extractor bugs (reported to the extraction owner). Strict: a fix shows up as XPASS, then
 # the entry goes.
-_SIDE_TABLES = (
-    "Table 2 (two tables side by side, vertically centred, 3-line caption above; FlashAttention Tables 5-6): "
-    "the caption stops after its first line and the rest of it lands in the region"
-)
-KNOWN_BUGS: dict[tuple[str, str], str] = {
-    ("regions_and_captions", "one_column"): _SIDE_TABLES,
-    ("labels_and_captions", "one_column"): _SIDE_TABLES,
-    ("markdown", "one_column"): _SIDE_TABLES,
-    ("crops_show_no_caption", "one_column"): _SIDE_TABLES,
-}
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 
 def _papers(test: str) -> list:

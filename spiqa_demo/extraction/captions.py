@@ -116,9 +116,10 @@ def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
     captions = []
     for block, line, found in starts:
         right_edge = doc.column_of(line.x0, line.x1)[1]
-        beside = [o.x0 for _, o, _ in starts if o is not line and o.x0 > line.x1 and min(o.y1, line.y1) > max(o.y0, line.y0)]
+        band = (line.y0, line.y1 + 2 * line.size)
+        beside = [o.x0 for o in page.lines if o.x0 > line.x1 + 2 and min(o.y1, band[1]) > max(o.y0, band[0])]
         if beside:
-            right_edge = min(right_edge, min(beside) - 4)  # side-by-side captions: each fills its own half
+            right_edge = min(right_edge, min(beside) - 4)  # side-by-side minipages: each fills its own part
         kind, label, number, score = found
         lines = _caption_lines(page, line, right_edge)
         captions.append(
