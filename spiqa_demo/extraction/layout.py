@@ -191,6 +191,38 @@ def _is_visible(path: dict) -> bool:
     return fill is not None and not _is_white(fill) and (path.get("fill_opacity") or 1) > 0
 
 
+def _clipped_paths(page: pymupdf.Page) -> list[dict]:
+    """Vector paths with their boxes cut to the clip paths in force (fully clipped ones dropped).
+
+    Plotting libraries draw bars from the value down to a far baseline and clip them to the axes
+    (ViT's Figure 2: bars reaching 300 pt under the plot, through the caption and body text).
+    """
+    stack: list[tuple[int, tuple[float, float, float, float]]] = []
+    out = []
+    for item in page.get_drawings(extended=True):
+        level = item.get("level", 0)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        if item.get("type") in ("clip", "group"):
+            scissor = item.get("scissor")
+            if scissor is not None:
+                box = (scissor.x0, scissor.y0, scissor.x1, scissor.y1)
+                stack.append((level, _cut(box, stack[-1][1]) if stack else box))
+            continue
+        if stack:
+            r = item["rect"]
+            x0, y0, x1, y1 = _cut((r.x0, r.y0, r.x1, r.y1), stack[-1][1])
+            if x0 > x1 or y0 > y1:
+                continue
+            item["rect"] = pymupdf.Rect(x0, y0, x1, y1)
+        out.append(item)
+    return out
+
+
+def _cut(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    return max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+
+
 def _is_highlight(path: dict, lines: list[tuple[float, float, float, float]]) -> bool:
     """A filled band behind a text line: a reader's highlighting baked into the page, not a figure."""
     if path.get("type") != "f":
@@ -232,7 +264,7 @@ def read_page(page: pymupdf.Page) -> PageLayout:
     rect = page.rect
     page_area = rect.width * rect.height
     raw_lines = [tuple(ln["bbox"]) for b in data["blocks"] if b.get("type") == 0 for ln in b["lines"]]
-    visible = [d for d in page.get_drawings() if _is_visible(d) and not _is_highlight(d, raw_lines)]
+    visible = [d for d in _clipped_paths(page) if _is_visible(d) and not _is_highlight(d, raw_lines)]
     # final_filter=False keeps hairline clusters: table rules and axis lines have zero width.
     drawings = [
         (r.x0, r.y0, r.x1, r.y1)
