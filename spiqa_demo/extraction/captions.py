@@ -92,8 +92,8 @@ def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
         score += 2.0
     if word.isupper():
         score += 1.0
-    if not rest:
-        score += 1.0  # IEEE "TABLE II" alone on its line, caption below
+    if not rest and (word.isupper() or score >= 2.0):
+        score += 1.0  # IEEE "TABLE II" alone on its line, caption below (a plain "Table 9" is a cell)
     if rest[:1].islower() and not delim:
         score -= 3.0  # "Figure 3 shows ..."
     if score < 1.0:
