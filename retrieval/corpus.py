@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 
 from retrieval import dense as dense_ops
-from retrieval.documents import item_document
+from retrieval.documents import ItemDocument, item_document
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig
 from retrieval.hits import Hit
-from retrieval.index import _atomic_write, _vector_texts, check_question, ranked_hits, score_candidates
+from retrieval.index import _atomic_write, _vector_texts, check_question, encode_unique, ranked_hits, score_candidates
 from retrieval.lexical import BM25Index
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper
@@ -37,6 +37,7 @@ class CorpusIndex:
         self,
         keys: list[str],
         items: list[Figure],
+        lexical: list[str],
         faiss_index,  # type: ignore[no-untyped-def]
         owners: np.ndarray,
         main_rows: np.ndarray,
@@ -51,7 +52,8 @@ class CorpusIndex:
         self._owners = owners
         self._main_rows = main_rows
         self._row_end = np.append(main_rows[1:], len(owners)).astype(np.int64)
-        self._bm25 = BM25Index([item_document(item).lexical for item in items])
+        self._lexical = lexical
+        self._bm25 = BM25Index(lexical)
         self._spans: dict[str, tuple[int, int]] = {}
         for i, key in enumerate(keys):
             start, _ = self._spans.get(key, (i, i))
@@ -79,14 +81,17 @@ class CorpusIndex:
         embedder = embedder or get_embedder()
         keys: list[str] = []
         items: list[Figure] = []
+        documents: list[ItemDocument] = []
         for key, paper in papers.items():
             paper_items = paper.items if isinstance(paper, Paper) else list(paper)
+            passages = paper.passages if isinstance(paper, Paper) else []
             keys += [str(key)] * len(paper_items)
             items += paper_items
-        texts, owners, main_rows = _vector_texts([item_document(item) for item in items])
+            documents += [item_document(item, passages) for item in paper_items]
+        texts, owners, main_rows = _vector_texts(documents)
         kind = dense_ops.choose_kind(index_kind or get_settings().corpus_index, len(texts))
-        faiss_index = dense_ops.build_faiss(embedder.encode(texts), kind) if texts else None
-        return cls(keys, items, faiss_index, owners, main_rows, embedder, config)
+        faiss_index = dense_ops.build_faiss(encode_unique(embedder, texts), kind) if texts else None
+        return cls(keys, items, [d.lexical for d in documents], faiss_index, owners, main_rows, embedder, config)
 
     def search(self, question: str, k: int = 5, papers: Iterable[str] | None = None, candidates: int = 100) -> list[Hit]:
         """The `k` best items over all papers, or over `papers` only (unknown keys raise PaperError)."""
@@ -133,6 +138,7 @@ class CorpusIndex:
             "model": self.embedder.model_name,
             "keys": self.keys,
             "items": [asdict(item) for item in self.items],
+            "lexical": self._lexical,
             "owners": self._owners.tolist(),
             "main_rows": self._main_rows.tolist(),
         }
@@ -154,4 +160,4 @@ class CorpusIndex:
             raise PaperError(f"the corpus in {folder} was built with {payload.get('model')!r}, not {embedder.model_name!r}; rebuild it")
         owners = np.asarray(payload["owners"], dtype=np.int64)
         main_rows = np.asarray(payload["main_rows"], dtype=np.int64)
-        return cls(payload["keys"], items, faiss_index, owners, main_rows, embedder, config)
+        return cls(payload["keys"], items, payload["lexical"], faiss_index, owners, main_rows, embedder, config)

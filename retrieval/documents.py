@@ -1,23 +1,28 @@
 """What retrieval reads about each figure/table: one lexical document and a few dense views.
 
-- `lexical`: label + caption + words inside the item (`text`, table cells) + the sentences that
-  cite it (`mentions`), for BM25.
+- `lexical`: label + caption + words inside the item (`text`, table cells) + the paragraphs that
+  cite it (the `mentions`' passages; their sentences alone when the passages are not given), for BM25.
 - `main`: label + caption, the item's summary for the embedder.
-- `views`: shorter passages embedded separately (each caption sentence, each citing sentence,
-  the start of the item's own text) so that a question matching one of them is not diluted by
-  the rest; the dense score combines the `main` match with the best view.
+- `views`: texts embedded separately (each caption sentence, each citing sentence, the first
+  citing paragraphs, the start of the item's own text) so that a question matching one of them
+  is not diluted by the rest; the dense score combines the `main` match with the best view.
+Citing paragraphs matter where questions come from the paper's text: on the test-B sample
+(captions + mentions) they raise top-1 from 0.53 (citing sentences only) to 0.75.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spiqa_demo.types import Figure
+from spiqa_demo.types import Figure, Passage
 
 # Caps keep index building fast on long papers (MiniLM embeds ~240 short texts/s on 2 cores).
 MAX_MENTIONS = 6
+MAX_PASSAGE_VIEWS = 3
 MAX_TEXT_CHARS = 600
+MAX_PASSAGE_CHARS = 1200  # MiniLM reads 256 word pieces (~1,000 characters) anyway
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(\[])")
 _ABBREVIATION = re.compile(r"(?:Figs?|Tabs?|Eqs?|Sec|e\.g|i\.e|et al|cf|vs|resp|No)\.$", re.IGNORECASE)
 
@@ -48,23 +53,27 @@ def _label(item: Figure) -> str:
     return f"{item.kind.capitalize()} {item.number}" if item.number else ""
 
 
-def item_document(item: Figure) -> ItemDocument:
-    """The lexical document, main text and dense views of one item."""
+def item_document(item: Figure, passages: Sequence[Passage] = ()) -> ItemDocument:
+    """The lexical document, main text and dense views of one item (`passages`: the paper's)."""
     label = _label(item)
     caption = " ".join(item.caption.split())
     # Captions usually start with their label already ("Table 3: ..."); do not repeat it.
     main = caption if label and caption.lower().startswith(label.lower()) else f"{label}: {caption}".strip(": ")
     mentions = list(dict.fromkeys(" ".join(m.sentence.split()) for m in item.mentions))
+    cited = list(
+        dict.fromkeys(" ".join(passages[m.passage].text.split()) for m in item.mentions if 0 <= m.passage < len(passages))
+    )
     text = " ".join(item.text.split())
     views: list[str] = []
     sentences = split_sentences(caption)
     if len(sentences) > 1:
         views += sentences
     views += mentions[:MAX_MENTIONS]
+    views += [paragraph[:MAX_PASSAGE_CHARS] for paragraph in cited[:MAX_PASSAGE_VIEWS]]
     if text:
         views.append(f"{label}: {text[:MAX_TEXT_CHARS]}".strip(": "))
     if not main and not views:
         main = label or item.kind
-    lexical = " ".join(part for part in (label, caption, text, *mentions) if part)
+    lexical = " ".join(part for part in (label, caption, text, *(cited or mentions)) if part)
     views_unique = tuple(v for v in dict.fromkeys(views) if v and v != main)
     return ItemDocument(lexical=lexical, main=main, views=views_unique)

@@ -7,7 +7,8 @@ Default (`method="zsum"`): each signal is z-scored over the candidate items of t
   test-C questions 91% vs 58%. Trend words ("as X increases") were not kept: they pointed to
   figures on test-A but to tables on test-C.
 - a question that says "table" favours tables; "figure", "plot", "graph", "diagram"... figures.
-Items the question names by label ("Table 3") are put first by `LABEL_BONUS`.
+Items the question names by label ("Table 3") are ranked first (see `retrieval.index`); the
+fused score itself leaves labels out, so scores stay comparable.
 `method="rrf"` (reciprocal-rank fusion, k=60) is kept for comparison in the ablation.
 Weights were fitted on SPIQA test-A captions with 5-fold paper-level cross-validation (the
 folds agreed within 0.01 top-1); see benchmarks/retrieval.py for the measured effect.
@@ -20,8 +21,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-
-LABEL_BONUS = 100.0  # larger than any fused score difference: a label hit always ranks first
 
 _RESULTS_INTENT = re.compile(
     r"\b(best|better|worse|worst|outperform\w*|highest|lowest|most|least|compar\w*|perform\w*|"
@@ -41,7 +40,7 @@ class FusionConfig:
     bm25: float = 0.75
     results_table: float = 0.6  # results/comparison question -> table
     kind_word: float = 0.6  # "table" -> table, "figure"/"plot"/... -> figure
-    labels: bool = True
+    labels: bool = True  # items the question names by label rank first
     dense_views: bool = True  # dense score uses the best view too (False: main text only)
     rrf_k: float = 60.0
 
@@ -76,8 +75,8 @@ def kind_prior(question: str, kinds: list[str], config: FusionConfig) -> np.ndar
     return prior
 
 
-def fuse(dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, labelled: np.ndarray, config: FusionConfig) -> np.ndarray:
-    """The fused score of every candidate (higher is better)."""
+def fuse(dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, config: FusionConfig) -> np.ndarray:
+    """The fused score of every candidate (higher is better; label hits are ranked separately)."""
     if config.method == "rrf":
         score = np.zeros(len(dense))
         if config.dense:
@@ -86,6 +85,4 @@ def fuse(dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, labelled: np.nd
             score += config.bm25 / (config.rrf_k + _ranks(np.asarray(bm25, dtype=np.float64)))
     else:
         score = config.dense * zscore(dense) + config.bm25 * zscore(bm25) + prior
-    if config.labels:
-        score = score + LABEL_BONUS * np.asarray(labelled, dtype=np.float64)
     return score

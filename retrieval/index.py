@@ -25,7 +25,7 @@ from retrieval.hits import Hit
 from retrieval.labels import find_label_refs
 from retrieval.lexical import BM25Index
 from spiqa_demo.errors import PaperError
-from spiqa_demo.types import Figure, Paper
+from spiqa_demo.types import Figure, Paper, Passage
 
 SCHEMA_VERSION = 1
 INDEX_FILE = "index.faiss"
@@ -55,23 +55,27 @@ class Signals:
     dense: np.ndarray
     bm25: np.ndarray
     prior: np.ndarray
-    labelled: np.ndarray
+    labelled: np.ndarray  # the question names this item ("Table 3"); always False with labels off
     fused: np.ndarray
+
+    def order(self) -> np.ndarray:
+        """Candidate positions best first: label hits, then by fused score (ties keep input order)."""
+        return np.lexsort((np.arange(len(self.fused)), -self.fused, ~self.labelled))
 
 
 def score_candidates(
     question: str, items: list[Figure], dense: np.ndarray, bm25: np.ndarray, config: FusionConfig
 ) -> Signals:
     """Label hits, kind prior and fusion over one question's candidate items."""
-    refs = {(kind, number.upper()) for kind, number in find_label_refs(question)}
+    refs = {(kind, number.upper()) for kind, number in find_label_refs(question)} if config.labels else set()
     labelled = np.array([bool(i.number) and (i.kind, i.number.upper()) in refs for i in items], dtype=bool)
     prior = kind_prior(question, [i.kind for i in items], config)
-    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, labelled, config))
+    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config))
 
 
 def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str] | None = None) -> list[Hit]:
     """The top `k` candidates as `Hit`s (ties keep the candidates' order)."""
-    order = np.argsort(-signals.fused, kind="stable")[:k]
+    order = signals.order()[:k]
     return [
         Hit(
             item=items[i],
@@ -115,11 +119,11 @@ class FigureIndex:
     @classmethod
     def build(cls, paper: Paper | list[Figure], embedder: Embedder | None = None, config: FusionConfig | None = None) -> FigureIndex:
         """Index a paper's figures and tables (embeds their texts; ~0.1-0.3 s for a 10-page paper)."""
-        items = list(paper.items if isinstance(paper, Paper) else paper)
+        items, passages = _items_and_passages(paper)
         embedder = embedder or get_embedder()
-        documents = [item_document(item) for item in items]
+        documents = [item_document(item, passages) for item in items]
         texts, owners, main_rows = _vector_texts(documents)
-        vectors = embedder.encode(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+        vectors = encode_unique(embedder, texts)
         faiss_index = dense_ops.build_faiss(vectors) if texts else None
         return cls(items, documents, faiss_index, owners, main_rows, embedder, config)
 
@@ -165,11 +169,11 @@ class FigureIndex:
         cls, folder: Path, paper: Paper | list[Figure], embedder: Embedder | None = None, config: FusionConfig | None = None
     ) -> FigureIndex | None:
         """The index saved in `folder` for these items, or None when absent, unreadable or stale."""
-        items = list(paper.items if isinstance(paper, Paper) else paper)
+        items, passages = _items_and_passages(paper)
         embedder = embedder or get_embedder()
         try:
             meta = json.loads((folder / META_FILE).read_text(encoding="utf-8"))
-            documents = [item_document(item) for item in items]
+            documents = [item_document(item, passages) for item in items]
             if meta.get("fingerprint") != fingerprint(documents, embedder.model_name):
                 return None
             faiss_index = dense_ops.load_faiss(folder / INDEX_FILE) if meta["has_vectors"] else None
@@ -195,6 +199,22 @@ class FigureIndex:
             except OSError:
                 pass  # a read-only cache only costs a rebuild next time
         return index
+
+
+def _items_and_passages(paper: Paper | list[Figure]) -> tuple[list[Figure], list[Passage]]:
+    if isinstance(paper, Paper):
+        return list(paper.items), paper.passages
+    return list(paper), []
+
+
+def encode_unique(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """Embeddings of `texts`, each distinct text encoded once (paragraphs often cite several items)."""
+    if not texts:
+        return np.zeros((0, 1), dtype=np.float32)
+    unique = list(dict.fromkeys(texts))
+    vectors = embedder.encode(unique)
+    row = {text: i for i, text in enumerate(unique)}
+    return vectors[[row[text] for text in texts]]
 
 
 def _vector_texts(documents: list[ItemDocument]) -> tuple[list[str], np.ndarray, np.ndarray]:

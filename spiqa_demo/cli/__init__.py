@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from spiqa_demo.cli import ask, evaluate, extract, score
+from spiqa_demo.cli import ask, bench_retrieval, evaluate, extract, score, search
 from spiqa_demo.errors import PaperError
 
-COMMANDS = [extract, ask, score, evaluate]
+COMMANDS = [extract, ask, search, score, evaluate, bench_retrieval]
 
 
 def build_parser() -> argparse.ArgumentParser:

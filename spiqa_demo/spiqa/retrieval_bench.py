@@ -27,6 +27,18 @@ from spiqa_demo.spiqa.model import SpiqaDataset
 
 KS = (1, 3, 5)
 
+_OFF = {"results_table": 0.0, "kind_word": 0.0, "labels": False}
+# Each row adds one thing to the row above (the last row is the default configuration).
+ABLATIONS: dict[str, FusionConfig] = {
+    "dense: caption cosine (plain MiniLM)": FusionConfig(bm25=0.0, dense_views=False, **_OFF),
+    "dense: + best caption sentence / mention": FusionConfig(bm25=0.0, **_OFF),
+    "BM25 alone (stemmed words + bigrams)": FusionConfig(dense=0.0, **_OFF),
+    "dense + BM25, reciprocal-rank fusion": FusionConfig(method="rrf", **_OFF),
+    "dense + BM25, z-scored weighted sum": FusionConfig(**_OFF),
+    "+ kind prior": FusionConfig(labels=False),
+    "+ label hits (default)": FusionConfig(),
+}
+
 
 @dataclass
 class Tally:
@@ -105,6 +117,28 @@ class RetrievalReport:
         return "\n".join(lines)
 
 
+def run_ablation(
+    dataset: SpiqaDataset, embedder: Embedder | None = None, passages: bool | None = None
+) -> dict[str, RetrievalReport]:
+    """The benchmark under every configuration of `ABLATIONS` (what each signal adds)."""
+    embedder = embedder or get_embedder()
+    return {name: run_retrieval_benchmark(dataset, embedder, config, passages) for name, config in ABLATIONS.items()}
+
+
+def ablation_table(reports: dict[str, RetrievalReport]) -> str:
+    """The ablation as a Markdown table (top-1/3/5 per configuration)."""
+    first = next(iter(reports.values()))
+    lines = [
+        f"{first.split} ({first.documents}, {first.overall.questions} questions)",
+        "| configuration | top-1 | top-3 | top-5 |",
+        "|---|---|---|---|",
+    ]
+    for name, report in reports.items():
+        r = report.overall.row()
+        lines.append(f"| {name} | {r['top1']:.3f} | {r['top3']:.3f} | {r['top5']:.3f} |")
+    return "\n".join(lines)
+
+
 def run_retrieval_benchmark(
     dataset: SpiqaDataset,
     embedder: Embedder | None = None,
@@ -135,8 +169,7 @@ def run_retrieval_benchmark(
         vectors = embedder.encode([q.question for q in questions])
         positions = {id(item): i for i, item in enumerate(paper.items)}
         for question, vector in zip(questions, vectors):
-            fused = index.signals(question.question, vector).fused
-            order = np.argsort(-fused, kind="stable")
+            order = index.signals(question.question, vector).order()
             targets = {positions[id(by_file[f.file])] for r in question.references if (f := spiqa_paper.figure(r))}
             first = int(np.flatnonzero(np.isin(order, list(targets)))[0])
             category = spiqa_paper.figure(question.references[0]) or next(spiqa_paper.figure(r) for r in question.references if spiqa_paper.figure(r))

