@@ -377,6 +377,8 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
     Figure-internal text (axis labels, legends, table cells) is smaller, shorter or not aligned to a
     column, which is what separates it from prose here.
     """
+    if _is_heading_block(block, doc):
+        return True
     if not -0.6 <= block.size - doc.body_size <= 1.0:
         return False  # sub-captions and footnotes are set smaller than the body
     x0, _, x1, _ = block.bbox
@@ -397,6 +399,17 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
             if abs(x0 - left) <= 4 and words <= 12 and _looks_like_heading(line):
                 return True
     return False
+
+
+def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
+    """A section heading (bold, at least body size, at a column's left edge, at most 3 lines):
+    it bounds figure regions like a paragraph does ("B  Training Hyper-parameters for Deep Models")."""
+    if len(block.lines) > 3 or block.size < doc.body_size - 0.5:
+        return False
+    if not all(s.bold for line in block.lines for s in line.spans if s.text.strip()):
+        return False
+    first = block.lines[0]
+    return any(abs(first.x0 - left) <= 4 for left, _ in doc.columns) and len(block.text.split()) >= 2
 
 
 def _looks_like_heading(line: Line) -> bool:
