@@ -396,6 +396,8 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
             words = len(line.text.split())
             if line.width >= 0.7 * width and words >= 6:
                 return True
+            if abs(x0 - left) <= 20 and words >= 6 and line.text.rstrip().endswith((".", ":")):
+                return True  # a one-sentence paragraph ("Table 9 shows the scores ... tasks.")
             if abs(x0 - left) <= 4 and words <= 12 and _looks_like_heading(line):
                 return True
     return False
