@@ -20,14 +20,21 @@ from spiqa_demo.ui.session import Session
 
 log = logging.getLogger(__name__)
 
-History = list[dict[str, Any]]
+History = list[dict[str, Any]]  # Gradio messages
 SHORTLIST_TITLE = "Shortlist"
 
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
 STILL_LOADING = "The paper is still loading; ask again when its figures appear in the gallery."
 
 
-def _text(role: str, text: str, **extra: Any) -> dict[str, Any]:
+def clear(session: Session | None) -> Session:
+    """Forget the chat (the trash button); the paper stays loaded."""
+    session = session or Session()
+    session.history = []
+    return session
+
+
+def _text(role: str, text: Any, **extra: Any) -> dict[str, Any]:
     return {"role": role, "content": text, **extra}
 
 
@@ -100,32 +107,27 @@ def _notes(answer, session: Session, notice: str) -> list[str]:  # type: ignore[
     return notes
 
 
-def ask(
-    question: str,
-    history: History | None,
-    session: Session | None,
-    *choice_and_key: Any,
-) -> Iterator[tuple[History, Session, str]]:
-    """Stream one question's turn into the chat: yields (history, session, question box)."""
+def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[tuple[History, Session, str]]:
+    """Stream one question's turn into the session's chat: yields (history, session, question box)."""
     from spiqa_demo.qa import Answer, ask_stream
 
     session = session or Session()
-    history = list(history or [])
+    history = session.history
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
     question = " ".join((question or "").split())
     if not question:
-        yield history, session, ""
+        yield list(history), session, ""
         return
     history.append(_text("user", question))
-    if session.paper is None:
+    if session.loading or session.paper is None:
         history.append(_text("assistant", STILL_LOADING if session.loading else NO_PAPER))
-        yield history, session, ""
+        yield list(history), session, ""
         return
     thought = _text("assistant", "Ranking the paper's figures and tables…",
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     history.append(thought)
-    yield history, session, ""
+    yield list(history), session, ""
 
     backend, notice = resolve_backend(choice, api_key)
     reply = _text("assistant", "")
@@ -141,7 +143,7 @@ def ask(
                 history.append(reply)
             streamed += event
             reply["content"] = escape(streamed)
-            yield history, session, ""
+            yield list(history), session, ""
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
         if not isinstance(exc, PaperError):
             log.exception("answering failed")
@@ -150,7 +152,7 @@ def ask(
         if reply in history:
             history.remove(reply)
         history.append(_text("assistant", f"⚠️ {escape(message[:1].upper() + message[1:])}"))
-        yield history, session, ""
+        yield list(history), session, ""
         return
     session.last_answer = answer
     thought["content"] = shortlist_markdown(answer)
@@ -162,4 +164,4 @@ def ask(
     if reply in history:
         history.remove(reply)
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
-    yield history, session, ""
+    yield list(history), session, ""

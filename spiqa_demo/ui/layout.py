@@ -37,9 +37,10 @@ def build_demo() -> gr.Blocks:
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
         with gr.Tabs():
             with gr.Tab("Paper", id="paper"):
+                paper = paper_tab.build_loaders()
                 with gr.Row():
                     with gr.Column(scale=5):
-                        paper = paper_tab.build()
+                        paper.update(paper_tab.build_browser())
                     with gr.Column(scale=6):
                         chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
                                              placeholder="Load a paper, then ask about its figures and tables.",
@@ -63,8 +64,9 @@ def build_demo() -> gr.Blocks:
             trigger(fn, [source, session], loaded, api_name=name, **paper_queue).then(
                 spiqa_check.on_paper_loaded, [session], matched, api_name=f"{name}_spiqa_match")
         paper["gallery"].select(paper_tab.show_figure, [session], [paper["page"], paper["detail"]])
+        chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
 
-        asked = [question, chatbot, session, *model_settings.inputs(model)]
+        asked = [question, session, *model_settings.inputs(model)]
         scored = [session, check["judge_model"], check["judge_url"], model["base_url"], model["api_key"]]
         question.submit(chat.ask, asked, [chatbot, session, question], api_name="ask", **model_queue).then(
             spiqa_check.score_last, scored, [check["result"], check["reference"]], api_name="spiqa_score", **model_queue)

@@ -9,6 +9,7 @@ paper loaded and says why.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import Path
@@ -24,7 +25,8 @@ from spiqa_demo.ui.session import Session
 
 log = logging.getLogger(__name__)
 
-CAPTION_CHARS = 160
+CAPTION_CHARS = 90
+_LABEL_PREFIX = re.compile(r"^\s*(fig(ure)?|tab(le)?)\.?\s*[\w.]*\s*[:.|]\s*", re.IGNORECASE)
 MAX_MENTIONS = 8
 DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
 
@@ -33,10 +35,11 @@ def gallery_items(paper: Paper) -> list[tuple[str, str]]:
     """(crop, "Figure 3 · p. 5 — caption…") for every item that has a crop, in page order."""
     items = []
     for figure in shown_items(paper):
-        caption = figure.caption.strip()
+        caption = _LABEL_PREFIX.sub("", figure.caption.strip(), count=1) if figure.label else figure.caption.strip()
         if len(caption) > CAPTION_CHARS:
             caption = caption[: CAPTION_CHARS - 1].rstrip() + "…"
-        items.append((figure.image, f"{figure.title} · p. {figure.page}" + (f" — {caption}" if caption else "")))
+        name = f"{figure.title} · p. {figure.page}" if figure.label else figure.title  # the title has the page then
+        items.append((figure.image, name + (f" — {caption}" if caption else "")))
     return items
 
 
@@ -80,12 +83,11 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure) -> tuple[Any, 
     return page, "\n\n".join(parts[:3]) + "\n" + "\n".join(parts[3:])
 
 
-def _welcome(paper: Paper) -> list[dict[str, Any]]:
+def _greeting(paper: Paper) -> str:
+    title = escape(paper.title or paper.source)
     if not paper.items:
-        text = f"Loaded **{escape(paper.title or paper.source)}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
-    else:
-        text = f"Loaded **{escape(paper.title or paper.source)}** ({paper.summary()}). Ask a question about its figures and tables."
-    return [{"role": "assistant", "content": text}]
+        return f"Loaded **{title}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
+    return f"Loaded **{title}** ({paper.summary()}). Ask a question about its figures and tables."
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[tuple]:
@@ -104,8 +106,9 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         gr.Warning(message[:1].upper() + message[1:])
         yield (session, error_markdown(message), *keep)
         return
-    session.load(paper, pdf)
-    yield (session, status_markdown(paper), gallery_items(paper), None, DETAIL_HINT, _welcome(paper))
+    session.load(paper, pdf, _greeting(paper))
+    yield (session, status_markdown(paper), gallery_items(paper), gr.update(value=None, visible=False), DETAIL_HINT,
+           session.history)
 
 
 def _unchanged(session: Session | None) -> Iterator[tuple]:
@@ -147,29 +150,34 @@ def show_figure(session: Session | None, evt: gr.SelectData) -> tuple[Any, str]:
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
         return None, DETAIL_HINT
-    return figure_detail(session.paper, session.pdf, items[index])
+    page, text = figure_detail(session.paper, session.pdf, items[index])
+    return gr.update(value=page, visible=page is not None), text
 
 
-def build() -> dict[str, Any]:
-    """The loader row, status line, gallery and figure detail (inside the caller's layout)."""
+def build_loaders() -> dict[str, Any]:
+    """The three ways to load a paper, and the status line under them."""
     from spiqa_demo.settings import get_settings
 
     settings = get_settings()
     c: dict[str, Any] = {}
     with gr.Row(equal_height=True):
         c["upload"] = gr.File(label=f"Upload a paper (PDF, up to {settings.max_file_mb} MB)", file_types=[".pdf"],
-                              type="filepath", file_count="single", elem_id="upload", scale=3, height=120)
-        with gr.Column(scale=2, min_width=220):
-            c["arxiv"] = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
-                                    max_lines=1, submit_btn="Fetch")
-            names = list(examples.example_papers())
-            c["example"] = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
-                                       visible=bool(names), interactive=True)
+                              type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
+        c["arxiv"] = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
+                                max_lines=1, submit_btn="Fetch", scale=2)
+        names = list(examples.example_papers())
+        c["example"] = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
+                                   visible=bool(names), interactive=True, scale=3)
     c["status"] = gr.Markdown("", elem_id="paper-status")
-    c["gallery"] = gr.Gallery(label="Figures and tables", columns=4, height=360, object_fit="contain",
-                              allow_preview=False, show_label=True, elem_id="gallery")
-    with gr.Row():
-        c["page"] = gr.AnnotatedImage(label="On the page", height=520, elem_id="page-view", scale=3,
-                                      color_map={"caption": "#f59e0b"})
-        c["detail"] = gr.Markdown(DETAIL_HINT, elem_id="figure-detail", container=True)
+    return c
+
+
+def build_browser() -> dict[str, Any]:
+    """The gallery of figures and tables, and the selected one on its page."""
+    c: dict[str, Any] = {}
+    c["gallery"] = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
+                              allow_preview=False, elem_id="gallery")
+    c["page"] = gr.AnnotatedImage(label="On the page", height=560, elem_id="page-view", visible=False,
+                                  color_map={"caption": "#f59e0b"})
+    c["detail"] = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
     return c

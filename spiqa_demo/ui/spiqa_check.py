@@ -274,7 +274,9 @@ def score_last(session: Session | None, judge_model: str, judge_url: str, base_u
     judge, note = load_judge(judge_model, judge_url, base_url, api_key)
     check = check_answer(session, session.last_answer, question, judge, note)
     image = reference_image(session, check)
-    return check_markdown(check), image
+    if image is None:
+        return check_markdown(check), gr.update(value=None, label="Ground-truth figure (not found in this PDF)")
+    return check_markdown(check), gr.update(value=image[0], label=image[1])
 
 
 def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,

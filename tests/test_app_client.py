@@ -1,0 +1,218 @@
+"""The app driven through its API with `gradio_client`, as a program would use it.
+
+The real app runs in-process on 127.0.0.1 (see `test_app_harness`): load a paper -> ask (retrieval
+only, then a tiny local VLM) -> SPIQA check with a tiny local judge (L3Score with exact values,
+ROUGE-L, BLEU) -> run all questions; bad inputs get messages and leave the app working; sessions
+are separate; no server file outside the app's own uploads and crops can be fetched.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gradio_client import Client, handle_file
+
+from test_app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf  # noqa: F401
+from tiny_models import free_port, tiny_cot_vlm, tiny_llama  # noqa: F401
+
+RETRIEVAL_ONLY = "retrieval-only mode"
+
+
+def ask_args(question: str, backend: str = "none", model: str = "", base_url: str = "", api_key: str = "",
+             task: str = "cot", k: int = 8) -> tuple:
+    """The /ask endpoint's inputs: question, task, backend, model, base URL, k, image size, captions, API key."""
+    return (question, task, backend, model, base_url, k, 0, True, api_key)
+
+
+def texts(history: list[dict[str, Any]]) -> str:
+    """All text of a chat history (content parts as gradio_client returns them)."""
+    return "\n".join(part.get("text", "") for message in history for part in message["content"] if part.get("type") == "text")
+
+
+def files(history: list[dict[str, Any]]) -> list[str]:
+    return [part["file"]["path"] if isinstance(part["file"], dict) else part["file"]
+            for message in history for part in message["content"] if part.get("type") == "file"]
+
+
+@pytest.fixture
+def client(app_url: str) -> Client:  # noqa: F811
+    return Client(app_url, verbose=False)
+
+
+def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path, tiny_llama: Path) -> None:  # noqa: F811
+    status, gallery, _, detail, chat = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    assert "2 pages, 3 figures, 1 table" in status and GRNET_ID in status, status
+    captions = [item["caption"] for item in gallery]
+    assert any(c.startswith("Figure 1 · p. ") for c in captions) and any(c.startswith("Table 1") for c in captions), captions
+    assert "Loaded" in texts(chat) and "Select a figure" in detail
+
+    header, *_ = client.predict(api_name="/load_pdf_spiqa_match")
+    assert "SPIQA test-A" in header and "1611.05742" in header and f"{GRNET_QUESTIONS} benchmark questions" in header
+
+    # No model: the best figure is shown, and the retrieval-only notice is said once per session.
+    chat, box = client.predict(*ask_args("What is the function of the ReOrth layer in the projection block?"), api_name="/ask")
+    assert box == "" and RETRIEVAL_ONLY in texts(chat)
+    assert "Figure 1" in texts(chat) and len(files(chat)) == 1
+    assert "Shortlist" in json.dumps(chat) and "dense" in texts(chat).lower()
+    chat, _ = client.predict(*ask_args("Which method performs best on PaSC2?"), api_name="/ask")
+    assert texts(chat).count(RETRIEVAL_ONLY) == 1 and len(files(chat)) == 2
+    assert "Table 1" in texts(chat).split("PaSC2?")[-1]
+
+    # A tiny local VLM answers a benchmark question; the check scores it with a tiny local judge.
+    question = "Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does its performance compare to other methods?"
+    chat, _ = client.predict(*ask_args(question, backend="local", model=str(tiny_cot_vlm)), api_name="/ask")
+    turn = texts(chat).split("(PaSC2), and how")[-1]
+    assert "Yes" in turn and "chosen by the model (Image 1)" in turn and "Image 1 shows the results" in turn, turn
+    assert len(files(chat)) == 3
+    result, reference = client.predict(str(tiny_llama), "", "", "", api_name="/spiqa_score")
+    assert "SPDNet, with an accuracy of 72.83%" in result  # the ground truth
+    assert "exact" in result and f"judge `{tiny_llama}`" in result, result
+    assert "| **ROUGE-L** | 0." in result and "| **Chosen = reference** |" in result
+    assert reference["label"] == "Ground truth: Table 1 (crop from this PDF)" and Path(reference["value"]).is_file()
+
+    # Run all: one row per benchmark question, the same columns, totals with the judge named.
+    table, summary = client.predict(str(tiny_llama), "", "cot", "local", str(tiny_cot_vlm), "", 8, 0, True, "",
+                                    api_name="/spiqa_run_all")
+    assert len(table["data"]) == GRNET_QUESTIONS and table["headers"][6] == "Chosen = reference"
+    assert all(row[3] == "Yes" for row in table["data"]), table["data"]
+    assert f"{GRNET_QUESTIONS} questions" in summary and "mean L3Score" in summary and "chosen = reference" in summary
+
+
+def test_sessions_are_separate(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+    first, second = Client(app_url, verbose=False), Client(app_url, verbose=False)
+    first.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    chat, _ = second.predict(*ask_args("What does Figure 1 show?"), api_name="/ask")
+    assert "Load a paper first" in texts(chat)
+    chat, _ = first.predict(*ask_args("What does Figure 1 show?"), api_name="/ask")
+    assert "Figure 1" in texts(chat) and files(chat)
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that rejects every key (HTTP 401), as a real server does."""
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                     "code": "invalid_api_key"}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, grnet_pdf: Path) -> None:
+    not_pdf = tmp_path / "notes.pdf"
+    not_pdf.write_text("just some notes, not a PDF")
+    status, *_ = client.predict(handle_file(str(not_pdf)), api_name="/load_pdf")
+    assert "Could not load the paper" in status and "not a PDF" in status
+
+    truncated = tmp_path / "truncated.pdf"
+    truncated.write_bytes(grnet_pdf.read_bytes()[:3000])
+    status, *_ = client.predict(handle_file(str(truncated)), api_name="/load_pdf")
+    assert "damaged and has been repaired" in status, status  # loaded, with a warning
+
+    garbage = tmp_path / "garbage.pdf"
+    garbage.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40)
+    status, *_ = client.predict(handle_file(str(garbage)), api_name="/load_pdf")
+    assert "Could not load the paper" in status and "damaged" in status, status
+
+    text = tmp_path / "paper.txt"
+    text.write_text("hello")
+    with pytest.raises(Exception, match="(?i)invalid file type"):
+        client.predict(handle_file(str(text)), api_name="/load_pdf")
+
+    huge = tmp_path / "huge.pdf"
+    huge.write_bytes(b"%PDF-1.4\n" + b"0" * 9_000_000)  # over the test app's 8 MB limit
+    with pytest.raises(Exception, match="(?i)(too large|exceeds|maximum)"):
+        client.predict(handle_file(str(huge)), api_name="/load_pdf")
+
+    status, *_ = client.predict("1706.03762", api_name="/load_arxiv")
+    assert "not reachable" in status and "upload it instead" in status, status
+    status, *_ = client.predict("not an id", api_name="/load_arxiv")
+    assert "is not an arXiv id" in status
+
+    # Still working: a real paper with no figures loads, and questions about it get an answer.
+    from pdf_factory import no_figures_paper
+
+    empty = no_figures_paper(tmp_path / "no-figures.pdf").path
+    status, gallery, *_ = client.predict(handle_file(str(empty)), api_name="/load_pdf")
+    assert "No figures or tables were found" in status and gallery == []
+    chat, _ = client.predict(*ask_args("What is the main result?"), api_name="/ask")
+    assert "no figures or tables to show" in texts(chat)
+
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    chat, _ = client.predict(*ask_args("   "), api_name="/ask")
+    assert len(chat) == 1 and "Loaded" in texts(chat)  # the greeting only
+
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+    chat, _ = client.predict(*ask_args("Which method is best on AFEW?", backend="openai", model="m", base_url=closed),
+                             api_name="/ask")
+    assert "cannot reach" in texts(chat) and files(chat), texts(chat)  # the figure is still shown
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        chat, _ = client.predict(*ask_args("Which method is best on AFEW?", backend="openai", model="m", base_url=url,
+                                           api_key="sk-wrong-key-123"), api_name="/ask")
+    finally:
+        server.shutdown()
+    assert "API key" in texts(chat) and "sk-wrong-key-123" not in json.dumps(chat), texts(chat)
+    assert files(chat)
+
+
+def test_an_abandoned_stream_leaves_the_app_working(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path) -> None:  # noqa: F811
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    job = client.submit(*ask_args("Which method is best on HDM05?", backend="local", model=str(tiny_cot_vlm)), api_name="/ask")
+    job.cancel()  # what a closed tab does to a running stream
+    chat, _ = client.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
+    assert "Table 1" in texts(chat)
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_only_uploads_and_crops_are_served(app_url: str, grnet_pdf: Path, shared: Path) -> None:  # noqa: F811
+    client = Client(app_url, verbose=False, download_files=False)
+    _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    served = gallery[0]["image"]  # the app's copy of a crop, as the browser fetches it
+    assert _status(served["url"]) == 200
+    from spiqa_demo.settings import get_settings
+
+    crops = next((get_settings().cache_dir / "papers").glob("*/crops/*.png"))
+    assert _status(f"{app_url}gradio_api/file={crops}") == 200
+    for path in ("/etc/passwd", Path(__file__).resolve().parents[1] / "app.py", shared / "papers" / "resnet-1512.03385.pdf",
+                 shared / "spiqa" / "SPIQA_testA.json"):
+        assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
+
+
+def test_error_analysis(client: Client) -> None:
+    official = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
+    summary, distribution, by_category, by_retrieval, split, *_, table = client.predict(
+        official, api_name="/load_server_results")
+    assert "493 questions" in summary and "retrieval accuracy 0.704" in summary, summary
+    assert len(table["data"]) == 493 and table["headers"][:3] == ["#", "paper", "key"]
+    assert by_category and by_retrieval
+    rows, count = client.predict("(all)", "(all)", "table", "wrong", 0, 1, "", api_name="/filter_results")
+    assert count.startswith(f"{len(rows['data'])} of 493") and 0 < len(rows["data"]) < 493
+    assert all(row[3] == "table" and row[6] == "wrong" for row in rows["data"])
+    rows, count = client.predict("(all)", "(all)", "(all)", "(all)", 0, 1, "wikipedia", api_name="/filter_results")
+    assert 0 < len(rows["data"]) < 50
+    verdict, diff = client.predict("test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json", api_name="/compare_server_results")
+    assert "493 shared questions" in verdict and "better on" in verdict, verdict
+    assert {"answer A", "answer B", "better"} <= set(diff["headers"])
