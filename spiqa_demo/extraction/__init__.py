@@ -69,13 +69,12 @@ def extract_paper(
             classify_page(page_layout, layout)
             searches.append(page_search(page_layout, layout, find_captions(page_layout, layout)))
             passages += page_passages(page_layout, layout)
-            if not searches[-1].captions and not page_layout.drawings and not page_layout.images:
-                page_layout.words = []  # no item can come from this page: its words are not needed
+            page_layout.release()
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not any(p.has_text or p.images or p.drawings for p in layouts):
             raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
-        items = _items(_deduplicate(regions))
+        items = _items(_deduplicate(regions), doc)
         attach_mentions(passages, items)
         if image_dir is not None:
             image_dir.mkdir(parents=True, exist_ok=True)
@@ -162,11 +161,16 @@ def _deduplicate(regions: list[tuple[PageLayout, Region]]) -> list[tuple[PageLay
     return out + list(best.values())
 
 
-def _items(regions: list[tuple[PageLayout, Region]]) -> list[Figure]:
+def _items(regions: list[tuple[PageLayout, Region]], doc: pymupdf.Document) -> list[Figure]:
+    """Figures/tables from regions, with the words inside each (read only for pages with items:
+    words are most of the memory a long paper would otherwise hold)."""
     items = []
+    page_words: dict[int, list] = {}
     for page, region in regions:
         caption: Caption | None = region.caption
-        words = words_in(page.words, region.bbox)
+        if page.number not in page_words:
+            page_words[page.number] = [tuple(w[:5]) for w in doc[page.number - 1].get_text("words")]
+        words = words_in(page_words[page.number], region.bbox)
         if caption is not None:
             cx0, cy0, cx1, cy1 = caption.bbox
             words = [w for w in words if not (cy0 - 1 <= (w[1] + w[3]) / 2 <= cy1 + 1 and cx0 - 1 <= w[0] <= cx1 + 1)]

@@ -1,7 +1,7 @@
 """Page layout: text lines, graphics, columns and body text, from one PyMuPDF parse per page.
 
-Everything later stages need from the PDF is read here once per page (`get_text("dict")`, words,
-drawings and image boxes share one text page), so the rest of extraction is pure geometry on
+Everything later stages need from the PDF is read here once per page (`get_text("dict")`,
+drawings and image boxes), so the rest of extraction is pure geometry on
 small dataclasses. The document-level statistics (body font size, column edges) come from a first
 pass over all pages because a single page is too small a sample (a page full of figures has
 almost no body text).
@@ -98,13 +98,12 @@ class Block:
 
 @dataclass
 class PageLayout:
-    """What one page holds: text blocks, words, graphics boxes (vector clusters and images)."""
+    """What one page holds: text blocks and graphics boxes (vector clusters and images)."""
 
     number: int  # 1-based
     width: float
     height: float
     blocks: list[Block]
-    words: list[tuple[float, float, float, float, str]]
     drawings: list[BBox]
     images: list[BBox]
     header_bottom: float = 0.0
@@ -114,6 +113,12 @@ class PageLayout:
     @property
     def lines(self) -> list[Line]:
         return [line for block in self.blocks for line in block.lines]
+
+    def release(self) -> None:
+        """Free the glyph runs once captions are found: a 300-page file need not hold them all."""
+        for block in self.blocks:
+            for line in block.lines:
+                line.spans = []
 
     @property
     def has_text(self) -> bool:
@@ -260,7 +265,6 @@ def read_page(page: pymupdf.Page) -> PageLayout:
             )
         if lines:
             blocks.append(Block(len(blocks), _merge_rows(lines)))
-    words = [tuple(w[:5]) for w in page.get_text("words", textpage=textpage)]
     rect = page.rect
     page_area = rect.width * rect.height
     raw_lines = [tuple(ln["bbox"]) for b in data["blocks"] if b.get("type") == 0 for ln in b["lines"]]
@@ -276,7 +280,7 @@ def read_page(page: pymupdf.Page) -> PageLayout:
         r = pymupdf.Rect(info["bbox"]) & rect
         if not r.is_empty and r.width > 2 and r.height > 2:
             images.append(tuple(r))
-    return PageLayout(page.number + 1, rect.width, rect.height, blocks, words, drawings, images)  # type: ignore[arg-type]
+    return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images)  # type: ignore[arg-type]
 
 
 def _merge_rows(lines: list[Line]) -> list[Line]:
