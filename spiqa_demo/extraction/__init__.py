@@ -20,7 +20,7 @@ from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
-from spiqa_demo.extraction.crops import render_crop
+from spiqa_demo.extraction.crops import CropWriter
 from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
 from spiqa_demo.extraction.layout import PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
@@ -78,12 +78,12 @@ def extract_paper(
         attach_mentions(passages, items)
         if image_dir is not None:
             image_dir.mkdir(parents=True, exist_ok=True)
-            for n, item in enumerate(items, 1):
-                _check_time(started, settings, path)
-                progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
-                target = image_dir / f"{item.id}.png"
-                page = doc[item.page - 1]
-                item.image = str(render_crop(page, item.bbox, target, dpi, settings.max_crop_pixels, item.caption_bbox))
+            with CropWriter(dpi, settings.max_crop_pixels) as crops:
+                for n, item in enumerate(items, 1):
+                    _check_time(started, settings, path)
+                    progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
+                    target = image_dir / f"{item.id}.png"
+                    item.image = str(crops.write(doc[item.page - 1], item.bbox, target, item.caption_bbox))
         first = layouts[0]
         upper = [(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height]
         paper = Paper(
