@@ -1,0 +1,42 @@
+"""The extraction cache stays under its size bound by dropping the least recently used papers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from spiqa_demo.extraction import load_paper
+from spiqa_demo.extraction.cache import paper_cache_dir, papers_root
+from spiqa_demo.settings import Settings
+
+PAPERS = ("ecapa-tdnn-interspeech2020-2005.07143.pdf", "looking-beyond-text-pdffigures-aaai2015ws.pdf")
+
+
+def _entries(settings: Settings) -> list[Path]:
+    return sorted(p for p in papers_root(settings).iterdir() if not p.name.startswith("."))
+
+
+def test_eviction_keeps_the_newest_and_drops_the_least_recently_used(shared: Path, tmp_path: Path) -> None:
+    roomy = Settings(cache_dir=tmp_path / "cache", cache_max_mb=10_000)
+    first, second = (load_paper(shared / "papers" / name, settings=roomy) for name in PAPERS)
+    assert len(_entries(roomy)) == 2
+    # Touch the first paper again so that the second becomes the least recently used.
+    os.utime(paper_cache_dir(second, roomy) / "paper.json", (time.time() - 60, time.time() - 60))
+    load_paper(shared / "papers" / PAPERS[0], settings=roomy)
+
+    tight = Settings(cache_dir=tmp_path / "cache", cache_max_mb=1)
+    copy = tmp_path / "third.pdf"
+    shutil.copy(shared / "papers" / "cbam-eccv2018.pdf", copy)
+    third = load_paper(copy, settings=tight)
+    left = _entries(tight)
+    assert paper_cache_dir(third, tight) in left, "the paper just loaded is never evicted"
+    assert paper_cache_dir(second, tight) not in left, "the least recently used paper goes first"
+    assert all(Path(item.image).is_file() for item in third.items)
+
+
+def test_a_cache_entry_is_never_half_written(shared: Path, tmp_path: Path) -> None:
+    settings = Settings(cache_dir=tmp_path / "cache")
+    paper = load_paper(shared / "papers" / PAPERS[0], settings=settings)
+    assert [p.name for p in papers_root(settings).iterdir()] == [paper_cache_dir(paper, settings).name]
