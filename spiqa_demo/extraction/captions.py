@@ -173,7 +173,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
-        filled = on_centre if centred else row_right >= right_edge - 3 * size
+        filled = on_centre if centred else row_right >= right_edge - 3 * size or _continues(lines[-1], line, first)
         if next_row and (not filled or match_caption_line(line)):
             break
         if next_row:
@@ -183,3 +183,11 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         lines.append(line)
         box = union([box, line.bbox])
     return lines
+
+
+def _continues(previous: Line, line: Line, first: Line) -> bool:
+    """The text runs on: a hyphenated break, or a lowercase start after an unfinished sentence at
+    the paragraph's left edge (a caption in a minipage narrower than its column)."""
+    if previous.text.endswith("-"):
+        return True
+    return line.text[:1].islower() and not previous.text.rstrip().endswith(".") and abs(line.x0 - first.x0) < 3
