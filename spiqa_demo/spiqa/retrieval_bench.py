@@ -17,7 +17,7 @@ from math import comb
 
 import numpy as np
 
-from retrieval.embedder import Embedder, get_embedder
+from retrieval.embedder import Embedder, MemoEmbedder, get_embedder
 from retrieval.fusion import FusionConfig
 from retrieval.index import FigureIndex
 from spiqa_demo.errors import PaperError
@@ -121,7 +121,7 @@ def run_ablation(
     dataset: SpiqaDataset, embedder: Embedder | None = None, passages: bool | None = None
 ) -> dict[str, RetrievalReport]:
     """The benchmark under every configuration of `ABLATIONS` (what each signal adds)."""
-    embedder = embedder or get_embedder()
+    embedder = MemoEmbedder(embedder or get_embedder())  # every configuration embeds the same texts
     return {name: run_retrieval_benchmark(dataset, embedder, config, passages) for name, config in ABLATIONS.items()}
 
 
