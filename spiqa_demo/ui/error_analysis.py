@@ -58,18 +58,31 @@ def _caption(paper_id: str, file: str) -> str:
 def _plots(results: rt.Results) -> tuple[Any, Any, Any]:
     score = results.score_column
     retrieval = rt.by_retrieval(results)
+    top = float(retrieval[f"mean {score}"].max()) if not retrieval.empty else 1.0
     return (
-        gr.update(value=rt.distribution(results), x="bin", y="questions", title=f"{score} distribution"),
-        gr.update(value=rt.by_category(results), x="category", y="value", color="measure",
-                  title=f"By figure category: mean {score} and retrieval accuracy"),
-        gr.update(value=retrieval, x="retrieval", y=f"mean {score}", title=f"Mean {score}: chosen figure right vs wrong",
-                  visible=not retrieval.empty),
+        gr.update(value=rt.distribution(results), x="bin", y="questions", x_title=f"{score} (bins of 0.1)",
+                  label=f"{score} per answer"),
+        gr.update(value=rt.by_category(results), x="bar", y="value", color="measure", x_title="", x_label_angle=-25,
+                  y_lim=[0, 1], label=f"By figure category: mean {score} and retrieval accuracy"),
+        gr.update(value=retrieval, x="retrieval", y=f"mean {score}", y_lim=[0, max(top * 1.2, 0.05)],
+                  label=f"Mean {score} when the chosen figure is right / wrong", visible=not retrieval.empty),
     )
+
+
+# Relative column widths; the texts get the room.
+WIDTHS = {"#": 4, "paper": 9, "key": 5, "category": 7, "question": 30, "answer": 30, "retrieval": 7, "L3Score": 7,
+          "ROUGE-L": 7, "answer A": 24, "answer B": 24, "better": 5}
+
+
+def _widths(columns: list[str]) -> list[str]:
+    sizes = [WIDTHS.get(c, 7) for c in columns]
+    return [f"{100 * size / sum(sizes):.1f}%" for size in sizes]
 
 
 def _table(results: rt.Results, filters: rt.Filters) -> tuple[Any, list[int]]:
     rows = rt.filtered(results, filters)
-    shown = rows[rt.TABLE_COLUMNS].reset_index().rename(columns={"index": "#"})
+    columns = [c for c in rt.TABLE_COLUMNS if c != "L3Score" or results.score_column == "L3Score"]
+    shown = rows[columns].reset_index().rename(columns={"index": "#"})
     return shown, list(rows.index)
 
 
@@ -84,6 +97,7 @@ def load(upload: str | None, name: str | None, state: dict | None) -> tuple:
     state["a"] = results
     table, view = _table(results, rt.Filters())
     state["view"] = view
+    table = gr.update(value=table, column_widths=_widths(list(table.columns)))
     score = results.score_column
     return (
         state,
@@ -145,7 +159,8 @@ def show_row(state: dict | None, evt: gr.SelectData) -> tuple:
     ])
     chosen = _figure(record.paper_id, record.chosen_figure, "Chosen")
     reference = _figure(record.paper_id, record.reference_figures[0] if record.reference_figures else None, "Reference")
-    return detail, chosen[0], chosen[1], reference[0], reference[1]
+    return (detail, gr.update(value=chosen[0], visible=chosen[0] is not None), chosen[1],
+            gr.update(value=reference[0], visible=reference[0] is not None), reference[1])
 
 
 def compare_with(upload: str | None, name: str | None, state: dict | None) -> tuple[dict, str, Any]:
@@ -159,7 +174,7 @@ def compare_with(upload: str | None, name: str | None, state: dict | None) -> tu
         return state, f"> ⚠️ **Could not load the second file.** {escape(str(exc))}", gr.skip()
     state["b"] = other
     table, verdict = rt.compare(state["a"], other)
-    return state, verdict, table
+    return state, verdict, gr.update(value=table, column_widths=_widths(list(table.columns)))
 
 
 def build() -> dict[str, Any]:
@@ -173,9 +188,9 @@ def build() -> dict[str, Any]:
                                        visible=bool(files), elem_id="results-file")
     c["summary"] = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
     with gr.Row():
-        c["plot_distribution"] = gr.BarPlot(None, label="Score distribution", height=240, elem_id="plot-distribution")
-        c["plot_category"] = gr.BarPlot(None, label="By figure category", height=240, elem_id="plot-category")
-        c["plot_retrieval"] = gr.BarPlot(None, label="Retrieval right vs wrong", height=240, elem_id="plot-retrieval")
+        c["plot_distribution"] = gr.BarPlot(None, label="Score distribution", height=270, elem_id="plot-distribution")
+        c["plot_category"] = gr.BarPlot(None, label="By figure category", height=270, elem_id="plot-category")
+        c["plot_retrieval"] = gr.BarPlot(None, label="Retrieval right vs wrong", height=270, elem_id="plot-retrieval")
     with gr.Row():
         c["split"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Split", min_width=120)
         c["model"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Model", min_width=160)
@@ -185,22 +200,21 @@ def build() -> dict[str, Any]:
         c["score_max"] = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
         c["search"] = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
     c["count"] = gr.Markdown("")
-    c["table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="results-table",
-                              column_widths=["5%", "9%", "6%", "8%", "32%", "26%", "7%", "7%"])
+    c["table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="results-table")
     with gr.Row():
         c["detail"] = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
         with gr.Column():
-            c["chosen_image"] = gr.Image(label="Chosen figure", height=220, interactive=False)
+            c["chosen_image"] = gr.Image(label="Chosen figure", height=220, interactive=False, visible=False)
             c["chosen_text"] = gr.Markdown("")
         with gr.Column():
-            c["reference_image"] = gr.Image(label="Reference figure", height=220, interactive=False)
+            c["reference_image"] = gr.Image(label="Reference figure", height=220, interactive=False, visible=False)
             c["reference_text"] = gr.Markdown("")
     with gr.Accordion("Compare with a second result file", open=False):
         with gr.Row(equal_height=True):
             c["upload_b"] = gr.File(label="Second result file", file_types=[".json", ".jsonl"], type="filepath", height=110)
             c["server_file_b"] = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
                                              elem_id="results-file-b")
-        c["verdict"] = gr.Markdown("")
+        c["verdict"] = gr.Markdown("", elem_id="compare-verdict")
         c["compare_table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="compare-table")
     return c
 

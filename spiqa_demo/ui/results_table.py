@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 COLUMNS = ["paper", "key", "split", "model", "category", "question", "ground truth", "answer",
            "chosen", "reference", "retrieval", "L3Score", "ROUGE-L", "BLEU-1"]
-TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]
+TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]  # L3Score only when judged
 ANY = "(all)"
 BINS = 10
 
@@ -151,22 +151,24 @@ def distribution(results: Results) -> pd.DataFrame:
     counts = [0] * BINS
     for value in values:
         counts[min(int(value * BINS), BINS - 1)] += 1
-    labels = [f"{i / BINS:.1f}–{(i + 1) / BINS:.1f}" for i in range(BINS)]
+    labels = [f"{i / BINS:.1f}" for i in range(BINS)]  # the bin's lower edge
     return pd.DataFrame({"bin": labels, "questions": counts, "metric": column})
 
 
 def by_category(results: Results) -> pd.DataFrame:
-    """Mean score and retrieval accuracy per figure category (long format: category, measure, value)."""
+    """Mean score and retrieval accuracy per figure category: one bar each (`bar` = "category · measure")."""
     import pandas as pd
 
     frame = results.frame.assign(category=results.frame["category"].replace("", "unknown"))
     rows = []
     for category, group in frame.groupby("category"):
-        rows.append({"category": category, "measure": f"mean {results.score_column}", "value": group[results.score_column].mean()})
+        measures = {results.score_column: group[results.score_column].mean()}
         cot = group[group["retrieval"] != ""]
         if len(cot):
-            rows.append({"category": category, "measure": "retrieval accuracy", "value": (cot["retrieval"] == "right").mean()})
-    return pd.DataFrame(rows, columns=["category", "measure", "value"]).fillna(0.0)
+            measures["retrieval"] = (cot["retrieval"] == "right").mean()
+        for measure, value in measures.items():
+            rows.append({"bar": f"{category} · {measure}", "category": category, "measure": measure, "value": value})
+    return pd.DataFrame(rows, columns=["bar", "category", "measure", "value"]).fillna(0.0)
 
 
 def by_retrieval(results: Results) -> pd.DataFrame:
@@ -188,7 +190,8 @@ def compare(a: Results, b: Results) -> tuple[pd.DataFrame, str]:
     joined = a.frame[keep].merge(b.frame[keep], on=["paper", "key"], suffixes=(" A", " B"))
     if joined.empty:
         return pd.DataFrame(), f"{a.name} and {b.name} share no questions (compared by arXiv id and question key)."
-    joined = joined.drop(columns=["question B"]).rename(columns={"question A": "question"})
+    joined = joined.rename(columns={"question A": "question"})[
+        ["paper", "key", "question", "answer A", "answer B", f"{column} A", f"{column} B", "retrieval A", "retrieval B"]]
     difference = joined[f"{column} A"].fillna(0) - joined[f"{column} B"].fillna(0)
     joined["better"] = ["A" if d > 0.05 else "B" if d < -0.05 else "=" for d in difference]
     joined = joined.assign(_gap=difference.abs()).sort_values("_gap", ascending=False).drop(columns="_gap")

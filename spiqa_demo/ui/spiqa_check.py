@@ -153,40 +153,40 @@ def check_answer(session: Session, answer: Answer, question: SpiqaQuestion, judg
     return check
 
 
-def _l3_text(l3: L3Result | None) -> str:
-    if l3 is None:
-        return "—"
-    text = f"**{l3.score:.2f}** (top-5 log-probs)"
-    if l3.exact is not None:
-        text += f" · exact {l3.exact:.2f}"
-    return text + f" — judge `{escape(l3.judge)}`"
-
-
 def _figure_name(figure: Figure | None) -> str:
     return escape(figure.title) if figure is not None else "none"
 
 
-def check_markdown(check: Check) -> str:
-    """The comparison as a two-column table."""
+def _verdict(check: Check) -> str:
     if check.chosen_is_reference is None:
-        verdict = "cannot tell"
-    else:
-        verdict = "✅ yes" if check.chosen_is_reference else "❌ no"
+        return "cannot tell"
+    return "✓ yes" if check.chosen_is_reference else "✗ no"
+
+
+def check_markdown(check: Check) -> str:
+    """The texts, then one row of figure verdict and scores, then the judge and notes."""
+    def cell(text: str) -> str:
+        return text.replace("|", "¦").replace("\n", " ")
+
     reference = ", ".join(_figure_name(f) for f in check.reference_items) or ", ".join(escape(r) for r in check.references) or "—"
-    rows = [
-        ("Question", escape(check.question.question)),
-        ("Ground truth", escape(check.question.answer) or "—"),
-        ("Model's answer", escape(check.answer) or "*(none)*"),
-        ("Chosen figure", _figure_name(check.chosen)),
-        ("Reference figure", reference),
-        ("Chosen = reference", verdict),
-        ("L3Score", _l3_text(check.l3)),
-        ("ROUGE-L", f"{check.scores['ROUGE-L']:.3f}" if check.scores else "—"),
-        ("BLEU-1 / BLEU-4", f"{check.scores['BLEU-1']:.3f} / {check.scores['BLEU-4']:.3f}" if check.scores else "—"),
+    l3 = "—" if check.l3 is None else f"**{check.l3.score:.2f}**" + (f" (exact {check.l3.exact:.2f})" if check.l3.exact is not None else "")
+    scores = check.scores
+    lines = [
+        f"**Question.** {escape(check.question.question)}",
+        f"**Ground truth.** {escape(check.question.answer) or '—'}",
+        f"**Model's answer.** {escape(check.answer) or '*(none)*'}",
+        "| Chosen | Reference | Chosen = reference | L3Score | ROUGE-L | BLEU-1 / BLEU-4 |\n|---|---|---|---|---|---|\n"
+        + "| " + " | ".join(cell(v) for v in (
+            _figure_name(check.chosen), reference, _verdict(check), l3,
+            f"{scores['ROUGE-L']:.3f}" if scores else "—",
+            f"{scores['BLEU-1']:.3f} / {scores['BLEU-4']:.3f}" if scores else "—",
+        )) + " |",
     ]
-    table = "| | |\n|---|---|\n" + "\n".join(f"| **{k}** | {v.replace('|', '¦').replace(chr(10), ' ')} |" for k, v in rows)
-    notes = "\n".join(f"> {escape(n)}" for n in check.notes if n)
-    return table + ("\n\n" + notes if notes else "")
+    if check.l3 is not None:
+        how = "top-5 log-probs; exact = full next-token distribution (local judge)" if check.l3.exact is not None else "top-5 log-probs"
+        lines.append(f"<small>L3Score judge: `{escape(check.l3.judge)}` ({how}).</small>")
+    lines += [f"> {escape(n)}" for n in check.notes if n]
+    return "\n\n".join(lines)
 
 
 def reference_image(session: Session, check: Check) -> tuple[str, str] | None:
@@ -209,7 +209,7 @@ def row(number: int, check: Check) -> list[Any]:
         check.question.question,
         check.question.answer,
         check.answer,
-        _figure_name(check.chosen),
+        check.chosen.title if check.chosen is not None else "none",
         ", ".join(f.title for f in check.reference_items) or ", ".join(check.references),
         verdict,
         None if check.l3 is None else round(check.l3.score, 3),
@@ -250,11 +250,11 @@ def on_paper_loaded(session: Session | None) -> tuple:
         session.spiqa = None
     spiqa = session.spiqa
     if spiqa is None:
-        return (session, gr.update(visible=False), "", gr.update(samples=[]), "", None, None, "")
+        return (session, gr.update(visible=False), "", gr.update(samples=[]), "", gr.update(value=None, visible=False), None, "")
     header = (f"**This paper is in SPIQA {escape(spiqa.split)}** (arXiv {spiqa.paper_id}, {len(spiqa.questions)} "
               "benchmark questions). Click a question to ask it; the answer is scored against the ground truth.")
     samples = [[q.question] for q in spiqa.questions]
-    return (session, gr.update(visible=True), header, gr.update(samples=samples), "", None, None, "")
+    return (session, gr.update(visible=True), header, gr.update(samples=samples), "", gr.update(value=None, visible=False), None, "")
 
 
 def pick_question(sample: Any) -> str:
@@ -270,13 +270,13 @@ def score_last(session: Session | None, judge_model: str, judge_url: str, base_u
         return gr.skip(), gr.skip()
     question = find_question(session, session.last_answer.question)
     if question is None:
-        return NOT_A_BENCHMARK_QUESTION, None
+        return NOT_A_BENCHMARK_QUESTION, gr.update(value=None, visible=False)
     judge, note = load_judge(judge_model, judge_url, base_url, api_key)
     check = check_answer(session, session.last_answer, question, judge, note)
     image = reference_image(session, check)
     if image is None:
-        return check_markdown(check), gr.update(value=None, label="Ground-truth figure (not found in this PDF)")
-    return check_markdown(check), gr.update(value=image[0], label=image[1])
+        return check_markdown(check), gr.update(value=None, visible=False)
+    return check_markdown(check), gr.update(value=image[0], label=image[1], visible=True)
 
 
 def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,
@@ -314,10 +314,9 @@ def build() -> dict[str, Any]:
         c["header"] = gr.Markdown("", elem_id="spiqa-header", padding=True)
         c["questions"] = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="SPIQA questions",
                                     elem_id="spiqa-questions", samples_per_page=10)
-        with gr.Row():
-            c["result"] = gr.Markdown("", elem_id="spiqa-result", padding=True)
-            c["reference"] = gr.Image(label="Ground-truth figure", height=280, interactive=False, elem_id="spiqa-reference",
-                                      buttons=[])
+        c["result"] = gr.Markdown("", elem_id="spiqa-result", padding=True)
+        c["reference"] = gr.Image(label="Ground-truth figure", height=260, interactive=False, elem_id="spiqa-reference",
+                                  buttons=[], visible=False)
         with gr.Accordion("L3Score judge", open=False):
             with gr.Row():
                 c["judge_model"] = gr.Textbox(value=settings.judge_model, label="Judge model",

@@ -1,0 +1,114 @@
+"""The app as a visitor meets it: headless Debian Chromium (Playwright) on the in-process app.
+
+Upload a real 10-page paper from the shared papers, wait for the gallery, open a figure on its
+page, configure a tiny local VLM in the settings panel, ask, and check that the answer and the
+chosen figure appear in the chat; then a SPIQA paper's check panel and the error-analysis tab.
+Screenshots go to test-artifacts/ (looked at by people when the UI changes).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from test_app_harness import GRNET_QUESTIONS, _served_app, app_url, grnet_pdf  # noqa: F401
+from tiny_models import tiny_cot_vlm, tiny_llama  # noqa: F401
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAPER = "non-local-nn-cvpr2018-1711.07971.pdf"  # 10 pages, 4 figures, 6 tables
+TIMEOUT_MS = 90_000
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed (.ci/run installs it)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, app_url: str) -> Iterator:  # noqa: F811
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.goto(app_url)
+    tab.wait_for_selector("#upload")
+    yield tab
+    context.close()
+
+
+def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"app-{name}.png"), full_page=True)
+
+
+def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm: Path) -> None:  # noqa: F811
+    page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
+    page.wait_for_selector("#gallery img")
+    page.wait_for_function("document.querySelectorAll('#gallery img').length >= 10")
+    assert "10 pages, 4 figures, 6 tables" in page.inner_text("#paper-status")
+    shot(page, "1-loaded")
+
+    page.locator("#gallery img").nth(1).click()
+    page.wait_for_selector("#page-view img")
+    assert "Mentioned in the text" in page.inner_text("#figure-detail")
+    shot(page, "2-figure-on-page")
+
+    page.click("#settings")
+    page.get_by_label("Local model (transformers)").check()
+    page.fill("#model textarea, #model input", str(tiny_cot_vlm))
+    page.fill("#question textarea", "Which model is best on Kinetics?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#chat img")
+    page.wait_for_function("document.querySelector('#chat').innerText.includes('chosen by the model')")
+    chat = page.inner_text("#chat")
+    assert "Which model is best on Kinetics?" in chat
+    assert "Yes" in chat and "Image 1 shows the results" in chat, chat
+    assert "Shortlist: 8 candidates" in chat
+    assert page.locator("#chat img").count() == 1
+    shot(page, "3-answer")
+
+
+def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> None:  # noqa: F811
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    page.wait_for_selector("#spiqa-check", state="visible")
+    assert "SPIQA test-A" in page.inner_text("#spiqa-header")
+    page.click("text=L3Score judge")
+    page.fill("#judge-model textarea, #judge-model input", str(tiny_llama))
+    page.locator("#spiqa-questions button, #spiqa-questions tr, #spiqa-questions td").filter(has_text="PaSC").first.click()
+    page.wait_for_function("document.querySelector('#spiqa-result').innerText.includes('L3Score judge')")
+    result = page.inner_text("#spiqa-result")
+    assert "SPDNet" in result and "ROUGE-L" in result and str(tiny_llama) in result, result
+    assert page.locator("#spiqa-reference img").count() == 1
+    shot(page, "4-spiqa-check")
+
+
+def test_error_analysis_tab(page) -> None:
+    page.click("button[role=tab]:has-text('Error analysis')")
+    page.click("#results-file")
+    page.click("li:has-text('test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json')")
+    page.wait_for_function("document.querySelector('#results-summary').innerText.includes('493 questions')")
+    page.click("#results-table [data-testid='cell-2-4']")
+    page.wait_for_function("document.querySelector('#results-detail').innerText.includes('Raw response')")
+    detail = page.inner_text("#results-detail")
+    assert "Ground truth" in detail and "retrieval" in detail
+    shot(page, "5-error-analysis")
+
+    page.click("text=Compare with a second result file")
+    page.click("#results-file-b")
+    page.click("li:has-text('test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json')")
+    page.wait_for_function("document.querySelector('#compare-verdict').innerText.includes('shared questions')")
+    page.wait_for_selector("#compare-table [data-testid='cell-0-3']")
+    page.wait_for_timeout(500)  # the progress overlay fades out
+    shot(page, "6-compare")
