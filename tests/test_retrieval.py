@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from retrieval_fixtures import embedder, item, small_paper  # noqa: F401
 
 from retrieval import CorpusIndex, Embedder, FigureIndex, FusionConfig, find_label_refs
 from retrieval.embedder import default_model
@@ -14,7 +15,6 @@ from retrieval.fusion import kind_prior, zscore
 from retrieval.lexical import BM25Index, tokenize
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Paper
-from retrieval_fixtures import embedder, item, small_paper  # noqa: F401
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from retrieval_fixtures import embedder  # noqa: F401
 
 from retrieval import Embedder
-from retrieval_fixtures import embedder  # noqa: F401
 from spiqa_demo.cli import main
 from spiqa_demo.spiqa import load_dataset
 from spiqa_demo.spiqa.retrieval_bench import random_top_k, run_retrieval_benchmark

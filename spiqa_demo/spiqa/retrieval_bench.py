@@ -11,7 +11,6 @@ reference), and speed (index build per paper, search per question, model load ex
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from math import comb
 
@@ -170,11 +169,11 @@ def run_retrieval_benchmark(
         positions = {id(item): i for i, item in enumerate(paper.items)}
         for question, vector in zip(questions, vectors):
             order = index.signals(question.question, vector).order()
-            targets = {positions[id(by_file[f.file])] for r in question.references if (f := spiqa_paper.figure(r))}
+            references = [f for r in question.references if (f := spiqa_paper.figure(r))]
+            targets = {positions[id(by_file[f.file])] for f in references}
             first = int(np.flatnonzero(np.isin(order, list(targets)))[0])
-            category = spiqa_paper.figure(question.references[0]) or next(spiqa_paper.figure(r) for r in question.references if spiqa_paper.figure(r))
             overall.add(first, len(paper.items), len(targets))
-            by_type[category.figure_type].add(first, len(paper.items), len(targets))
+            by_type[references[0].figure_type].add(first, len(paper.items), len(targets))
         search_s += time.perf_counter() - started
     if not overall.questions:
         raise PaperError(f"{dataset.source or dataset.split}: no question has a reference figure among its paper's figures")
