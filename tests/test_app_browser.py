@@ -57,6 +57,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
     page.wait_for_selector("#gallery img")
     page.wait_for_function("document.querySelectorAll('#gallery img').length >= 10")
+    page.wait_for_function("document.querySelector('#chat').innerText.includes('Ask a question')")  # indexed
     assert "10 pages, 4 figures, 6 tables" in page.inner_text("#paper-status")
     shot(page, "1-loaded")
 
@@ -83,6 +84,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
 def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> None:  # noqa: F811
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.wait_for_selector("#spiqa-check", state="visible")
+    page.wait_for_function("document.querySelector('#chat').innerText.includes('Ask a question')")
     assert "SPIQA test-A" in page.inner_text("#spiqa-header")
     page.click("text=L3Score judge")
     page.fill("#judge-model textarea, #judge-model input", str(tiny_llama))

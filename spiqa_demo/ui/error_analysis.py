@@ -69,9 +69,10 @@ def _plots(results: rt.Results) -> tuple[Any, Any, Any]:
     )
 
 
-# Relative column widths; the texts get the room.
-WIDTHS = {"#": 4, "paper": 9, "key": 5, "category": 7, "question": 30, "answer": 30, "retrieval": 7, "L3Score": 7,
-          "ROUGE-L": 7, "answer A": 24, "answer B": 24, "better": 5}
+# Relative column widths: the texts get the room.
+WIDTHS = {"#": 4, "paper": 8, "key": 5, "category": 7, "question": 28, "answer": 28, "retrieval": 7, "L3Score": 6,
+          "ROUGE-L": 7, "answer A": 22, "answer B": 22, "score A": 6, "score B": 6, "retrieval A": 6,
+          "retrieval B": 6, "better": 5}
 
 
 def _widths(columns: list[str]) -> list[str]:
@@ -81,8 +82,7 @@ def _widths(columns: list[str]) -> list[str]:
 
 def _table(results: rt.Results, filters: rt.Filters) -> tuple[Any, list[int]]:
     rows = rt.filtered(results, filters)
-    columns = [c for c in rt.TABLE_COLUMNS if c != "L3Score" or results.score_column == "L3Score"]
-    shown = rows[columns].reset_index().rename(columns={"index": "#"})
+    shown = rows[rt.TABLE_COLUMNS].reset_index().rename(columns={"index": "#"})
     return shown, list(rows.index)
 
 
@@ -97,7 +97,6 @@ def load(upload: str | None, name: str | None, state: dict | None) -> tuple:
     state["a"] = results
     table, view = _table(results, rt.Filters())
     state["view"] = view
-    table = gr.update(value=table, column_widths=_widths(list(table.columns)))
     score = results.score_column
     return (
         state,
@@ -174,7 +173,7 @@ def compare_with(upload: str | None, name: str | None, state: dict | None) -> tu
         return state, f"> ⚠️ **Could not load the second file.** {escape(str(exc))}", gr.skip()
     state["b"] = other
     table, verdict = rt.compare(state["a"], other)
-    return state, verdict, gr.update(value=table, column_widths=_widths(list(table.columns)))
+    return state, verdict, table
 
 
 def build() -> dict[str, Any]:
@@ -200,7 +199,8 @@ def build() -> dict[str, Any]:
         c["score_max"] = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
         c["search"] = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
     c["count"] = gr.Markdown("")
-    c["table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="results-table")
+    c["table"] = gr.Dataframe(headers=["#", *rt.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
+                              elem_id="results-table", column_widths=_widths(["#", *rt.TABLE_COLUMNS]))
     with gr.Row():
         c["detail"] = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
         with gr.Column():
@@ -215,7 +215,8 @@ def build() -> dict[str, Any]:
             c["server_file_b"] = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
                                              elem_id="results-file-b")
         c["verdict"] = gr.Markdown("", elem_id="compare-verdict")
-        c["compare_table"] = gr.Dataframe(interactive=False, wrap=True, max_height=420, elem_id="compare-table")
+        c["compare_table"] = gr.Dataframe(headers=rt.COMPARE_COLUMNS, interactive=False, wrap=True, max_height=420,
+                                          elem_id="compare-table", column_widths=_widths(rt.COMPARE_COLUMNS))
     return c
 
 

@@ -1,7 +1,8 @@
-"""Open a paper for the app: keep a copy, extract it (cached), and index it for questions.
+"""Open a paper for the app: keep a copy, extract it (cached), then index it for questions.
 
-Progress is reported as `(fraction, message)` with counts ("Reading page 3 of 12", "Cropping
-Figure 2 (2 of 9)", "Indexing 9 figures and tables"); bad input raises `PaperError`.
+The two steps are separate so the gallery can be shown while the index is built. Progress is
+reported as `(fraction, message)` with counts ("Reading page 3 of 12", "Cropping Figure 2 (2 of
+9)", "Indexing 9 figures and tables"); bad input raises `PaperError`.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ def index_paper(paper: Paper) -> None:
     retrieval_shortlist(paper, paper.title or paper.items[0].title, 1)
 
 
-def open_paper(source: Path, progress: Progress) -> tuple[Paper, Path]:
-    """`(paper, the app's copy of the PDF)` for an uploaded or downloaded file."""
+def extract(source: Path, progress: Progress) -> tuple[Paper, Path]:
+    """`(paper, the app's copy of the PDF)` for an uploaded or downloaded file (not yet indexed)."""
     from spiqa_demo.extraction import load_paper
 
     check_upload(source)
@@ -53,6 +54,4 @@ def open_paper(source: Path, progress: Progress) -> tuple[Paper, Path]:
     progress(0.0, f"Opening {source.name}")
     paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message))
     progress(EXTRACTION_SHARE, f"Indexing {len(paper.items)} figures and tables")
-    index_paper(paper)
-    progress(1.0, f"Ready: {paper.summary()}")
     return paper, pdf

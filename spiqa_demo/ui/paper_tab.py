@@ -20,7 +20,7 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import examples, storage
-from spiqa_demo.ui.loading import open_paper
+from spiqa_demo.ui.loading import extract, index_paper
 from spiqa_demo.ui.session import Session
 
 log = logging.getLogger(__name__)
@@ -91,13 +91,22 @@ def _greeting(paper: Paper) -> str:
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[tuple]:
-    """Shared body of the three loaders: yields (session, status, gallery, page, detail, chat)."""
+    """Shared body of the three loaders: yields (session, status, gallery, page, detail, chat).
+
+    The gallery is shown as soon as extraction is done; questions wait (`session.loading`) until
+    the retrieval index is built too.
+    """
     session = session or Session()
     keep = (gr.skip(),) * 4
     session.loading = True
     yield (session, "Loading…", *keep)
     try:
-        paper, pdf = open_paper(fetch(), lambda fraction, message: progress(fraction, desc=message))
+        paper, pdf = extract(fetch(), lambda fraction, message: progress(fraction, desc=message))
+        session.load(paper, pdf, _greeting(paper))  # the gallery can be browsed from now on
+        session.loading = True
+        yield (session, status_markdown(paper) + "\n\n*Indexing for questions…*", gallery_items(paper),
+               gr.update(value=None, visible=False), DETAIL_HINT, [])
+        index_paper(paper)
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the app goes on
         if not isinstance(exc, PaperError):
             log.exception("loading a paper failed")
@@ -106,7 +115,8 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         gr.Warning(message[:1].upper() + message[1:])
         yield (session, error_markdown(message), *keep)
         return
-    session.load(paper, pdf, _greeting(paper))
+    progress(1.0, desc=f"Ready: {paper.summary()}")
+    session.loading = False
     yield (session, status_markdown(paper), gallery_items(paper), gr.update(value=None, visible=False), DETAIL_HINT,
            session.history)
 

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 COLUMNS = ["paper", "key", "split", "model", "category", "question", "ground truth", "answer",
            "chosen", "reference", "retrieval", "L3Score", "ROUGE-L", "BLEU-1"]
-TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]  # L3Score only when judged
+TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]
+COMPARE_COLUMNS = ["paper", "key", "question", "answer A", "answer B", "score A", "score B", "retrieval A", "retrieval B", "better"]
 ANY = "(all)"
 BINS = 10
 
@@ -189,29 +190,17 @@ def compare(a: Results, b: Results) -> tuple[pd.DataFrame, str]:
     keep = ["paper", "key", "question", "answer", "retrieval", column]
     joined = a.frame[keep].merge(b.frame[keep], on=["paper", "key"], suffixes=(" A", " B"))
     if joined.empty:
-        return pd.DataFrame(), f"{a.name} and {b.name} share no questions (compared by arXiv id and question key)."
-    joined = joined.rename(columns={"question A": "question"})[
-        ["paper", "key", "question", "answer A", "answer B", f"{column} A", f"{column} B", "retrieval A", "retrieval B"]]
-    difference = joined[f"{column} A"].fillna(0) - joined[f"{column} B"].fillna(0)
+        return pd.DataFrame(columns=COMPARE_COLUMNS), f"{a.name} and {b.name} share no questions (compared by arXiv id and question key)."
+    joined = joined.rename(columns={"question A": "question", f"{column} A": "score A", f"{column} B": "score B"})
+    difference = joined["score A"].fillna(0) - joined["score B"].fillna(0)
     joined["better"] = ["A" if d > 0.05 else "B" if d < -0.05 else "=" for d in difference]
-    joined = joined.assign(_gap=difference.abs()).sort_values("_gap", ascending=False).drop(columns="_gap")
+    joined = joined.assign(_gap=difference.abs()).sort_values("_gap", ascending=False)[COMPARE_COLUMNS]
     counts = joined["better"].value_counts()
-    verdict = (f"{len(joined)} shared questions ({column}, a difference over 0.05 counts): "
+    verdict = (f"{len(joined)} shared questions, scored by {column} (a difference over 0.05 counts): "
                f"**A** ({a.name}) better on {counts.get('A', 0)}, **B** ({b.name}) better on {counts.get('B', 0)}, "
-               f"{counts.get('=', 0)} about equal; mean {column} A {joined[f'{column} A'].mean():.3f}, "
-               f"B {joined[f'{column} B'].mean():.3f}.")
-    right_a = (joined["retrieval A"] == "right").sum()
-    right_b = (joined["retrieval B"] == "right").sum()
+               f"{counts.get('=', 0)} about equal; mean {column} A {joined['score A'].mean():.3f}, "
+               f"B {joined['score B'].mean():.3f}.")
     if (joined["retrieval A"] != "").any() and (joined["retrieval B"] != "").any():
-        verdict += f" Retrieval right: A {right_a}, B {right_b}."
+        verdict += (f" Chosen figure right: A {(joined['retrieval A'] == 'right').sum()}, "
+                    f"B {(joined['retrieval B'] == 'right').sum()}.")
     return joined.reset_index(drop=True), verdict
-
-
-def record_detail(results: Results, row: int) -> dict[str, Any]:
-    """What the detail view shows for one row: texts and the chosen and reference figure files."""
-    record = results.records[row]
-    return {
-        "record": record,
-        "chosen": record.chosen_figure,
-        "references": list(record.reference_figures),
-    }

@@ -2,7 +2,8 @@
 
 Importing sentence-transformers and loading the embedder takes seconds on 2 cores; doing it while
 the visitor picks a file takes it off the "upload -> ready to ask" path. The SPIQA files for the
-check are read too. Failures are logged and retried on first real use.
+check are read too, and a configured local model is loaded (once per process), so the first
+question does not wait for its weights. Failures are logged and reported on first real use.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ def _warm() -> None:
         from spiqa_demo.ui.spiqa_check import benchmark_datasets
 
         benchmark_datasets()
+        from spiqa_demo.models import backend_kind, load_backend
+        from spiqa_demo.settings import get_settings
+
+        if backend_kind(get_settings()) == "local":
+            load_backend()
     except Exception:  # the first real use reports the problem to the visitor
         log.exception("background warm-up failed")
 

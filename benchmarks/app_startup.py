@@ -1,0 +1,112 @@
+"""App start-up and paper-loading speed, against the issue's bars (printed as ratios: < 1 is within).
+
+1. Seconds from `python app.py` until the page is served (bar: 10 s on 2 cores).
+2. Seconds from upload to ready-to-ask for 10-page papers (bar: 3 s): uploaded through the API
+   (`gradio_client`), extracted (not cached: a fresh cache folder), cropped and indexed. Measured
+   on the running app after one other paper was loaded (steady state); the first upload after
+   start, when the embedder may still be loading in the background, is printed too.
+
+Usage: `python benchmarks/app_startup.py` (reads the shared papers from SPIQA_SHARED, default ../shared).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SPIQA_SHARED", ROOT / ".." / "shared")).resolve()
+STARTUP_BAR_S = 10.0
+READY_BAR_S = 3.0
+TEN_PAGE_PAPERS = ["non-local-nn-cvpr2018-1711.07971.pdf", "coordinate-attention-cvpr2021.pdf",
+                   "a2-nets-neurips2018.pdf", "metapath2vec-kdd2017.pdf"]
+FIRST_PAPER = "ecapa-tdnn-interspeech2020-2005.07143.pdf"  # 5 pages, loaded first (not timed against the bar)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_served(url: str, process: subprocess.Popen, limit_s: float = 120.0) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < limit_s:
+        if process.poll() is not None:
+            raise SystemExit(f"app.py exited with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=1) as reply:
+                if reply.status == 200 and b"<html" in reply.read(2048).lower():
+                    return time.monotonic() - started
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit(f"app.py did not serve {url} within {limit_s:.0f} s")
+
+
+def load_seconds(client, pdf: Path) -> tuple[float, float, str]:  # type: ignore[no-untyped-def]
+    """(seconds until the gallery is shown, seconds until ready to ask, the paper's summary line)."""
+    from gradio_client import handle_file
+
+    started = time.monotonic()
+    gallery_s = None
+    job = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
+    for output in job:
+        if gallery_s is None and isinstance(output[1], list) and output[1]:
+            gallery_s = time.monotonic() - started
+    ready_s = time.monotonic() - started
+    status = job.outputs()[-1][0]
+    if "Could not load" in status:
+        raise SystemExit(f"{pdf.name}: {status}")
+    return gallery_s or ready_s, ready_s, status.split("\n\n")[1].split(" · ")[0]
+
+
+def main() -> None:
+    from gradio_client import Client
+
+    missing = [name for name in [FIRST_PAPER, *TEN_PAGE_PAPERS] if not (SHARED / "papers" / name).is_file()]
+    if missing:
+        raise SystemExit(f"shared papers not found under {SHARED / 'papers'}: {missing}; set SPIQA_SHARED")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    with tempfile.TemporaryDirectory(prefix="spiqa-bench-") as cache:
+        env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "SPIQA_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
+               "SPIQA_BACKEND": "none", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
+        started = time.monotonic()
+        process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            serve_s = wait_served(url, process)
+            print(f"startup: page served {serve_s:.2f} s after `python app.py` (bar {STARTUP_BAR_S:.0f} s): "
+                  f"ratio {serve_s / STARTUP_BAR_S:.2f}")
+            client = Client(url, verbose=False)
+            _, first_s, summary = load_seconds(client, SHARED / "papers" / FIRST_PAPER)
+            print(f"first upload after start ({FIRST_PAPER}: {summary}): ready in {first_s:.2f} s "
+                  f"({time.monotonic() - started:.1f} s after launch; includes any background model loading)")
+            times = []
+            for name in TEN_PAGE_PAPERS:
+                gallery_s, seconds, summary = load_seconds(client, SHARED / "papers" / name)
+                times.append(seconds)
+                print(f"  {name} ({summary}): gallery shown {gallery_s:.2f} s, ready to ask {seconds:.2f} s")
+            median, worst = statistics.median(times), max(times)
+            load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+            print(f"machine: {os.cpu_count()} cores, load average {load} (other work on the machine slows every number)")
+            print(f"upload -> ready to ask, 10-page papers (uncached): median {median:.2f} s, max {worst:.2f} s "
+                  f"(bar {READY_BAR_S:.0f} s): ratio {median / READY_BAR_S:.2f} (max {worst / READY_BAR_S:.2f})")
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+if __name__ == "__main__":
+    main()
