@@ -67,7 +67,10 @@ def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm:
 
     # A tiny local VLM answers a benchmark question; the check scores it with a tiny local judge.
     question = "Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does its performance compare to other methods?"
-    chat, _ = client.predict(*ask_args(question, backend="local", model=str(tiny_cot_vlm)), api_name="/ask")
+    job = client.submit(*ask_args(question, backend="local", model=str(tiny_cot_vlm)), api_name="/ask")
+    chat, _ = job.result()
+    streamed = [texts(history) for history, _ in job.outputs()[:-1]]
+    assert any("{&#x27;Image&#x27;: 1" in text and "chosen by the model" not in text for text in streamed), streamed[-1:]
     turn = texts(chat).split("(PaSC2), and how")[-1]
     assert "Yes" in turn and "chosen by the model (Image 1)" in turn and "Image 1 shows the results" in turn, turn
     assert len(files(chat)) == 3
@@ -204,7 +207,7 @@ def test_only_uploads_and_crops_are_served(app_url: str, grnet_pdf: Path, shared
         assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
 
 
-def test_error_analysis(client: Client) -> None:
+def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:
     official = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
     summary, distribution, by_category, by_retrieval, split, *_, table = client.predict(
         official, api_name="/load_server_results")
@@ -219,3 +222,14 @@ def test_error_analysis(client: Client) -> None:
     verdict, diff = client.predict("test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json", api_name="/compare_server_results")
     assert "493 shared questions, scored by ROUGE-L" in verdict and "better on" in verdict, verdict
     assert diff["headers"][3:7] == ["answer A", "answer B", "score A", "score B"] and len(diff["data"]) == 493
+
+    # Our own results.jsonl (here: 30 official answers) uploaded, scored with the SPIQA metrics.
+    from spiqa_demo.evaluation import read_results
+
+    records = read_results(shared / "spiqa" / "test-C-responses" / official).records[:30]
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(r.to_json() for r in records) + "\n{truncated", encoding="utf-8")
+    summary, *_, table = client.predict(handle_file(str(results)), None, api_name="/load_results")
+    assert "30 questions" in summary and "not valid JSON" in summary and len(table["data"]) == 30, summary
+    metrics = client.predict(api_name="/results_metrics")
+    assert "METEOR" in metrics and "CIDEr" in metrics and "test-C" in metrics, metrics

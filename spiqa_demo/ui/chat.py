@@ -24,7 +24,7 @@ History = list[dict[str, Any]]  # Gradio messages
 SHORTLIST_TITLE = "Shortlist"
 
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
-STILL_LOADING = "The paper is still loading; ask again when its figures appear in the gallery."
+STILL_LOADING = "The paper is still being read and indexed; ask again when the chat says it is ready."
 
 
 def clear(session: Session | None) -> Session:

@@ -162,6 +162,22 @@ def show_row(state: dict | None, evt: gr.SelectData) -> tuple:
             gr.update(value=reference[0], visible=reference[0] is not None), reference[1])
 
 
+def spiqa_metrics(state: dict | None) -> str:
+    """The file's scores as the SPIQA paper reports them (x100), per split and figure category."""
+    from spiqa_demo.evaluation import score_records
+    from spiqa_demo.evaluation.report import format_summary
+
+    results: rt.Results | None = (state or {}).get("a")
+    if results is None:
+        return "Load a result file first."
+    try:
+        summary = score_records(results.records, bertscore=False)
+    except PaperError as exc:
+        return f"> ⚠️ {escape(str(exc))}"
+    return ("BLEU, METEOR, ROUGE-L and CIDEr over the whole file as SPIQA computes them (BERTScore is left out "
+            "here: it needs its model). Values ×100.\n\n```text\n" + format_summary(summary) + "\n```")
+
+
 def compare_with(upload: str | None, name: str | None, state: dict | None) -> tuple[dict, str, Any]:
     """(state, verdict, question-by-question table) against a second file."""
     state = dict(state or {})
@@ -186,6 +202,9 @@ def build() -> dict[str, Any]:
         c["server_file"] = gr.Dropdown(files, value=None, label="…or a file on the server (official SPIQA test-C responses)",
                                        visible=bool(files), elem_id="results-file")
     c["summary"] = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
+    with gr.Accordion("SPIQA metrics for this file (BLEU, METEOR, ROUGE-L, CIDEr, L3Score)", open=False):
+        c["metrics_button"] = gr.Button("Compute (about 20 s the first time: METEOR starts a Java process)", size="sm")
+        c["metrics"] = gr.Markdown("", elem_id="results-metrics")
     with gr.Row():
         c["plot_distribution"] = gr.BarPlot(None, label="Score distribution", height=270, elem_id="plot-distribution")
         c["plot_category"] = gr.BarPlot(None, label="By figure category", height=270, elem_id="plot-category")
@@ -232,6 +251,8 @@ def wire(c: dict[str, Any]) -> None:
     gr.on([c["split"].input, c["model"].input, c["category"].input, c["retrieval"].input,
            c["score_min"].release, c["score_max"].release, c["search"].submit],
           apply_filters, filters, [c["state"], c["table"], c["count"]], api_name="filter_results")
+    c["metrics_button"].click(spiqa_metrics, [c["state"]], [c["metrics"]], api_name="results_metrics",
+                              concurrency_id="results")
     c["table"].select(show_row, [c["state"]], [c["detail"], c["chosen_image"], c["chosen_text"],
                                                c["reference_image"], c["reference_text"]])
     compare_outputs = [c["state"], c["verdict"], c["compare_table"]]

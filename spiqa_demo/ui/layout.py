@@ -61,7 +61,7 @@ def build_demo() -> gr.Blocks:
             (paper["arxiv"].submit, paper_tab.load_arxiv, paper["arxiv"], "load_arxiv"),
             (paper["example"].input, paper_tab.load_example, paper["example"], "load_example"),
         ):
-            trigger(fn, [source, session], loaded, api_name=name, **paper_queue).then(
+            trigger(fn, [source, session], loaded, api_name=name, show_progress_on=paper["gallery"], **paper_queue).then(
                 spiqa_check.on_paper_loaded, [session], matched, api_name=f"{name}_spiqa_match")
         paper["gallery"].select(paper_tab.show_figure, [session], [paper["page"], paper["detail"]])
         chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")

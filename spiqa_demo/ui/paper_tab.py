@@ -102,8 +102,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     yield (session, "Loading…", *keep)
     try:
         paper, pdf = extract(fetch(), lambda fraction, message: progress(fraction, desc=message))
-        session.load(paper, pdf, _greeting(paper))  # the gallery can be browsed from now on
-        session.loading = True
+        session.load(paper, pdf)  # the gallery can be browsed from now on; questions wait for the index
         yield (session, status_markdown(paper) + "\n\n*Indexing for questions…*", gallery_items(paper),
                gr.update(value=None, visible=False), DETAIL_HINT, [])
         index_paper(paper)
@@ -116,6 +115,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         yield (session, error_markdown(message), *keep)
         return
     progress(1.0, desc=f"Ready: {paper.summary()}")
+    session.history.insert(0, {"role": "assistant", "content": _greeting(paper)})
     session.loading = False
     yield (session, status_markdown(paper), gallery_items(paper), gr.update(value=None, visible=False), DETAIL_HINT,
            session.history)

@@ -35,12 +35,13 @@ class Session:
     loading: bool = False  # a paper is being loaded: questions wait
     told_retrieval_only: bool = False  # the "no model" notice is said once per session
 
-    def load(self, paper: Paper, pdf: Path, greeting: str) -> Session:
-        """Switch to a newly loaded paper, in place (a handler still running holds this same object).
+    def load(self, paper: Paper, pdf: Path) -> Session:
+        """Switch to a newly extracted paper, in place (a handler still running holds this same object).
 
-        The chat starts again with `greeting`; the once-per-session notice flag is kept.
+        The chat starts again; questions wait (`loading`) until the caller has indexed the paper.
+        The once-per-session notice flag is kept.
         """
-        self.paper, self.pdf, self.loading = paper, pdf, False
+        self.paper, self.pdf, self.loading = paper, pdf, True
         self.spiqa, self.spiqa_figures, self.last_answer = None, {}, None
-        self.history = [{"role": "assistant", "content": greeting}]
+        self.history = []
         return self
