@@ -232,4 +232,8 @@ def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:
     summary, *_, table = client.predict(handle_file(str(results)), None, api_name="/load_results")
     assert "30 questions" in summary and "not valid JSON" in summary and len(table["data"]) == 30, summary
     metrics = client.predict(api_name="/results_metrics")
+    not_results = tmp_path / "settings.json"
+    not_results.write_text('{"theme": "dark"}')
+    summary, *_, table = client.predict(handle_file(str(not_results)), None, api_name="/load_results")
+    assert "Could not load the results" in summary
     assert "METEOR" in metrics and "CIDEr" in metrics and "test-C" in metrics, metrics

@@ -93,7 +93,7 @@ def load(upload: str | None, name: str | None, state: dict | None) -> tuple:
         results = _open(upload, name)
     except PaperError as exc:
         gr.Warning(str(exc))
-        return (state, f"> ⚠️ **Could not load the results.** {escape(str(exc))}", *(gr.skip(),) * 10)
+        return (state, f"> ⚠️ **Could not load the results.** {escape(str(exc))}", *(gr.skip(),) * 9)
     state["a"] = results
     table, view = _table(results, rt.Filters())
     state["view"] = view

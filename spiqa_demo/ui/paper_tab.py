@@ -64,23 +64,20 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure) -> tuple[Any, 
     from spiqa_demo.ui.page_view import figure_on_page
 
     page = None
-    parts = [f"#### {escape(figure.title)} · page {figure.page}"]
     try:
         page = figure_on_page(pdf, figure) if pdf is not None and pdf.is_file() else None
     except Exception:  # a page that cannot be rendered still leaves the caption and mentions
         log.exception("rendering page %s failed", figure.page)
-    if page is None:
-        parts[0] += " *(the page image is not available)*"
-    if figure.caption:
-        parts.append(escape(figure.caption))
+    title = f"#### {escape(figure.title)} · page {figure.page}" + ("" if page else " *(the page image is not available)*")
+    blocks = [title, escape(figure.caption)] if figure.caption else [title]
     if figure.mentions:
-        parts.append(f"**Mentioned in the text** ({len(figure.mentions)}):")
-        for mention in figure.mentions[:MAX_MENTIONS]:
-            where = paper.passages[mention.passage].page if 0 <= mention.passage < len(paper.passages) else "?"
-            parts.append(f"- p. {where}: “{escape(mention.sentence.strip())}”")
+        where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
+        bullets = [f"- p. {page_number}: “{escape(m.sentence.strip())}”"
+                   for m, page_number in zip(figure.mentions[:MAX_MENTIONS], where)]
+        blocks.append(f"**Mentioned in the text** ({len(figure.mentions)}):\n" + "\n".join(bullets))
     else:
-        parts.append("*No sentence of the text mentions it.*")
-    return page, "\n\n".join(parts[:3]) + "\n" + "\n".join(parts[3:])
+        blocks.append("*No sentence of the text mentions it.*")
+    return page, "\n\n".join(blocks)
 
 
 def _greeting(paper: Paper) -> str:
