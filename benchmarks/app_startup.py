@@ -86,7 +86,7 @@ def main() -> None:
             serve_s = wait_served(url, process)
             print(f"startup: page served {serve_s:.2f} s after `python app.py` (bar {STARTUP_BAR_S:.0f} s): "
                   f"ratio {serve_s / STARTUP_BAR_S:.2f}")
-            client = Client(url, verbose=False)
+            client = Client(url, verbose=False, download_files=False)  # a browser fetches crops on its own machine
             _, first_s, summary = load_seconds(client, SHARED / "papers" / FIRST_PAPER)
             print(f"first upload after start ({FIRST_PAPER}: {summary}): ready in {first_s:.2f} s "
                   f"({time.monotonic() - started:.1f} s after launch; includes any background model loading)")
