@@ -237,3 +237,39 @@ def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:
     summary, *_, table = client.predict(handle_file(str(not_results)), None, api_name="/load_results")
     assert "Could not load the results" in summary
     assert "METEOR" in metrics and "CIDEr" in metrics and "test-C" in metrics, metrics
+
+
+def test_arxiv_download_and_examples(client: Client, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from spiqa_demo.settings import get_settings
+
+    class Mirror(BaseHTTPRequestHandler):
+        """A stand-in for arxiv.org/pdf/ID on loopback (tests have no network)."""
+
+        def do_GET(self) -> None:  # noqa: N802
+            found = self.path == f"/pdf/{GRNET_ID}"
+            body = grnet_pdf.read_bytes() if found else b"not found"
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("SPIQA_ARXIV_PDF_URL", f"http://127.0.0.1:{server.server_address[1]}/pdf/{{id}}")
+    get_settings.cache_clear()
+    try:
+        status, gallery, *_ = client.predict(f"https://arxiv.org/abs/{GRNET_ID}", api_name="/load_arxiv")
+        assert "Grassmann" in status and len(gallery) == 4, status
+        status, *_ = client.predict("1611.99999", api_name="/load_arxiv")
+        assert "has no paper 1611.99999" in status
+    finally:
+        server.shutdown()
+
+    from spiqa_demo.ui.examples import example_papers
+
+    name = next(n for n in example_papers() if "ecapa-tdnn" in n)  # the dropdown's names: shared papers
+    status, gallery, *_ = client.predict(name, api_name="/load_example")
+    assert "5 pages" in status and gallery
