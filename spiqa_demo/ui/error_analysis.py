@@ -64,7 +64,8 @@ def _plots(results: rt.Results) -> tuple[Any, Any, Any]:
                   label=f"{score} per answer"),
         gr.update(value=rt.by_category(results), x="bar", y="value", color="measure", x_title="", x_label_angle=-25,
                   y_lim=[0, 1], label=f"By figure category: mean {score} and retrieval accuracy"),
-        gr.update(value=retrieval, x="retrieval", y=f"mean {score}", y_lim=[0, max(top * 1.2, 0.05)],
+        gr.update(value=retrieval, x="retrieval", y=f"mean {score}", y_lim=[0, max(top * 1.2, 0.05)], color="retrieval",
+                  color_map={"right": "#16a34a", "wrong": "#dc2626"},
                   label=f"Mean {score} when the chosen figure is right / wrong", visible=not retrieval.empty),
     )
 
