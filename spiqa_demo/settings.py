@@ -67,6 +67,8 @@ class Settings:
     bertscore_layers: int = field(default_factory=lambda: _env_int("SPIQA_BERTSCORE_LAYERS", 0))
     # Questions (or judge calls) in flight at once against an API backend.
     eval_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_EVAL_CONCURRENCY", 4))
+    # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
+    eval_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EVAL_BATCH_SIZE", 4))
     # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
     # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
     judge_model: str = field(default_factory=lambda: _env("SPIQA_JUDGE_MODEL", ""))

@@ -29,6 +29,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--candidates", choices=("spiqa", "retrieval"), default="spiqa",
                    help="CoT candidates: SPIQA's protocol (ground truth + others, <= 8) or the app's retrieval")
     p.add_argument("--limit", type=int, help="only the first N questions (a quick check)")
+    p.add_argument("--batch-size", type=int,
+                   help="local models: questions answered in one batched generate call (default SPIQA_EVAL_BATCH_SIZE)")
     p.add_argument("--no-bertscore", action="store_true", help="skip BERTScore in the summary")
     add_judge_arguments(p)
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object on the last line")
@@ -77,10 +79,13 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation.inputs import ImageFolder
     from spiqa_demo.evaluation.report import format_summary
     from spiqa_demo.models import load_backend
+    from spiqa_demo.settings import get_settings
     from spiqa_demo.spiqa import fetch_split_images, load_dataset
 
     if args.limit is not None and args.limit < 1:
         raise PaperError("--limit must be at least 1")
+    if args.batch_size is not None and args.batch_size < 1:
+        raise PaperError("--batch-size must be at least 1")
     dataset = load_dataset(args.dataset)
     print_warnings(dataset.warnings, Path(dataset.source).name)
     backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
@@ -93,9 +98,11 @@ def run(args: argparse.Namespace) -> int:
         images = ImageFolder(Path(args.images))
     judge = judge_from_args(args)
     concurrency = concurrency_for(args.concurrency, backend)
+    batch_size = args.batch_size or get_settings().eval_batch_size
     try:
         report = run_evaluation(dataset, backend, args.out, task=args.task, images=images, judge=judge,
-                                concurrency=concurrency, candidates=args.candidates, limit=args.limit)
+                                concurrency=concurrency, batch_size=batch_size, candidates=args.candidates,
+                                limit=args.limit)
     except KeyboardInterrupt:
         print(f"interrupted: finished questions are in {args.out}; run the same command again to resume",
               file=sys.stderr)

@@ -1,6 +1,7 @@
 """Batch evaluation: answer every question of a SPIQA split with a QA flow, one results.jsonl line each.
 
-Questions run with bounded concurrency (API backends; a local model serves one at a time), each
+Questions run with bounded concurrency (API backends) or in batches (local models: the replies of
+`batch_size` questions come from one left-padded `generate` call, identical to one by one), each
 line is written and flushed as soon as its question is done, and a re-run of the same command
 skips every question already in the file (and only adds missing L3Score verdicts). A question
 whose model call failed outright (server down, missing images) is not written, so a re-run retries
@@ -26,6 +27,7 @@ from spiqa_demo.evaluation.scoring import judge_records
 from spiqa_demo.metrics.l3score import L3Judge
 from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
 from spiqa_demo.models.base import ModelBackend
+from spiqa_demo.models.batching import BatchingBackend, can_batch
 from spiqa_demo.qa import Answer, Task, ask
 from spiqa_demo.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
 
@@ -63,6 +65,7 @@ def run_evaluation(
     images: ImageFolder | None = None,
     judge: L3Judge | None = None,
     concurrency: int = 1,
+    batch_size: int = 1,
     candidates: CandidateMode = "spiqa",
     limit: int | None = None,
     progress: bool = True,
@@ -70,6 +73,8 @@ def run_evaluation(
     """Answer the questions of `dataset` not yet in `out`, appending one line per question.
 
     `images` is required unless the model reads no images (then only the "full" task runs, on captions).
+    `batch_size` > 1 batches a local model's generation (`batch_size` questions in flight);
+    `concurrency` is the number of questions in flight otherwise (API backends).
     """
     if not backend.supports_images and task != "full":
         raise PaperError(f"model {backend.name!r} reads no images, and the {task!r} task shows figure images: "
@@ -90,14 +95,18 @@ def run_evaluation(
             raise PaperError(f"no figure image of this split was found under {images.root} (e.g. {example}); "
                              f"{HUB_IMAGES_HINT}")
 
+        model, workers = backend, concurrency
+        if batch_size > 1 and can_batch(backend):
+            model, workers = BatchingBackend(backend, batch_size), max(concurrency, batch_size)
+
         def work(paper: SpiqaPaper, question: SpiqaQuestion) -> tuple[ResultRecord, str]:
-            return _answer_one(dataset.split, paper, question, inputs[paper.source_id], backend, task, judge,
+            return _answer_one(dataset.split, paper, question, inputs[paper.source_id], model, task, judge,
                                candidates, needs_images=images is not None and backend.supports_images)
 
         bar = tqdm(total=len(questions), initial=report.already_done, desc=f"evaluate {task}", unit="q",
                    disable=not progress)
         try:
-            _run_pool(todo, work, concurrency, writer, report, bar)
+            _run_pool(todo, work, workers, writer, report, bar)
         finally:
             bar.close()
         if judge is not None:

@@ -3,14 +3,15 @@
 A checkpoint is loaded once per process and shared (`load_local_model` caches by name, device and
 dtype); every forward pass holds that model's lock, so concurrent users of the app queue instead of
 interleaving generations. Device and dtype are chosen automatically (CUDA with bf16, Apple MPS with
-fp16, else CPU with fp32). Decoding is greedy, as in SPIQA's evaluations. On ZeroGPU Spaces the
-model calls run inside `spaces.GPU`.
+fp16, else CPU with fp32). Decoding is greedy, as in SPIQA's evaluations. `generate_batch` answers
+several independent chats (each with its own images) in one left-padded `generate` call, with the
+same replies as one by one. On ZeroGPU Spaces the model calls run inside `spaces.GPU`.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,9 @@ class LoadedModel:
     device: str
     dtype: Any
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Tokenizing: a padded batch reconfigures the shared fast tokenizer, which fails ("Already
+    # borrowed") while another thread encodes with it.
+    encode_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def tokenizer(self) -> Any:
@@ -126,6 +130,9 @@ def _load(name: str, device: str, dtype: Any) -> LoadedModel:
     except (OSError, ValueError, ImportError) as exc:
         raise PaperError(f"cannot load model {name!r}: {_first_line(exc)}") from exc
     model = model.to(device).eval()
+    tokenizer = getattr(processor, "tokenizer", processor)
+    if tokenizer.pad_token is None and tokenizer.eos_token is not None:  # batches are padded (masked out)
+        tokenizer.pad_token = tokenizer.eos_token
     return LoadedModel(name=name, model=model, processor=processor, is_vlm=is_vlm, device=device, dtype=dtype)
 
 
@@ -179,10 +186,32 @@ class LocalBackend:
         if stream:
             return self._stream(inputs, max_new_tokens, usage)
         with self.loaded.lock:
-            text, new_tokens = self._generate_on_device(inputs, max_new_tokens)
+            [(text, new_tokens)] = self._generate_on_device(inputs, max_new_tokens)
         if usage is not None:
             usage.completion_tokens = new_tokens
         return text
+
+    def generate_batch(
+        self,
+        requests: Sequence[list[Message]],
+        max_new_tokens: int = 512,
+        usages: Sequence[Usage | None] | None = None,
+    ) -> list[str]:
+        """Greedy replies to independent chats in one left-padded `generate` call; fills `usages[i]`.
+
+        Each reply is the one `generate` gives that chat alone (padding is masked out); the call
+        lasts as long as the longest reply. A bad chat (unreadable image, ...) fails the whole call.
+        """
+        if not requests:
+            return []
+        inputs = self._encode_batch(list(requests))
+        with self.loaded.lock:
+            replies = self._generate_on_device(inputs, max_new_tokens)
+        prompt_tokens = _prompt_lengths(inputs)
+        for usage, (_, new_tokens), prompt in zip(usages or [None] * len(replies), replies, prompt_tokens):
+            if usage is not None:
+                usage.prompt_tokens, usage.completion_tokens = prompt, new_tokens
+        return [text for text, _ in replies]
 
     def next_token_logprobs(
         self, messages: list[Message], candidates: list[str] | None = None, top_k: int = 5
@@ -219,37 +248,68 @@ class LocalBackend:
         self._counted.last = None
         if last is not None and _same(last[0], messages):
             return last[1]
-        if count_images(messages) and not self.supports_images:
-            raise PaperError(f"model {self.name!r} is text-only and cannot read figure images")
+        return self._encode_batch([messages])
+
+    def _encode_batch(self, requests: list[list[Message]]) -> Any:
+        """Chats as one batch of model inputs on the CPU, left-padded (a single chat is not padded)."""
+        for messages in requests:
+            if count_images(messages) and not self.supports_images:
+                raise PaperError(f"model {self.name!r} is text-only and cannot read figure images")
+        conversations = [self._conversation(self._accepted_chat(messages)) for messages in requests]
         try:
-            return self._apply_template(messages)
+            with self.loaded.encode_lock:
+                return self._apply_template(conversations)
+        except Exception as exc:  # noqa: BLE001 - processors raise many types
+            raise self._template_error(exc) from exc
+
+    def _accepted_chat(self, messages: list[Message]) -> list[Message]:
+        """`messages`, or with the system text folded into the first user turn when the template rejects system turns."""
+        try:
+            self._render(messages)
+            return messages
         except Exception as exc:  # noqa: BLE001 - template errors come from jinja with many types
             if not any(m.role == "system" for m in messages):
                 raise self._template_error(exc) from exc
-        try:  # some chat templates reject system turns: fold the system text into the first user turn
-            return self._apply_template(_fold_system(messages))
+        folded = _fold_system(messages)
+        try:
+            self._render(folded)
         except Exception as exc:  # noqa: BLE001
             raise self._template_error(exc) from exc
+        return folded
 
-    def _apply_template(self, messages: list[Message]) -> Any:
-        if self.loaded.is_vlm:
-            conversation = [
-                {
-                    "role": m.role,
-                    "content": [
-                        {"type": "text", "text": p}
-                        if isinstance(p, str)
-                        else {"type": "image", "image": load_image(p, self.image_size)}
-                        for p in m.parts
-                    ],
-                }
-                for m in messages
-            ]
-        else:
-            conversation = [{"role": m.role, "content": m.text} for m in messages]
-        return self.loaded.processor.apply_chat_template(
-            conversation, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt"
+    def _render(self, messages: list[Message]) -> None:
+        """Run the chat template on `messages` (text only, images unread): raises when it rejects them."""
+        self.loaded.processor.apply_chat_template(
+            self._conversation(messages, read_images=False), add_generation_prompt=True, tokenize=False
         )
+
+    def _conversation(self, messages: list[Message], read_images: bool = True) -> list[dict[str, Any]]:
+        if not self.loaded.is_vlm:
+            return [{"role": m.role, "content": m.text} for m in messages]
+        return [
+            {
+                "role": m.role,
+                "content": [
+                    {"type": "text", "text": p}
+                    if isinstance(p, str)
+                    else {"type": "image", "image": load_image(p, self.image_size)}
+                    if read_images
+                    else {"type": "image"}
+                    for p in m.parts
+                ],
+            }
+            for m in messages
+        ]
+
+    def _apply_template(self, conversations: list[list[dict[str, Any]]]) -> Any:
+        processor = self.loaded.processor
+        options = {"add_generation_prompt": True, "tokenize": True, "return_dict": True, "return_tensors": "pt"}
+        if len(conversations) == 1:
+            return processor.apply_chat_template(conversations[0], **options)
+        left = {"padding": True, "padding_side": "left"}  # generation continues every row at its right end
+        if self.loaded.is_vlm:
+            return processor.apply_chat_template(conversations, processor_kwargs=left, **options)
+        return processor.apply_chat_template(conversations, padding=True, tokenizer_kwargs={"padding_side": "left"}, **options)
 
     def _template_error(self, exc: Exception) -> PaperError:
         if isinstance(exc, PaperError):
@@ -273,14 +333,20 @@ class LocalBackend:
             "pad_token_id": pad if pad is not None else tokenizer.eos_token_id,
         }
 
-    def _generate_impl(self, inputs: Any, max_new_tokens: int) -> tuple[str, int]:
+    def _generate_impl(self, inputs: Any, max_new_tokens: int) -> list[tuple[str, int]]:
+        """(reply text, new tokens) per batch row; a row ends at its first end-of-sequence token."""
         import torch
 
         inputs = self._to_device(inputs)
         with torch.inference_mode():
             output = self.loaded.model.generate(**inputs, **self._generation_kwargs(max_new_tokens))
-        new = output[0, inputs["input_ids"].shape[1] :]
-        return self.loaded.tokenizer.decode(new, skip_special_tokens=True), int(new.shape[0])
+        eos = self.loaded.model.generation_config.eos_token_id
+        stops = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
+        replies = []
+        for row in output[:, inputs["input_ids"].shape[1] :].tolist():
+            length = next((i + 1 for i, token in enumerate(row) if token in stops), len(row))
+            replies.append((self.loaded.tokenizer.decode(row[:length], skip_special_tokens=True), length))
+        return replies
 
     def _stream(self, inputs: Any, max_new_tokens: int, usage: Usage | None) -> Iterator[str]:
         with self.loaded.lock:
@@ -349,6 +415,13 @@ class LocalBackend:
                 targets = torch.tensor(token_ids, device=steps.device)
                 sequences[token_ids] = float(steps.gather(1, targets[:, None]).sum())
         return first, sequences
+
+
+def _prompt_lengths(inputs: Any) -> list[int]:
+    """Prompt tokens of each batch row, padding excluded."""
+    if "attention_mask" in inputs:
+        return [int(n) for n in inputs["attention_mask"].sum(dim=1).tolist()]
+    return [int(inputs["input_ids"].shape[1])] * int(inputs["input_ids"].shape[0])
 
 
 def _extend(inputs: Any, token_ids: tuple[int, ...]) -> dict[str, Any]:
