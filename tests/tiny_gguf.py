@@ -11,6 +11,8 @@ per test session. Import the fixtures you need (`from tiny_gguf import served_gg
 
 from __future__ import annotations
 
+import importlib.util
+
 import json
 import subprocess
 import sys
@@ -121,7 +123,8 @@ def tiny_gguf_judge(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pat
 @pytest.fixture(scope="session")
 def served_gguf_judge(tiny_gguf_judge: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """llama.cpp's OpenAI-compatible server (llama-cpp-python) on 127.0.0.1 with the tiny GGUF judge."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] is in requirements-dev.txt (make setup)")
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.fail("llama-cpp-python[server] is missing: it is in requirements-dev.txt (run `make setup`)")
     _, gguf_file = tiny_gguf_judge
     port = free_port()
     log = tmp_path_factory.getbasetemp() / "llama-cpp-server.log"
