@@ -277,6 +277,19 @@ def _full_text(value: Any) -> list[str]:
     return [p.strip() for p in paragraphs if isinstance(p, str) and p.strip()]
 
 
+def _test_c_questions(keys: list[Any], questions: list[Any], answers: list[Any], references: list[Any]) -> list[SpiqaQuestion]:
+    """Test-C's parallel lists as questions (both the official and the rebuilt shape)."""
+    return [
+        SpiqaQuestion(
+            key=str(keys[i]) if i < len(keys) else str(i),
+            question=_text(question),
+            answer=_test_c_answer(answer),
+            references=_unique(refs),
+        )
+        for i, (question, answer, refs) in enumerate(zip(questions, answers, references))
+    ]
+
+
 def _read_test_c(key: str, entry: dict[str, Any], warnings: list[str]) -> SpiqaPaper:
     figures: dict[str, SpiqaFigure] = {}
     for item in _literal(entry["figures_and_tables"], list, "figures_and_tables"):
@@ -284,15 +297,7 @@ def _read_test_c(key: str, entry: dict[str, Any], warnings: list[str]) -> SpiqaP
             figures[item["file"]] = _figure(item["file"], item.get("caption", ""), None, None)
     questions_raw, answers, references = _parallel(entry, ("question", "answer", "referred_figures_tables"), key, warnings)
     keys = _literal(entry.get("question_key", []), list, "question_key")
-    questions = [
-        SpiqaQuestion(
-            key=str(keys[i]) if i < len(keys) else str(i),
-            question=_text(question),
-            answer=_test_c_answer(answer),
-            references=_unique(refs),
-        )
-        for i, (question, answer, refs) in enumerate(zip(questions_raw, answers, references))
-    ]
+    questions = _test_c_questions(keys, questions_raw, answers, references)
     return SpiqaPaper(
         paper_id=_paper_id(entry.get("arxiv_id"), key),
         source_id=key,
@@ -309,15 +314,7 @@ def _read_test_c_derived(key: str, entry: dict[str, Any], warnings: list[str]) -
     keys = _literal(entry.get("question_key", []), list, "question_key")
     seen = _literal(entry.get("figures_seen_in_cot_prompt", []), list, "figures_seen_in_cot_prompt")
     files = dict.fromkeys(f for group in [*seen, *references] for f in _unique(group))
-    questions = [
-        SpiqaQuestion(
-            key=str(keys[i]) if i < len(keys) else str(i),
-            question=_text(question),
-            answer=_test_c_answer(answer),
-            references=_unique(refs),
-        )
-        for i, (question, answer, refs) in enumerate(zip(questions_raw, answers, references))
-    ]
+    questions = _test_c_questions(keys, questions_raw, answers, references)
     return SpiqaPaper(
         paper_id=_paper_id(key),
         source_id=key,
