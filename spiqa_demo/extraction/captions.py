@@ -54,8 +54,6 @@ class Caption:
     page: int
     text: str
     bbox: BBox
-    block: int
-    line_size: float
     score: float
 
 
@@ -111,10 +109,10 @@ def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
                 continue
             if i > 0 and block.number in page.body_blocks and not _starts_new_paragraph(block.lines[i - 1], line):
                 continue  # "... shown in\nTable 2. Next ..." inside a paragraph
-            starts.append((block, line, found))
+            starts.append((line, found))
             break
     captions = []
-    for block, line, found in starts:
+    for line, found in starts:
         right_edge = doc.column_of(line.x0, line.x1)[1]
         band = (line.y0, line.y1 + 2 * line.size)
         beside = [o.x0 for o in page.lines if o.x0 > line.x1 + 2 and min(o.y1, band[1]) > max(o.y0, band[0])]
@@ -130,8 +128,6 @@ def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
                 page=page.number,
                 text=join_lines([ln.text for ln in lines]),
                 bbox=union([ln.ink_bbox for ln in lines]),
-                block=block.number,
-                line_size=line.size,
                 score=score,
             )
         )

@@ -49,7 +49,6 @@ class Region:
 
     caption: Caption | None
     bbox: BBox
-    text_bbox: BBox | None = None
 
 
 @dataclass
