@@ -71,7 +71,7 @@ def main() -> int:
     embedder = get_embedder()
     started = time.perf_counter()
     embedder.encode(["warm up"])
-    print(f"model {embedder.model_name} loaded in {time.perf_counter() - started:.1f} s\n")
+    print(f"model {embedder.signature} loaded in {time.perf_counter() - started:.1f} s\n")
     headline: dict[str, object] = {}
     for file in files:
         dataset = load_dataset(file)
@@ -91,7 +91,7 @@ def main() -> int:
     }
     for name, ok in bars.items():
         print(f"bar {name}: {'met' if ok else 'NOT met'}")
-    result: dict[str, object] = {"datasets": headline, "bars": bars, "model": embedder.model_name}
+    result: dict[str, object] = {"datasets": headline, "bars": bars, "model": embedder.signature}
     if not args.skip_speed:
         speed = build_speed(embedder)
         print(f"\n10-page paper ({speed['items']} items, {speed['passages']} passages): index built in {speed['build_s']} s, {speed['build_cpu_s']} CPU s (bar < {BUILD_BAR_S} s)")
