@@ -13,7 +13,7 @@ for one 10-page paper (60 texts) batch 8 takes 0.43 s, batch 64 1.2-1.7 s. 128 t
 length MiniLM was trained on; it cut the 10-page build by 10% and left test-A accuracy unchanged
 (top-1 0.712 -> 0.713). On CPUs with native bfloat16 (AVX512-BF16 or AMX) the model runs under
 bf16 autocast (`SPIQA_EMBED_BF16=auto`): 1.8x faster (10-page paper 0.26 s instead of 0.48 s;
-test-A 136 instead of 230 ms/paper), vectors within cosine 0.9999 of fp32, test-A accuracy equal
+test-A 124-136 instead of 230 ms/paper), vectors within cosine 0.9999 of fp32, test-A accuracy equal
 (top-1 0.715, top-3 0.871). Elsewhere bf16 is emulated and slow, so `auto` keeps fp32 there.
 """
 
@@ -96,7 +96,7 @@ class Embedder:
 
     @property
     def signature(self) -> str:
-        """The model and truncation length: vectors are comparable only between equal signatures."""
+        """Model, truncation length and precision: vectors are comparable only between equal signatures."""
         return f"{self.model_name} (max {self.max_tokens} tokens{', bf16' if self.bf16 else ''})"
 
     @property
