@@ -99,6 +99,7 @@ class CorpusIndex:
         if not self.items:
             return []
         query = self.embedder.encode([question])[0]
+        lexical = self._bm25.scores(question)
         if papers is not None:
             wanted = list(dict.fromkeys(str(p) for p in papers))
             unknown = [p for p in wanted if p not in self._spans]
@@ -106,20 +107,19 @@ class CorpusIndex:
                 raise PaperError(f"not in this corpus: {', '.join(unknown[:5])}")
             chosen = np.concatenate([np.arange(*self._spans[p]) for p in wanted]) if wanted else np.zeros(0, np.int64)
         else:
-            chosen = self._candidates(question, query, max(candidates, k))
+            chosen = self._candidates(query, lexical, max(candidates, k))
         if chosen.size == 0:
             return []
         dense = np.array([self._dense_item(int(i), query) for i in chosen])
-        bm25 = self._bm25.scores(question)[chosen]
+        bm25 = lexical[chosen]
         items = [self.items[int(i)] for i in chosen]
         signals = score_candidates(question, items, dense, bm25, self.config)
         return ranked_hits(items, signals, k, papers=[self.keys[int(i)] for i in chosen])
 
-    def _candidates(self, question: str, query: np.ndarray, count: int) -> np.ndarray:
+    def _candidates(self, query: np.ndarray, lexical: np.ndarray, count: int) -> np.ndarray:
         """Items owning the nearest vectors, plus the best BM25 items (unrestricted search)."""
         ids, _ = dense_ops.top_vectors(self._faiss, query, count * 4)
         from_dense = self._owners[ids]
-        lexical = self._bm25.scores(question)
         top = min(count, lexical.size)
         from_bm25 = np.argpartition(-lexical, top - 1)[:top] if top else np.zeros(0, np.int64)
         from_bm25 = from_bm25[lexical[from_bm25] > 0]
@@ -127,9 +127,8 @@ class CorpusIndex:
 
     def _dense_item(self, item: int, query: np.ndarray) -> float:
         scores = dense_ops.all_scores(self._faiss, query, int(self._main_rows[item]), int(self._row_end[item]))
-        if not self.config.dense_views:
-            return float(scores[0])
-        return float(0.5 * (scores[0] + scores.max()))
+        one_item = np.zeros(len(scores), dtype=np.int64)
+        return float(dense_ops.item_scores(scores, one_item, one_item[:1], 1, self.config.dense_views)[0])
 
     def save(self, folder: Path) -> None:
         """Write the corpus (vectors, items and their paper keys) to `folder`."""

@@ -67,11 +67,17 @@ def top_vectors(index, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarra
     return ids[0][keep], scores[0][keep]
 
 
-def item_scores(vector_scores: np.ndarray, owners: np.ndarray, main_rows: np.ndarray, n_items: int) -> np.ndarray:
-    """Per item: mean of its main-vector score and its best vector score (see module docstring)."""
+def item_scores(
+    vector_scores: np.ndarray, owners: np.ndarray, main_rows: np.ndarray, n_items: int, views: bool = True
+) -> np.ndarray:
+    """Per item: mean of its main-vector score and its best vector score (see module docstring);
+    its main-vector score alone when `views` is off."""
+    main = vector_scores[main_rows].astype(np.float64)
+    if not views:
+        return main
     best = np.full(n_items, -1.0, dtype=np.float64)
     np.maximum.at(best, owners, vector_scores)
-    return 0.5 * (vector_scores[main_rows] + best)
+    return 0.5 * (main + best)
 
 
 def save_faiss(index, path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -138,10 +138,7 @@ class FigureIndex:
             return Signals(empty, empty, empty, np.zeros(0, bool), empty)
         query = self.embedder.encode([question])[0] if query_vector is None else query_vector
         vector_scores = dense_ops.all_scores(self._faiss, query)
-        if self.config.dense_views:
-            dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items))
-        else:
-            dense = vector_scores[self._main_rows].astype(np.float64)
+        dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items), self.config.dense_views)
         return score_candidates(question, self.items, dense, self._bm25.scores(question), self.config)
 
     def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:
