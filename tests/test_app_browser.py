@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from test_app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
+from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
 from tiny_models import tiny_cot_vlm, tiny_llama  # noqa: F401
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"

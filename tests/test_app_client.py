@@ -1,6 +1,6 @@
 """The app driven through its API with `gradio_client`, as a program would use it.
 
-The real app runs in-process on 127.0.0.1 (see `test_app_harness`): load a paper -> ask (retrieval
+The real app runs in-process on 127.0.0.1 (see `app_harness`): load a paper -> ask (retrieval
 only, then a tiny local VLM) -> SPIQA check with a tiny local judge (L3Score with exact values,
 ROUGE-L, BLEU) -> run all questions; bad inputs get messages and leave the app working; sessions
 are separate; no server file outside the app's own uploads and crops can be fetched.
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from gradio_client import Client, handle_file
 
-from test_app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf  # noqa: F401
+from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf  # noqa: F401
 from tiny_models import free_port, tiny_cot_vlm, tiny_llama  # noqa: F401
 
 RETRIEVAL_ONLY = "retrieval-only mode"
