@@ -122,8 +122,17 @@ class Settings:
     arxiv_pdf_url: str = field(default_factory=lambda: _env("SPIQA_ARXIV_PDF_URL", "https://arxiv.org/pdf/{id}"))
     # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
     ui_cache_max_mb: int = field(default_factory=lambda: _env_int("SPIQA_UI_CACHE_MAX_MB", 1024))
-    # Model calls (answers, judge) in flight at once across all visitors: one shared model.
+    # Questions answered at once across visitors (retrieval-only and API answers run side by side).
+    ui_ask_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_ASK_CONCURRENCY", 16))
+    # Local-model calls (answers, judge) at once across visitors: one shared model in memory.
     ui_model_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_MODEL_CONCURRENCY", 1))
+    # Remote API calls at once across visitors (each visitor's server answers independently).
+    ui_api_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_API_CONCURRENCY", 8))
+    # Which endpoints and models visitors may choose: auto (any when the app serves only this
+    # machine, none when shared: a Space or a public address) | none | any | comma-separated base URLs.
+    ui_visitor_endpoints: str = field(default_factory=lambda: _env("SPIQA_UI_VISITOR_ENDPOINTS", "auto"))
+    # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
+    ui_secret: str = field(default_factory=lambda: _env("SPIQA_UI_SECRET", ""), repr=False)
     # A Space can pin its model: visitors then change task, k, resolution and captions only.
     ui_lock_model: bool = field(default_factory=lambda: _env_bool("SPIQA_UI_LOCK_MODEL", False))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -31,16 +32,56 @@ def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.Mon
     assert resolve_backend(choice, "sk-visitor")[0] is None
 
 
-def test_questions_wait_for_a_paper_that_is_still_loading() -> None:
-    from spiqa_demo.ui.chat import NO_PAPER, STILL_LOADING, ask
+def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path) -> None:
+    from spiqa_demo.ui.chat import NO_PAPER, ask
+    from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
 
     inputs = ("cot", "none", "", "", 8, 0, True, "")
-    history, session, box = list(ask("Which figure?", Session(loading=True), *inputs))[-1]
-    assert history[-1]["content"] == STILL_LOADING and box == "" and session.last_answer is None
     history, *_ = list(ask("Which figure?", Session(), *inputs))[-1]
     assert history[-1]["content"] == NO_PAPER
     assert list(ask("  ", Session(), *inputs))[-1][0] == []
+
+    gate = threading.Event()
+    session = Session()
+    PaperLoad(lambda: gate.wait(30) and shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf", session)
+    turns = ask("Which table compares the non-local block with the baseline on Kinetics?", session, *inputs)
+    history, *_ = next(turns)
+    assert "Waiting for the paper to be read and indexed" in history[-1]["content"] and session.loading
+    gate.set()
+    history, session, box = list(turns)[-1]
+    assert not session.loading and session.paper is not None and box == ""
+    assert history[0]["content"].startswith("Loaded **") and history[1]["content"].startswith("Which table")
+    assert session.last_answer is not None and session.last_answer.figure is not None
+
+
+def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: Path) -> None:
+    from spiqa_demo.ui import storage
+    from spiqa_demo.ui.chat import ask
+    from spiqa_demo.ui.loading import PaperLoad
+    from spiqa_demo.ui.session import Session
+
+    upload = storage.gradio_temp_dir() / "abc" / "notes.pdf"
+    upload.parent.mkdir(parents=True, exist_ok=True)
+    upload.write_text("not a PDF at all")
+    session = Session()
+    job = PaperLoad(lambda: upload, session)
+    history, *_ = list(ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    assert job.done and job.error.startswith("notes.pdf: ") and job.error in history[-1]["content"]
+    assert not upload.exists() and session.paper is None and not session.loading
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("notes.pdf: not a PDF file", "notes.pdf: not a PDF file"),
+    ("the upload did not arrive", "The upload did not arrive"),
+    ("SPIQA_DPI: expected an integer", "SPIQA_DPI: expected an integer"),
+    ("rate-limited by http://x (HTTP 429)", "Rate-limited by http://x (HTTP 429)"),
+    ("http://127.0.0.1:9/v1 refused", "http://127.0.0.1:9/v1 refused"),
+])
+def test_messages_become_sentences_without_renaming_files(message: str, expected: str) -> None:
+    from spiqa_demo.ui.messages import as_sentence
+
+    assert as_sentence(message) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -174,6 +174,7 @@ def load_judge(
     model (a hub id or a folder); with one, an OpenAI-compatible API.
     """
     from spiqa_demo.models import load_backend
+    from spiqa_demo.models.endpoints import operator_key
     from spiqa_demo.settings import get_settings
 
     settings = get_settings()
@@ -184,7 +185,10 @@ def load_judge(
     kind = backend or settings.judge_backend or ("openai" if base_url else "local")
     if kind not in ("local", "openai"):
         raise PaperError(f"unknown judge backend {kind!r}: use local or openai")
-    key = api_key or settings.judge_api_key or settings.api_key
+    # Operator keys go only to the endpoints the operator configured them for.
+    judge_url = base_url if kind == "openai" else ""
+    key = api_key or operator_key(judge_url, [(settings.judge_base_url, settings.judge_api_key or settings.api_key),
+                                              (settings.base_url, settings.api_key)])
     judge = load_backend(backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
     fallback = fallback or settings.judge_fallback
     spare = load_backend(backend="local", model=fallback, base_url="", max_images=0) if fallback else None

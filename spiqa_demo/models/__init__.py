@@ -11,6 +11,7 @@ from typing import Any
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.base import Message, ModelBackend, NextTokenLogprobs, TokenLogprob, Usage
+from spiqa_demo.models.endpoints import operator_key
 from spiqa_demo.settings import Settings, get_settings
 
 __all__ = ["Message", "ModelBackend", "NextTokenLogprobs", "TokenLogprob", "Usage", "backend_kind", "load_backend"]
@@ -31,14 +32,21 @@ def load_backend(settings: Settings | None = None, **overrides: Any) -> ModelBac
     """The configured backend (local weights are loaded once per process), or None for retrieval-only.
 
     `overrides` replace settings fields by name (None values are ignored), e.g.
-    `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`.
+    `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`. Without an
+    `api_key` override the configured key is sent only when the base URL is the configured one.
     """
     settings = settings or get_settings()
     given = {k: v for k, v in overrides.items() if v is not None}
     unknown = set(given) - {f.name for f in dataclasses.fields(Settings)}
     if unknown:
         raise TypeError(f"unknown settings: {sorted(unknown)}")
+    # The operator's key goes only to the operator's endpoint; a caller naming another brings its own.
+    key = given.pop("api_key") if "api_key" in given else None
+    configured = settings
     settings = dataclasses.replace(settings, **given)
+    if key is None:
+        key = operator_key(settings.base_url, [(configured.base_url, configured.api_key)])
+    settings = dataclasses.replace(settings, api_key=key)
     kind = backend_kind(settings)
     if kind == "none":
         return None

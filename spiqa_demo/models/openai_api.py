@@ -13,9 +13,9 @@ from typing import Any
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage
+from spiqa_demo.models.endpoints import OPENAI_URL
 from spiqa_demo.models.images import data_url
 
-OPENAI_URL = "https://api.openai.com/v1"
 # OpenAI's documented cost of one image at full ("high") and low detail; other servers differ.
 IMAGE_TOKENS_FULL = 765
 IMAGE_TOKENS_SMALL = 85

@@ -10,13 +10,16 @@ is said once per session. Follow-up questions ask about the same paper.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from html import escape
 from typing import Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
-from spiqa_demo.ui.session import Session
+from spiqa_demo.ui.model_slots import model_slot
+from spiqa_demo.ui.session import Session, Turn
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +27,7 @@ History = list[dict[str, Any]]  # Gradio messages
 SHORTLIST_TITLE = "Shortlist"
 
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
-STILL_LOADING = "The paper is still being read and indexed; ask again when the chat says it is ready."
+POLL_S = 0.2  # how often a waiting question looks again
 
 
 def clear(session: Session | None) -> Session:
@@ -103,43 +106,106 @@ def _notes(answer, session: Session, notice: str) -> list[str]:  # type: ignore[
             if session.told_retrieval_only:
                 continue
             session.told_retrieval_only = True
-        notes.append(message[:1].upper() + message[1:])
+        notes.append(as_sentence(message))
     return notes
 
 
-def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[tuple[History, Session, str]]:
-    """Stream one question's turn into the session's chat: yields (history, session, question box)."""
-    from spiqa_demo.qa import Answer, ask_stream
+def _wait_for_paper(session: Session, turn: Turn) -> Iterator[None]:
+    """While the session's paper is being read and indexed, say so (yielding to show it) and wait."""
+    job = session.load_job
+    turn.waiting_for_paper = True
+    while job is not None and not job.wait(0) and not turn.stopped:
+        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {escape(job.message)}…"
+        turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}
+        yield
+        job.wait(POLL_S)
+    turn.waiting_for_paper = False
 
+
+def _wait_for_model(slot: threading.Semaphore | None, turn: Turn) -> Iterator[None]:
+    """Take a model slot; while other visitors' questions hold them all, say so (yielding to show it)."""
+    if slot is None or slot.acquire(blocking=False):
+        return
+    turn.thought["content"] = "Waiting for the model: other questions are being answered first…"
+    yield
+    while not slot.acquire(timeout=POLL_S):
+        if turn.stopped:
+            raise _Stopped
+    if turn.stopped:
+        slot.release()
+        raise _Stopped
+
+
+class _Stopped(Exception):
+    """The turn was stopped while it waited."""
+
+
+def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[tuple[History, Session, str]]:
+    """Stream one question's turn into the session's chat: yields (history, session, question box).
+
+    A question asked while the paper loads waits for it. The answer is marked stopped, with what
+    was written kept, when the visitor presses Stop, cancels the request, or asks again meanwhile.
+    """
     session = session or Session()
-    history = session.history
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
     question = " ".join((question or "").split())
     if not question:
-        yield list(history), session, ""
+        yield list(session.history), session, ""
         return
-    history.append(_text("user", question))
-    if session.loading or session.paper is None:
-        history.append(_text("assistant", STILL_LOADING if session.loading else NO_PAPER))
-        yield list(history), session, ""
-        return
+    user = _text("user", question)
     thought = _text("assistant", "Ranking the paper's figures and tables…",
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
-    history.append(thought)
+    turn = session.start_turn(thought)
+    session.history.extend([user, thought])
+    for _ in _wait_for_paper(session, turn):
+        yield list(session.history), session, ""
+    if not any(message is user for message in session.history):  # the new paper started a new chat
+        session.history.extend([user, thought])
+    history = session.history
+    job = session.load_job
+    problem = NO_PAPER if session.paper is None else ""
+    if job is not None and job.error and not turn.stopped:
+        problem = f"The paper could not be loaded: {job.error}"
+    if problem or turn.stopped:
+        turn.finished = not turn.stopped
+        if problem:
+            history.remove(thought)
+            history.append(_text("assistant", escape(problem)))
+        yield list(history), session, ""
+        return
+    thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
     yield list(history), session, ""
+    yield from _answer(question, session, turn, choice, api_key)
 
+
+def _answer(question: str, session: Session, turn: Turn, choice: ModelChoice, api_key: str) -> Iterator[tuple[History, Session, str]]:
+    from spiqa_demo.qa import Answer, ask_stream
+
+    history, thought = session.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
+    slot = model_slot(backend)
+    try:
+        for _ in _wait_for_model(slot, turn):
+            yield list(history), session, ""
+    except _Stopped:
+        yield list(history), session, ""
+        return
     reply = _text("assistant", "")
     streamed = ""
+    answer = None
+    events = ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,  # type: ignore[arg-type]
+                        use_captions=choice.captions, notice=notice)
     try:
-        for event in ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,
-                                use_captions=choice.captions, notice=notice):
+        for event in events:
+            if turn.stopped:
+                break
             if isinstance(event, Answer):
                 answer = event
                 break
             if not streamed:
                 thought["content"] = "Waiting for the model's reply…"
+                turn.reply = reply
                 history.append(reply)
             streamed += event
             reply["content"] = escape(streamed)
@@ -148,12 +214,25 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         if not isinstance(exc, PaperError):
             log.exception("answering failed")
         message = str(exc) if isinstance(exc, PaperError) else f"something went wrong while answering ({type(exc).__name__})"
+        turn.finished = True
         history.remove(thought)
         if reply in history:
             history.remove(reply)
-        history.append(_text("assistant", f"⚠️ {escape(message[:1].upper() + message[1:])}"))
+        history.append(_text("assistant", f"⚠️ {escape(as_sentence(message))}"))
         yield list(history), session, ""
         return
+    finally:
+        events.close()  # type: ignore[attr-defined]
+        if slot is not None:
+            slot.release()
+        if answer is None:
+            turn.stop()  # cancelled, closed, or stopped: what was written stays, marked stopped
+    if answer is None:
+        yield list(history), session, ""
+        return
+    turn.finished = True
+    if session.turn is turn:
+        session.turn = None
     session.last_answer = answer
     thought["content"] = shortlist_markdown(answer)
     thought["metadata"] = {
@@ -165,3 +244,10 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         history.remove(reply)
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
     yield list(history), session, ""
+
+
+def stop(session: Session | None) -> tuple[History, Session]:
+    """The Stop button: the answer being written keeps its text, marked stopped."""
+    session = session or Session()
+    session.stop_turn()
+    return list(session.history), session

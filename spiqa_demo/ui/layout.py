@@ -1,9 +1,10 @@
 """The app's Blocks: a Paper tab (load, figures, chat, SPIQA check, settings) and an Error analysis tab.
 
 Each part lives in its own module (`paper_tab`, `chat`, `spiqa_check`, `model_settings`,
-`error_analysis`); this module places them and connects their events. Model calls (answers, the
-judge, run-all) share one queue (`concurrency_id="model"`, `SPIQA_UI_MODEL_CONCURRENCY` at once),
-so one GPU model is never used by two visitors at the same time; paper loading has its own queue.
+`error_analysis`); this module places them and connects their events. Questions (answers, the
+judge, run-all) run side by side (`SPIQA_UI_ASK_CONCURRENCY`), so a retrieval-only answer never
+waits behind another visitor's model; inside, `model_slots` makes local-model calls take turns and
+bounds remote API calls. Paper loads run in their own worker pool (`loading`).
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ TITLE = "SPIQA paper QA"
 INTRO = ("Ask questions about a scientific paper's figures and tables, and see the figure that answers them. "
          "Load a paper, then ask in the chat.")
 QUEUE_SIZE = 64
-PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
+ASK_BUTTON, STOP_BUTTON = "Ask", "Stop"
 
 
 def build_demo() -> gr.Blocks:
     """The whole app (not launched)."""
     settings = get_settings()
-    model_queue: dict[str, Any] = {"concurrency_id": "model", "concurrency_limit": max(1, settings.ui_model_concurrency)}
-    paper_queue: dict[str, Any] = {"concurrency_id": "paper", "concurrency_limit": PAPER_CONCURRENCY}
+    ask_queue: dict[str, Any] = {"concurrency_id": "ask", "concurrency_limit": max(1, settings.ui_ask_concurrency)}
+    # Loads only report on background work (`loading.PaperLoad`), so reporting requests may overlap.
+    paper_queue: dict[str, Any] = {"concurrency_id": "paper", "concurrency_limit": max(1, settings.ui_ask_concurrency)}
     # Old files in Gradio's cache are deleted hourly (uploads, copies of crops); the rest is bounded by storage.evict.
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = gr.State(Session())
@@ -46,7 +48,8 @@ def build_demo() -> gr.Blocks:
                                              placeholder="Load a paper, then ask about its figures and tables.",
                                              buttons=["copy"], feedback_options=None)
                         question = gr.Textbox(label="Question", placeholder="e.g. Which method has the lowest error?",
-                                              submit_btn="Ask", max_lines=4, elem_id="question", autofocus=False)
+                                              submit_btn=ASK_BUTTON, stop_btn=False, max_lines=4, elem_id="question",
+                                              autofocus=False)
                         check = spiqa_check.build()
                         with gr.Accordion("Settings", open=False, elem_id="settings"):
                             model = model_settings.build(settings)
@@ -63,22 +66,38 @@ def build_demo() -> gr.Blocks:
         ):
             trigger(fn, [source, session], loaded, api_name=name, show_progress_on=paper["gallery"], **paper_queue).then(
                 spiqa_check.on_paper_loaded, [session], matched, api_name=f"{name}_spiqa_match")
-        paper["gallery"].select(paper_tab.show_figure, [session], [paper["page"], paper["detail"]])
+        paper["gallery"].select(paper_tab.show_figure, [session], [paper["page"], paper["detail"]],
+                                api_visibility="private")  # needs the browser's selection event
         chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
 
         asked = [question, session, *model_settings.inputs(model)]
         scored = [session, check["judge_model"], check["judge_url"], model["base_url"], model["api_key"]]
-        question.submit(chat.ask, asked, [chatbot, session, question], api_name="ask", **model_queue).then(
-            spiqa_check.score_last, scored, [check["result"], check["reference"]], api_name="spiqa_score", **model_queue)
-        check["questions"].click(spiqa_check.pick_question, [check["questions"]], [question], queue=False).then(
-            chat.ask, asked, [chatbot, session, question], api_visibility="private", **model_queue).then(
-            spiqa_check.score_last, scored, [check["result"], check["reference"]], api_visibility="private", **model_queue)
+        answering = [
+            question.submit(chat.ask, asked, [chatbot, session, question], api_name="ask", **ask_queue),
+            check["questions"].click(spiqa_check.pick_question, [check["questions"]], [question], queue=False).then(
+                chat.ask, asked, [chatbot, session, question], api_visibility="private", **ask_queue),
+        ]
+        for event, api in zip(answering, ({"api_name": "spiqa_score"}, {"api_visibility": "private"})):
+            event.then(spiqa_check.score_last, scored, [check["result"], check["reference"]], **api, **ask_queue)
+            event.then(_ask_button, None, [question], queue=False, api_visibility="private")
+        for trigger in (question.submit, check["questions"].click):
+            trigger(_stop_button, None, [question], queue=False, api_visibility="private")
+        question.stop(chat.stop, [session], [chatbot, session], cancels=answering, api_name="stop").then(
+            _ask_button, None, [question], queue=False, api_visibility="private")
         check["run_all"].click(
             spiqa_check.run_all, [session, check["judge_model"], check["judge_url"], *model_settings.inputs(model)],
-            [check["table"], check["summary"]], api_name="spiqa_run_all", **model_queue)
+            [check["table"], check["summary"]], api_name="spiqa_run_all", **ask_queue)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
     return demo
+
+
+def _stop_button() -> gr.Textbox:
+    return gr.Textbox(submit_btn=False, stop_btn=STOP_BUTTON)
+
+
+def _ask_button() -> gr.Textbox:
+    return gr.Textbox(submit_btn=ASK_BUTTON, stop_btn=False)
 
 
 def launch_options() -> dict[str, Any]:
@@ -88,7 +107,7 @@ def launch_options() -> dict[str, Any]:
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],
-        "max_file_size": f"{settings.max_file_mb}mb",
+        "max_file_size": settings.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
         "run_history": False,  # it would keep typed inputs (the API key) in the browser
         "footer_links": ["api", "gradio"],
     }

@@ -1,23 +1,38 @@
-"""Open a paper for the app: keep a copy, extract it (cached), then index it for questions.
+"""Open a paper for the app: keep a copy, extract it (cached), publish its crops, index it.
 
-The two steps are separate so the gallery can be shown while the index is built. Progress is
-reported as `(fraction, message)` with counts ("Reading page 3 of 12", "Cropping Figure 2 (2 of
-9)", "Indexing 9 figures and tables"); bad input raises `PaperError`.
+A load runs as a `PaperLoad` in a small worker pool, not in the request that asked for it: a
+visitor who cancels the request or closes the tab does not leave the session half-loaded (the
+paper finishes loading), and a question asked meanwhile waits for the index instead of failing.
+Progress is `(fraction, message)` with counts ("Reading page 3 of 12", "Cropping Figure 2 (2 of
+9)", "Indexing 9 figures and tables"); bad input ends the load with its message.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper
 from spiqa_demo.ui import storage
+from spiqa_demo.ui.messages import as_sentence
+
+if TYPE_CHECKING:
+    from spiqa_demo.ui.session import Session
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[float, str], None]
 
 EXTRACTION_SHARE = 0.85  # of the progress bar; indexing takes the rest
+PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
+_pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="paper-load")
 
 
 def check_upload(path: Path) -> None:
@@ -52,6 +67,68 @@ def extract(source: Path, progress: Progress) -> tuple[Paper, Path]:
     check_upload(source)
     pdf = storage.keep_upload(source)
     progress(0.0, f"Opening {source.name}")
-    paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message))
+    try:
+        paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message))
+    except Exception:
+        storage.discard(pdf)  # a file that cannot be read is not kept
+        raise
     progress(EXTRACTION_SHARE, f"Indexing {len(paper.items)} figures and tables")
     return paper, pdf
+
+
+def greeting(paper: Paper) -> str:
+    title = escape(paper.title or paper.source)
+    if not paper.items:
+        return f"Loaded **{title}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
+    return f"Loaded **{title}** ({paper.summary()}). Ask a question about its figures and tables."
+
+
+class PaperLoad:
+    """One paper being fetched, read and indexed for a session, in the worker pool.
+
+    `paper` is set once the paper is extracted (its gallery can be shown), `done` once it is
+    indexed or has failed (`error`, a message for people). The session switches to the paper only
+    while this is still its latest load, so an older, slower load never replaces a newer one.
+    """
+
+    def __init__(self, fetch: Callable[[], Path], session: Session) -> None:
+        self.fraction, self.message = 0.0, "Waiting for a free reader"
+        self.paper: Paper | None = None
+        self.error = ""
+        self._done = threading.Event()
+        session.load_job = self
+        _pool.submit(self._run, fetch, session)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Whether the load is over after waiting at most `timeout` seconds."""
+        return self._done.wait(timeout)
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.fraction, self.message = fraction, message
+
+    def _run(self, fetch: Callable[[], Path], session: Session) -> None:
+        source: Path | None = None
+        try:
+            source = fetch()
+            paper, pdf = extract(source, self._progress)
+            paper = storage.publish(paper)
+            if session.load_job is self:
+                session.load(paper, pdf)
+            self.paper = paper
+            index_paper(paper)
+            self._progress(1.0, f"Ready: {paper.summary()}")
+            if session.load_job is self:
+                session.history.insert(0, {"role": "assistant", "content": greeting(paper)})
+        except Exception as exc:  # PaperError: bad input; anything else is a bug, but the app goes on
+            if not isinstance(exc, PaperError):
+                log.exception("loading a paper failed")
+            self.error = as_sentence(str(exc) if isinstance(exc, PaperError)
+                                     else f"something went wrong reading this file ({type(exc).__name__})")
+            if source is not None:
+                storage.discard(source)  # a rejected upload or download is not kept
+        finally:
+            self._done.set()

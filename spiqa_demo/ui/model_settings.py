@@ -102,13 +102,21 @@ def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-
     """`(backend or None, notice)`: the model to ask, or None with the reason in words.
 
     Local weights are loaded once per process (the models package caches them); API backends are
-    cheap and built per request, so a typed key is held only while the request runs.
+    cheap and built per request, so a typed key is held only while the request runs. A choice the
+    operator does not allow (`visitor_policy`) sends nothing; the operator's key goes only to the
+    operator's endpoint (`load_backend`).
     """
     from spiqa_demo.models import load_backend
+
+    from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
     if choice.backend == "none":
         return None, RETRIEVAL_ONLY_NOTICE
     settings = get_settings()
+    refusal = VisitorPolicy.from_settings(settings).refusal(choice.backend, choice.model, choice.base_url,
+                                                             settings.model, settings.base_url)
+    if refusal:
+        return None, refusal
     key = (api_key or "").strip() if not settings.ui_lock_model else ""
     try:
         backend = load_backend(

@@ -19,7 +19,8 @@ Annotation = tuple[tuple[int, int, int, int], str]
 
 def render_page(pdf: Path, page: int) -> Path:
     """The PNG of page `page` (1-based) of `pdf`, rendered on first use."""
-    target = storage.pages_dir() / f"{pdf.parent.name}-p{page}-{PAGE_DPI}.png"  # folder = content hash
+    # The kept PDF's folder is its content hash: served names are keyed with the server's secret.
+    target = storage.pages_dir() / f"{storage.private_name(pdf.parent.name)}-p{page}-{PAGE_DPI}.png"
     if target.exists():
         os.utime(target)
         return target

@@ -17,10 +17,10 @@ from typing import Any
 
 import gradio as gr
 
-from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import examples, storage
-from spiqa_demo.ui.loading import extract, index_paper
+from spiqa_demo.ui.loading import PaperLoad
+from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.session import Session
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 CAPTION_CHARS = 90
 _LABEL_PREFIX = re.compile(r"^\s*(fig(ure)?|tab(le)?)\.?\s*[\w.]*\s*[:.|]\s*", re.IGNORECASE)
 MAX_MENTIONS = 8
+POLL_S = 0.2  # how often a load's progress is reported
 DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
 
 
@@ -56,7 +57,7 @@ def status_markdown(paper: Paper) -> str:
 
 
 def error_markdown(message: str) -> str:
-    return f"> ⚠️ **Could not load the paper.** {escape(message[:1].upper() + message[1:])}"
+    return f"> ⚠️ **Could not load the paper.** {escape(as_sentence(message))}"
 
 
 def figure_detail(paper: Paper, pdf: Path | None, figure: Figure) -> tuple[Any, str]:
@@ -80,42 +81,34 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure) -> tuple[Any, 
     return page, "\n\n".join(blocks)
 
 
-def _greeting(paper: Paper) -> str:
-    title = escape(paper.title or paper.source)
-    if not paper.items:
-        return f"Loaded **{title}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
-    return f"Loaded **{title}** ({paper.summary()}). Ask a question about its figures and tables."
-
-
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[tuple]:
     """Shared body of the three loaders: yields (session, status, gallery, page, detail, chat).
 
-    The gallery is shown as soon as extraction is done; questions wait (`session.loading`) until
-    the retrieval index is built too.
+    The load itself runs in the background (`PaperLoad`): this only reports on it, so a request
+    that is cancelled or closed leaves a session that still finishes loading. The gallery is shown
+    as soon as extraction is done; questions wait for the index.
     """
     session = session or Session()
     keep = (gr.skip(),) * 4
-    session.loading = True
+    job = PaperLoad(fetch, session)
     yield (session, "Loading…", *keep)
-    try:
-        paper, pdf = extract(fetch(), lambda fraction, message: progress(fraction, desc=message))
-        session.load(paper, pdf)  # the gallery can be browsed from now on; questions wait for the index
-        yield (session, status_markdown(paper) + "\n\n*Indexing for questions…*", gallery_items(paper),
-               gr.update(value=None, visible=False), DETAIL_HINT, [])
-        index_paper(paper)
-    except Exception as exc:  # PaperError: bad input; anything else is a bug, but the app goes on
-        if not isinstance(exc, PaperError):
-            log.exception("loading a paper failed")
-        message = str(exc) if isinstance(exc, PaperError) else f"something went wrong reading this file ({type(exc).__name__})"
-        session.loading = False
-        gr.Warning(message[:1].upper() + message[1:])
-        yield (session, error_markdown(message), *keep)
+    shown = False
+    while not job.wait(POLL_S):
+        progress(job.fraction, desc=job.message)
+        if job.paper is not None and not shown:
+            shown = True
+            yield (session, status_markdown(job.paper) + "\n\n*Indexing for questions…*", gallery_items(job.paper),
+                   gr.update(value=None, visible=False), DETAIL_HINT, list(session.history))
+    if job.error or job.paper is None:
+        gr.Warning(job.error)
+        yield (session, error_markdown(job.error), *keep)
         return
-    progress(1.0, desc=f"Ready: {paper.summary()}")
-    session.history.insert(0, {"role": "assistant", "content": _greeting(paper)})
-    session.loading = False
-    yield (session, status_markdown(paper), gallery_items(paper), gr.update(value=None, visible=False), DETAIL_HINT,
-           session.history)
+    progress(1.0, desc=job.message)
+    if session.load_job is not job:  # a newer load of this session took over
+        yield (session, *(gr.skip(),) * 5)
+        return
+    yield (session, status_markdown(job.paper), gallery_items(job.paper), gr.update(value=None, visible=False),
+           DETAIL_HINT, list(session.history))
 
 
 def _unchanged(session: Session | None) -> Iterator[tuple]:

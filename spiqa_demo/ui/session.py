@@ -15,6 +15,30 @@ from spiqa_demo.types import Figure, Paper
 if TYPE_CHECKING:
     from spiqa_demo.qa import Answer
     from spiqa_demo.spiqa import SpiqaPaper
+    from spiqa_demo.ui.loading import PaperLoad
+
+STOPPED = "*(stopped)*"
+
+
+@dataclass
+class Turn:
+    """One question's answer while it streams: the messages it owns in the chat, and whether it was stopped."""
+
+    thought: dict[str, Any]
+    reply: dict[str, Any] | None = None
+    stopped: bool = False
+    finished: bool = False
+    waiting_for_paper: bool = False  # asked while a paper loads: it is about that paper
+
+    def stop(self) -> None:
+        """Keep what was written, marked stopped (the Stop button, a cancelled request, a newer question)."""
+        if self.finished or self.stopped:
+            return
+        self.stopped = True
+        self.thought["content"] = "Stopped before the answer was complete."
+        self.thought["metadata"] = {**self.thought.get("metadata", {}), "status": "done"}
+        if self.reply is not None:
+            self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
 
 
 @dataclass
@@ -22,7 +46,8 @@ class Session:
     """The loaded paper, its SPIQA match, the chat, and the last answer (what the SPIQA check scores).
 
     The chat lives here rather than in the browser's copy, so a client cannot send back a
-    history with files of its choosing.
+    history with files of its choosing. A paper being loaded (`load_job`) runs in the background:
+    a cancelled or closed request does not stop it, and questions wait for it.
     """
 
     paper: Paper | None = None
@@ -32,16 +57,34 @@ class Session:
     spiqa_figures: dict[str, Figure | None] = field(default_factory=dict)
     history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
     last_answer: Answer | None = None
-    loading: bool = False  # a paper is being loaded: questions wait
+    load_job: PaperLoad | None = None
+    turn: Turn | None = None  # the answer being written
     told_retrieval_only: bool = False  # the "no model" notice is said once per session
+
+    @property
+    def loading(self) -> bool:
+        return self.load_job is not None and not self.load_job.done
 
     def load(self, paper: Paper, pdf: Path) -> Session:
         """Switch to a newly extracted paper, in place (a handler still running holds this same object).
 
-        The chat starts again; questions wait (`loading`) until the caller has indexed the paper.
-        The once-per-session notice flag is kept.
+        The chat starts again (an answer about the previous paper is stopped); the once-per-session
+        notice flag is kept.
         """
-        self.paper, self.pdf, self.loading = paper, pdf, True
+        if self.turn is not None and not self.turn.waiting_for_paper:
+            self.stop_turn()
+        self.paper, self.pdf = paper, pdf
         self.spiqa, self.spiqa_figures, self.last_answer = None, {}, None
         self.history = []
         return self
+
+    def start_turn(self, thought: dict[str, Any]) -> Turn:
+        """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
+        self.stop_turn()
+        self.turn = Turn(thought)
+        return self.turn
+
+    def stop_turn(self) -> None:
+        if self.turn is not None:
+            self.turn.stop()
+            self.turn = None

@@ -39,7 +39,6 @@ DEFAULT_FILES = ("SPIQA_testA.json", "SPIQA_testB.json", "SPIQA_testB_sample.jso
                  "testC_qa_derived_from_official_responses.json")
 TABLE_COLUMNS = ["#", "Question", "Ground truth", "Answer", "Chosen", "Reference", "Chosen = reference",
                  "L3Score", "ROUGE-L", "BLEU-1"]
-OPENAI_URL = "https://api.openai.com/v1"
 NOT_A_BENCHMARK_QUESTION = "Your last question is not one of this paper's SPIQA questions, so there is no ground truth to compare with."
 
 
@@ -106,8 +105,13 @@ class Check:
 
 
 def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: str = "") -> tuple[L3Judge | None, str]:
-    """`(judge or None, why not)`; a typed API key is passed on only to the answering model's own server."""
+    """`(judge or None, why not)`; a typed API key is passed on only to the answering model's own server.
+
+    A judge the operator does not allow visitors to choose (`visitor_policy`) is not contacted.
+    """
     from spiqa_demo.metrics import load_judge as library_load_judge
+    from spiqa_demo.models.endpoints import same_endpoint
+    from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
     settings = get_settings()
     if settings.ui_lock_model:
@@ -115,17 +119,15 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
     model, base_url = (model or "").strip(), (base_url or "").strip()
     if not model:
         return None, "L3Score needs a judge model: set one under \"L3Score judge\" (SPIQA used gpt-4o)."
-    key = (api_key or "").strip() if _same_server(base_url, answer_base_url) else ""
+    refusal = VisitorPolicy.from_settings(settings).refusal("openai" if base_url else "local", model, base_url,
+                                                             settings.judge_model, settings.judge_base_url, what="judge")
+    if refusal:
+        return None, refusal
+    key = (api_key or "").strip() if base_url and same_endpoint(base_url, answer_base_url) else ""
     try:
         return library_load_judge(model=model, base_url=base_url, api_key=key or None), ""
     except PaperError as exc:
         return None, f"The judge could not be loaded: {exc}"
-
-
-def _same_server(judge_url: str, answer_url: str) -> bool:
-    """Whether the judge runs on the server the typed key is for (empty answer URL = OpenAI)."""
-    answer_url = (answer_url or "").strip().rstrip("/") or OPENAI_URL
-    return bool(judge_url) and judge_url.rstrip("/") == answer_url
 
 
 def check_answer(session: Session, answer: Answer, question: SpiqaQuestion, judge: L3Judge | None, judge_note: str = "") -> Check:

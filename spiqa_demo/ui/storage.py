@@ -1,21 +1,26 @@
-"""The app's own files: uploaded PDFs, rendered pages and Gradio's temp files, in one bounded folder.
+"""The app's own files: uploaded PDFs, served crops, rendered pages and Gradio's temp files.
 
 Everything lives under `<SPIQA_CACHE_DIR>/ui/` and is kept under `SPIQA_UI_CACHE_MAX_MB` by deleting
-the least recently used files. Extraction crops stay in the extraction cache (bounded by
-`SPIQA_CACHE_MAX_MB`). These folders, and nothing else, are what the web server may read files
-from (`served_paths`), so no other path of the machine is reachable through the app.
+the least recently used files. The web server reads files only from the folders of `served_paths`:
+copies of a loaded paper's crops and its rendered pages, under names keyed with a server secret
+(`private_name`). The extraction cache itself is never served: its folder names are the PDFs'
+hashes, so anyone holding a PDF could otherwise fetch its extracted text or learn whether someone
+uploaded it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
+import secrets
 import re
 import shutil
 import threading
 from pathlib import Path
 
 from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.types import Paper
 
 _evict_lock = threading.Lock()
 
@@ -30,6 +35,63 @@ def uploads_dir(settings: Settings | None = None) -> Path:
 
 def pages_dir(settings: Settings | None = None) -> Path:
     return ui_root(settings) / "pages"
+
+
+def served_dir(settings: Settings | None = None) -> Path:
+    """Crops of loaded papers, one folder per paper under its `private_name`."""
+    return ui_root(settings) / "served"
+
+
+def _secret(settings: Settings) -> bytes:
+    """`SPIQA_UI_SECRET`, else a random secret made once and kept (mode 0600) in the UI folder."""
+    if settings.ui_secret:
+        return settings.ui_secret.encode("utf-8")
+    path = ui_root(settings) / ".secret"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_bytes()  # another thread made it first
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(32))
+        return path.read_bytes()
+
+
+def private_name(key: str, settings: Settings | None = None) -> str:
+    """A folder or file name for `key` (e.g. a PDF's hash) that only this server can compute."""
+    settings = settings or get_settings()
+    return hmac.new(_secret(settings), key.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def publish(paper: Paper, settings: Settings | None = None) -> Paper:
+    """A copy of `paper` whose crops are served from its private folder (linked from the extraction cache)."""
+    settings = settings or get_settings()
+    folder = served_dir(settings) / private_name(f"{paper.sha256}-{paper.extractor_version}-{paper.dpi}", settings)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = paper.to_dict()
+    for item in data["items"]:
+        if not item["image"]:
+            continue
+        source = Path(item["image"])
+        target = folder / source.name
+        if not target.exists():
+            _link_or_copy(source, target)
+        os.utime(target)
+        item["image"] = str(target)
+    evict(settings)
+    return Paper.from_dict(data)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        os.link(source, partial)
+    except OSError:  # another file system, or links not supported
+        shutil.copyfile(source, partial)
+    os.replace(partial, target)
 
 
 def gradio_temp_dir(settings: Settings | None = None) -> Path:
@@ -51,7 +113,17 @@ def prepare_environment() -> None:
 def served_paths(settings: Settings | None = None) -> list[str]:
     """The folders the server may read files from besides Gradio's own temp folder: crops and pages."""
     settings = settings or get_settings()
-    return [str(settings.cache_dir / "papers"), str(pages_dir(settings))]
+    return [str(served_dir(settings)), str(pages_dir(settings))]
+
+
+def discard(path: Path, settings: Settings | None = None) -> None:
+    """Delete a file the app received (an upload, a download, its kept copy); never one outside the UI folder."""
+    root = ui_root(settings).resolve()
+    try:
+        if path.resolve().is_relative_to(root):
+            path.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def keep_upload(source: Path, settings: Settings | None = None) -> Path:
@@ -83,6 +155,8 @@ def evict(settings: Settings | None = None) -> None:
     with _evict_lock:
         files = []
         for path in ui_root(settings).rglob("*"):
+            if path.name == ".secret":
+                continue
             try:
                 if path.is_file():
                     stat = path.stat()

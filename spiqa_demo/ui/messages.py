@@ -1,0 +1,17 @@
+"""Library messages as sentences for people."""
+
+from __future__ import annotations
+
+import re
+
+# A first word that names something (a file, path, URL, setting or "name:" prefix) keeps its case.
+_NAME = re.compile(r"[./\\_\d'\"`]|:$")
+
+
+def as_sentence(message: str) -> str:
+    """Capitalise a message's first word unless it is a name: "notes.pdf: ..." stays as it is."""
+    message = message.strip()
+    first = message.split(maxsplit=1)[0] if message else ""
+    if not first or _NAME.search(first):
+        return message
+    return message[:1].upper() + message[1:]
