@@ -1,0 +1,234 @@
+"""The app shared by several visitors, driven through `gradio_client` against the running app.
+
+An operator's key never reaches an address a visitor names; endpoints visitors may choose are the
+operator's setting; a cancelled load or answer leaves the session usable; a retrieval-only
+question is not queued behind another visitor's slow model; a question sent right after an
+upload is answered once the paper is indexed; the extraction cache is not served.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gradio_client import Client, handle_file
+
+from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
+from test_app_client import ask_args, files, texts
+
+CANARY = "sk-operator-canary-5d1f0c9e"
+PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
+         "its performance compare to other methods?")
+
+
+@dataclass
+class Listener:
+    """An OpenAI-compatible endpoint on loopback that records every request (headers and body)."""
+
+    url: str = ""
+    requests: list[str] = field(default_factory=list)
+    started: threading.Event = field(default_factory=threading.Event)  # a request arrived
+    finished: threading.Event = field(default_factory=threading.Event)  # a streamed reply was fully sent
+
+    def saw(self, text: str) -> bool:
+        return any(text in request for request in self.requests)
+
+
+@contextmanager
+def listener(chunk_delay_s: float = 0.0, chunks: int = 3) -> Iterator[Listener]:
+    """A chat-completions endpoint: replies (streamed when asked) with `chunks` pieces, `chunk_delay_s` apart."""
+    record = Listener()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            record.requests.append(str(self.headers) + body.decode("utf-8", "replace"))
+            record.started.set()
+            request = json.loads(body or b"{}")
+            if request.get("stream"):
+                self._stream()
+                return
+            reply = json.dumps({
+                "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"},
+                             "logprobs": {"content": [{"token": "Yes", "logprob": -0.1, "bytes": None,
+                                                       "top_logprobs": [{"token": "Yes", "logprob": -0.1, "bytes": None}]}]}}],
+            }).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def _stream(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            pieces = ["{'Image': 1, 'Rationale': 'the table'}", " The answer is : ", "SPDNet"] + ["."] * max(0, chunks - 3)
+            try:
+                for piece in pieces[:chunks]:
+                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    time.sleep(chunk_delay_s)
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except OSError:
+                return  # the app hung up (a stopped answer)
+            record.finished.set()
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    record.url = f"http://127.0.0.1:{server.server_port}/v1"
+    try:
+        yield record
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _configure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
+    from spiqa_demo.settings import get_settings
+
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    get_settings.cache_clear()
+
+
+def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,  # noqa: F811
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    client = Client(app_url, verbose=False)
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
+    with listener() as operator, listener() as visitor:
+        _configure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BASE_URL=operator.url, SPIQA_MODEL="m",
+                   SPIQA_UI_VISITOR_ENDPOINTS="none")
+        # Shared (the default on a Space): another endpoint gets a message and no request at all.
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url), api_name="/ask")
+        assert "No request was sent to " + visitor.url in texts(chat) and files(chat), texts(chat)
+        result, _ = client.predict("m", visitor.url, visitor.url, "", api_name="/spiqa_score")
+        assert "No request was sent to " + visitor.url in result, result
+        chat, _ = client.predict(*ask_args(PASC2, backend="local", model="some/other-model"), api_name="/ask")
+        assert "only with its configured local model" in texts(chat)
+        assert visitor.requests == []
+        # The operator's own endpoint gets the operator's key.
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=operator.url), api_name="/ask")
+        assert "SPDNet" in texts(chat) and operator.saw(f"Bearer {CANARY}")
+
+        # Visitors allowed to choose: the request goes out, without the operator's key.
+        _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS="any")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url), api_name="/ask")
+        assert "SPDNet" in texts(chat), texts(chat)
+        client.predict("m", visitor.url, visitor.url, "", api_name="/spiqa_score")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url,
+                                           api_key="sk-visitor-own"), api_name="/ask")
+        assert len(visitor.requests) >= 3 and visitor.saw("Bearer sk-visitor-own")
+        # An allow-list: the listed endpoint only.
+        _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"{visitor.url}/")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url), api_name="/ask")
+        assert "SPDNet" in texts(chat)
+        assert not visitor.saw(CANARY)
+
+
+def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:  # noqa: F811
+    pdf = tmp_path / "non-local.pdf"  # a copy with other bytes: not in the extraction cache yet
+    pdf.write_bytes((shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf").read_bytes() + b"\n%cancelled load\n")
+    client = Client(app_url, verbose=False)
+    job = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
+    deadline = time.monotonic() + 60
+    while not job.status().progress_data and not job.done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.status().progress_data or job.done()
+    job.cancel()
+    time.sleep(1)
+    chat, _ = client.predict(*ask_args("Which table compares the non-local block with the baseline on Kinetics?"),
+                             api_name="/ask")
+    assert "Loaded **" in texts(chat) and "Table" in texts(chat), texts(chat)  # it finished loading
+
+
+def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+    slow_visitor, quick_visitor = Client(app_url, verbose=False), Client(app_url, verbose=False)
+    slow_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    quick_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    with listener(chunk_delay_s=1.0, chunks=8) as slow:
+        streaming = slow_visitor.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
+        assert slow.started.wait(60)
+        asked = time.monotonic()
+        chat, _ = quick_visitor.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
+        waited = time.monotonic() - asked
+        assert "Table 1" in texts(chat) and not slow.finished.is_set(), f"answered after {waited:.1f} s"
+        streaming.result(timeout=60)
+    assert slow.finished.is_set()
+
+
+def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+    client = Client(app_url, verbose=False)
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    with listener(chunk_delay_s=1.0, chunks=10) as slow:
+        job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
+        deadline = time.monotonic() + 60
+        while "Rationale" not in json.dumps(job.outputs()[-1:]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        chat = client.predict(api_name="/stop")
+        assert "(stopped)" in texts(chat) and "Rationale" in texts(chat), texts(chat)
+        assert "Waiting for the model" not in texts(chat)
+        job.result(timeout=60)
+    chat, _ = client.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
+    assert texts(chat).count("(stopped)") == 1 and "Stopped before the answer was complete" in texts(chat)
+    assert "Table 1" in texts(chat).split("HDM05?")[-1]
+
+
+def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:  # noqa: F811
+    pdf = tmp_path / "cbam.pdf"
+    pdf.write_bytes((shared / "papers" / "cbam-eccv2018.pdf").read_bytes() + b"\n%asked at once\n")
+    client = Client(app_url, verbose=False)
+    loading = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
+    deadline = time.monotonic() + 60
+    while not loading.outputs() and time.monotonic() < deadline:  # uploaded, and the load has begun
+        time.sleep(0.02)
+    asking = client.submit(*ask_args("Which table compares channel attention with spatial attention?"), api_name="/ask")
+    chat, _ = asking.result(timeout=120)
+    assert "Loaded **" in texts(chat) and files(chat), texts(chat)
+    assert any("Waiting for the paper to be read and indexed" in texts(history) for history, _ in asking.outputs())
+    assert "still being read" not in texts(chat) and "Load a paper first" not in texts(chat)
+    status, *_ = loading.result(timeout=120)
+    assert "CBAM" in status or "Attention" in status, status
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+    from spiqa_demo.settings import get_settings
+
+    client = Client(app_url, verbose=False, download_files=False)
+    _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    assert _status(gallery[0]["image"]["url"]) == 200
+    entry = next(p.parent for p in (get_settings().cache_dir / "papers").glob("*/paper.json"))
+    for path in (entry / "paper.json", next(entry.glob("crops/*.png"))):
+        assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
+    served = [str(p) for p in (get_settings().cache_dir / "ui").rglob("*.png")]
+    assert served and not any(entry.name[:16] in p for p in served)  # no served name is the PDF's hash
