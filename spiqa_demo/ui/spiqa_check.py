@@ -276,7 +276,8 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     total = len(session.spiqa.questions)
     rows: list[list[Any]] = []
     records: list[ResultRecord] = []
-    progress(0.0, desc=f"Question 1 of {total}")
+    if total:
+        progress(0.0, desc=f"Question 1 of {total}")
     for number, (answer, record) in enumerate(check_paper(session.spiqa, session.spiqa_figures, ask_one, judge, judge_note), 1):
         records.append(record)
         rows.append(row(session, number, answer, record))
