@@ -74,10 +74,14 @@ class Embedder:
     @property
     def model(self):  # type: ignore[no-untyped-def]
         """The loaded `SentenceTransformer` (first use loads it; a bad name raises `PaperError`)."""
+        self.load()
+        return self._model
+
+    def load(self) -> None:
+        """Load the model unless loaded: the app's start-up calls it so no visitor waits for it."""
         with self._lock:
             if self._model is None:
                 self._model = self._load()
-        return self._model
 
     def _load(self):  # type: ignore[no-untyped-def]
         from spiqa_demo.errors import PaperError
@@ -138,6 +142,9 @@ class MemoEmbedder(Embedder):
     @property
     def model(self):  # type: ignore[no-untyped-def]
         return self._base.model
+
+    def load(self) -> None:
+        self._base.load()
 
     def encode(self, texts: list[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self._memo]

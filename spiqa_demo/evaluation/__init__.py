@@ -7,7 +7,10 @@
   `judge_records` adds L3Score verdicts.
 - `report`: the summary as tables in the layout of the SPIQA paper (Tables 3, 5, 6).
 - `harness`: `run_evaluation` answers a dataset's questions with a QA flow, one line per question,
-  resumable.
+  resumable; `each_done` is the question loop it shares with the app.
+- `check`: the app's SPIQA check: `check_answer` scores one answer about an extracted PDF against
+  its SPIQA question, `check_paper` runs all questions of the paper.
+- `analysis`: a result file as a pandas table for error analysis (filters, plots, comparisons).
 """
 
 from spiqa_demo.evaluation.reader import Alignment, align_with_dataset, read_results

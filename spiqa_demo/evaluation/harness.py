@@ -10,12 +10,13 @@ it; a reply that could not be parsed is a real outcome and is written.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
-from typing import Literal
+from typing import Literal, TypeVar
 
 from tqdm.auto import tqdm
 
@@ -23,7 +24,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.inputs import HUB_IMAGES_HINT, ImageFolder, PaperInput, spiqa_candidates, spiqa_paper_input
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
-from spiqa_demo.evaluation.scoring import judge_records
+from spiqa_demo.evaluation.scoring import judge_record, judge_records
 from spiqa_demo.metrics.l3score import L3Judge
 from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
 from spiqa_demo.models.base import ModelBackend
@@ -34,6 +35,8 @@ from spiqa_demo.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
 CandidateMode = Literal["spiqa", "retrieval"]
 SPIQA_COT_CANDIDATES = 8
 STOP_AFTER_FIRST_FAILURES = 5  # all of the first N questions failing means a setup problem, not bad luck
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass
@@ -136,15 +139,9 @@ def _run_pool(
     bar: tqdm,
 ) -> None:
     """Run `work` over `todo` with at most `concurrency` in flight, writing each record when it is done."""
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
-    futures: dict[Future[tuple[ResultRecord, str]], tuple[SpiqaPaper, SpiqaQuestion]] = {
-        pool.submit(work, p, q): (p, q) for p, q in todo
-    }
     attempted = 0
-    try:
-        for future in as_completed(futures):
-            paper, question = futures[future]
-            record, judge_error = future.result()
+    with closing(each_done(todo, lambda pq: work(*pq), concurrency)) as done:  # a raise below cancels the rest
+        for (paper, question), (record, judge_error) in done:
             attempted += 1
             if record.error and not record.raw_response:
                 report.failures.append((paper.paper_id, question.key, record.error))
@@ -157,8 +154,37 @@ def _run_pool(
             if judge_error:  # the answer is kept; a re-run with a working judge adds the verdicts
                 raise PaperError(judge_error)
             bar.update(1)
+
+
+def each_done(todo: Sequence[T], work: Callable[[T], R], concurrency: int = 1) -> Iterator[tuple[T, R]]:
+    """`(item, work(item))` for every item as it is done, at most `concurrency` in flight.
+
+    The one question loop of batch evaluation and the app's "run all"; with one in flight the
+    results come in `todo`'s order. Leaving the loop early cancels the questions not yet started.
+    """
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    futures: dict[Future[R], T] = {pool.submit(work, item): item for item in todo}
+    try:
+        for future in as_completed(futures):
+            yield futures[future], future.result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def question_record(split: str, paper: SpiqaPaper, question: SpiqaQuestion, task: str, model: str) -> ResultRecord:
+    """A record of `question` with its ground truth and no answer yet."""
+    return ResultRecord(
+        paper_id=paper.paper_id,
+        question_key=question.key,
+        question=question.question,
+        ground_truth=question.answer,
+        answer="",
+        reference_figures=list(question.references),
+        figure_category=_category(paper, question),
+        split=split,
+        task=task,
+        model=model,
+    )
 
 
 def _answer_one(
@@ -173,18 +199,7 @@ def _answer_one(
     needs_images: bool,
 ) -> tuple[ResultRecord, str]:
     """The record of one question and, when the judge failed on it, the judge's error."""
-    record = ResultRecord(
-        paper_id=paper.paper_id,
-        question_key=question.key,
-        question=question.question,
-        ground_truth=question.answer,
-        answer="",
-        reference_figures=list(question.references),
-        figure_category=_category(paper, question),
-        split=split,
-        task=task,
-        model=backend.name,
-    )
+    record = question_record(split, paper, question, task, backend.name)
     if needs_images and source.missing:
         record.error = f"figure images not found: {', '.join(source.missing[:3])}" + (
             f" and {len(source.missing) - 3} more" if len(source.missing) > 3 else "")
@@ -203,14 +218,10 @@ def _answer_one(
     if judge is not None and record.raw_response:
         started = perf_counter()
         try:
-            verdict = judge.score(record.question, record.ground_truth, record.answer)
+            judge_record(record, judge)
         except PaperError as exc:
             return record, str(exc)
         record.timings["l3score"] = perf_counter() - started
-        record.l3 = [verdict.to_dict()]
-        record.metrics["L3Score"] = verdict.score
-        if verdict.exact is not None:
-            record.metrics["L3Score-exact"] = verdict.exact
     return record, ""
 
 

@@ -35,7 +35,8 @@ class ResultRecord:
     or the choice could not be read (`parse` says how it was read). `metrics` holds per-question
     values: `L3Score` (0-1), `L3Score-exact` (local judges), `retrieval_hit` (1.0/0.0). `l3`
     keeps each judge verdict (`L3Result.to_dict`, with the judge's model name). `messages` are the
-    QA flow's notes for people; `error` says why a question got no answer at all.
+    QA flow's notes for people; `notes` say why a check left a value out (`evaluation.check`);
+    `error` says why a question got no answer at all.
     """
 
     paper_id: str
@@ -58,6 +59,7 @@ class ResultRecord:
     metrics: dict[str, float | None] = field(default_factory=dict)
     l3: list[dict[str, Any]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     error: str = ""
 
     @property

@@ -96,18 +96,9 @@ def judge_records(
     if not todo:
         return 0
 
-    def judge_one(record: ResultRecord) -> ResultRecord:
-        verdicts = [judge.score(record.question, record.ground_truth, text) for text in record.predictions]
-        record.l3 = [v.to_dict() for v in verdicts]
-        record.metrics["L3Score"] = sum(v.score for v in verdicts) / len(verdicts)
-        exact = [v.exact for v in verdicts]
-        if all(e is not None for e in exact):
-            record.metrics["L3Score-exact"] = sum(exact) / len(exact)  # type: ignore[arg-type]
-        return record
-
     bar = tqdm(total=len(todo), desc=f"L3Score ({judge.name})", unit="q", disable=not progress)
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(judge_one, r) for r in todo]
+        futures = [pool.submit(judge_record, r, judge) for r in todo]
         try:
             for future in futures:
                 record = future.result()
@@ -121,6 +112,20 @@ def judge_records(
         finally:
             bar.close()
     return len(todo)
+
+
+def judge_record(record: ResultRecord, judge: L3Judge) -> ResultRecord:
+    """`record` with `judge`'s verdict on each of its predictions (`l3`) and their mean L3Score.
+
+    A judge failure raises `PaperError` and leaves the record as it was.
+    """
+    verdicts = [judge.score(record.question, record.ground_truth, text) for text in record.predictions]
+    record.l3 = [v.to_dict() for v in verdicts]
+    record.metrics["L3Score"] = sum(v.score for v in verdicts) / len(verdicts)
+    exact = [v.exact for v in verdicts]
+    if all(e is not None for e in exact):
+        record.metrics["L3Score-exact"] = sum(exact) / len(exact)  # type: ignore[arg-type]
+    return record
 
 
 def _has_verdicts(record: ResultRecord, judges: set[str]) -> bool:

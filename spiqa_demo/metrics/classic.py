@@ -23,6 +23,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 
 COCO_KEYS = ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr")
+ANSWER_KEYS = ("ROUGE-L", "BLEU-1", "BLEU-4")  # the per-answer values (`CocoMetrics.per_answer`)
 
 # Characters Java's PTBLexer treats as line breaks. pycocoevalcap maps only "\n" to a space before
 # tokenizing one text per line, so any of these would shift every later text onto the wrong
@@ -135,11 +136,38 @@ class CocoMetrics:
         values = [*bleu, meteor, rouge, cider]
         return {key: float(v) for key, v in zip(COCO_KEYS, values)}
 
+    def per_answer(self) -> list[dict[str, float]]:
+        """ROUGE-L, BLEU-1 and BLEU-4 (`ANSWER_KEYS`) of each pair on its own, for reading one answer.
+
+        A set's ROUGE-L is the mean of these; its BLEU is not (BLEU is a corpus statistic).
+        """
+        from pycocoevalcap.bleu.bleu import Bleu
+        from pycocoevalcap.rouge.rouge import Rouge
+
+        if not self._res:
+            return []
+        # pycocoevalcap rejects empty token lists; an empty answer scores 0 whatever the placeholder.
+        res = {i: [t[0] or "<empty>"] for i, t in self._res.items()}
+        gts = {i: [t[0] or "<empty>"] for i, t in self._gts.items()}
+        _, rouge = Rouge().compute_score(gts, res)
+        _, bleu = Bleu(4).compute_score(gts, res, verbose=0)
+        return [
+            {"ROUGE-L": 0.0 if not self._res[i][0] else float(rouge[i]),
+             "BLEU-1": 0.0 if not self._res[i][0] else float(bleu[0][i]),
+             "BLEU-4": 0.0 if not self._res[i][0] else float(bleu[3][i])}
+            for i in range(len(self._res))
+        ]
+
 
 
 def coco_metrics(predictions: Sequence[str], references: Sequence[str]) -> dict[str, float]:
     """BLEU-1..4, METEOR, ROUGE-L and CIDEr over the whole set (see `CocoMetrics`)."""
     return CocoMetrics(predictions, references).score()
+
+
+def answer_scores(predictions: Sequence[str], references: Sequence[str]) -> list[dict[str, float]]:
+    """ROUGE-L, BLEU-1 and BLEU-4 of each (prediction, reference) pair (see `CocoMetrics.per_answer`)."""
+    return CocoMetrics(predictions, references).per_answer()
 
 
 def _check_downloadable(model: str) -> None:

@@ -34,6 +34,11 @@ def retrieval_shortlist(paper: Paper, question: str, k: int) -> list[Candidate]:
     ]
 
 
+def build_index(paper: Paper) -> None:
+    """Build the paper's index now (kept in memory), so its first question costs one query embedding."""
+    _index(paper)
+
+
 def _key(paper: Paper) -> str:
     texts = [(f.id, f.caption, f.text, [m.sentence for m in f.mentions]) for f in paper.items]
     return hashlib.sha256(repr((paper.sha256, texts)).encode("utf-8")).hexdigest()

@@ -5,9 +5,8 @@
   with progress), `arxiv` (download), `examples`, `page_view` (page image with boxes).
 - `chat` (streamed answers with the chosen figure and the shortlist), `model_settings` (the settings
   panel and backend choice), `session` (per-visitor state).
-- `spiqa_check` (benchmark questions, ground truth, L3Score / ROUGE-L / BLEU), `answer_metrics`,
-  `spiqa_images`.
-- `error_analysis` (the tab) over `results_table` (rows, filters, plots, comparisons).
+- `spiqa_check` (the benchmark-question panel over `spiqa_demo.evaluation.check`), `spiqa_images`.
+- `error_analysis` (the tab over `spiqa_demo.evaluation.analysis`: rows, filters, plots, comparisons).
 - `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment()`),
   `warmup` (background start-up).
 """

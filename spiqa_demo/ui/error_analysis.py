@@ -17,8 +17,8 @@ from typing import Any
 import gradio as gr
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation import analysis
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui import results_table as rt
 from spiqa_demo.ui.spiqa_images import find_image
 
 log = logging.getLogger(__name__)
@@ -35,13 +35,13 @@ def server_files() -> dict[str, Path]:
     return {p.name: p for p in files[:MAX_FILES]}
 
 
-def _open(upload: str | None, name: str | None) -> rt.Results:
+def _open(upload: str | None, name: str | None) -> analysis.Results:
     if upload:
-        return rt.load_results(Path(upload), Path(upload).name)
+        return analysis.load_results(Path(upload), Path(upload).name)
     path = server_files().get(name or "")
     if path is None:
         raise PaperError("choose a result file: upload one, or pick one from the list")
-    return rt.load_results(path)
+    return analysis.load_results(path)
 
 
 def _caption(paper_id: str, file: str) -> str:
@@ -55,14 +55,37 @@ def _caption(paper_id: str, file: str) -> str:
     return ""
 
 
-def _plots(results: rt.Results) -> tuple[Any, Any, Any]:
+def summary_markdown(results: analysis.Results) -> str:
+    """File-level numbers: size, models and tasks, retrieval accuracy, mean scores, warnings."""
+    frame = results.frame
+    parts = [f"**{results.name}** · {len(frame)} questions · {frame['paper'].nunique()} papers"]
+    models = sorted({m for m in frame["model"] if m})
+    if models:
+        parts.append("model " + ", ".join(models))
+    cot = frame[frame["retrieval"] != ""]
+    if len(cot):
+        parts.append(f"retrieval accuracy {(cot['retrieval'] == 'right').mean():.3f} ({len(cot)} CoT answers)")
+    judges = sorted({v.get("judge", "") for r in results.records for v in r.l3 if v.get("judge")})
+    if frame["L3Score"].notna().any():
+        parts.append(f"mean L3Score {frame['L3Score'].mean():.3f} (judge {', '.join(judges) or 'unknown'})")
+    if frame["ROUGE-L"].notna().any():
+        parts.append(f"ROUGE-L {frame['ROUGE-L'].mean():.3f}")
+    text = " · ".join(parts)
+    if results.warnings:
+        shown = results.warnings[:5]
+        more = f" (and {len(results.warnings) - 5} more)" if len(results.warnings) > 5 else ""
+        text += "\n\n" + "\n".join(f"> ⚠️ {w}" for w in shown) + more
+    return text
+
+
+def _plots(results: analysis.Results) -> tuple[Any, Any, Any]:
     score = results.score_column
-    retrieval = rt.by_retrieval(results)
+    retrieval = analysis.by_retrieval(results)
     top = float(retrieval[f"mean {score}"].max()) if not retrieval.empty else 1.0
     return (
-        gr.update(value=rt.distribution(results), x="bin", y="questions", x_title=f"{score} (bins of 0.1)",
+        gr.update(value=analysis.distribution(results), x="bin", y="questions", x_title=f"{score} (bins of 0.1)",
                   label=f"{score} per answer"),
-        gr.update(value=rt.by_category(results), x="bar", y="value", color="measure", x_title="", x_label_angle=-25,
+        gr.update(value=analysis.by_category(results), x="bar", y="value", color="measure", x_title="", x_label_angle=-25,
                   y_lim=[0, 1], label=f"By figure category: mean {score} and retrieval accuracy"),
         gr.update(value=retrieval, x="retrieval", y=f"mean {score}", y_lim=[0, max(top * 1.2, 0.05)], color="retrieval",
                   color_map={"right": "#16a34a", "wrong": "#dc2626"},
@@ -81,9 +104,9 @@ def _widths(columns: list[str]) -> list[str]:
     return [f"{100 * size / sum(sizes):.1f}%" for size in sizes]
 
 
-def _table(results: rt.Results, filters: rt.Filters) -> tuple[Any, list[int]]:
-    rows = rt.filtered(results, filters)
-    shown = rows[rt.TABLE_COLUMNS].reset_index().rename(columns={"index": "#"})
+def _table(results: analysis.Results, filters: analysis.Filters) -> tuple[Any, list[int]]:
+    rows = analysis.filtered(results, filters)
+    shown = rows[analysis.TABLE_COLUMNS].reset_index().rename(columns={"index": "#"})
     return shown, list(rows.index)
 
 
@@ -96,16 +119,16 @@ def load(upload: str | None, name: str | None, state: dict | None) -> tuple:
         gr.Warning(str(exc))
         return (state, f"> ⚠️ **Could not load the results.** {escape(str(exc))}", *(gr.skip(),) * 9)
     state["a"] = results
-    table, view = _table(results, rt.Filters())
+    table, view = _table(results, analysis.Filters())
     state["view"] = view
     score = results.score_column
     return (
         state,
-        rt.summary_markdown(results),
+        summary_markdown(results),
         *_plots(results),
-        gr.update(choices=rt.choices(results, "split"), value=rt.ANY),
-        gr.update(choices=rt.choices(results, "model"), value=rt.ANY),
-        gr.update(choices=rt.choices(results, "category"), value=rt.ANY),
+        gr.update(choices=analysis.choices(results, "split"), value=analysis.ANY),
+        gr.update(choices=analysis.choices(results, "model"), value=analysis.ANY),
+        gr.update(choices=analysis.choices(results, "category"), value=analysis.ANY),
         gr.update(label=f"Lowest {score}", value=0),
         gr.update(label=f"Highest {score}", value=1),
         table,
@@ -116,11 +139,11 @@ def apply_filters(state: dict | None, split: str, model: str, category: str, ret
                   low: float, high: float, text: str) -> tuple[dict, Any, str]:
     """(state, table, count line) for the current filters."""
     state = dict(state or {})
-    results: rt.Results | None = state.get("a")
+    results: analysis.Results | None = state.get("a")
     if results is None:
         return state, gr.skip(), "Load a result file first."
     low, high = min(float(low), float(high)), max(float(low), float(high))
-    filters = rt.Filters(split or rt.ANY, model or rt.ANY, category or rt.ANY, retrieval or rt.ANY, low, high, text or "")
+    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high, text or "")
     table, state["view"] = _table(results, filters)
     return state, table, f"{len(table)} of {len(results.frame)} questions"
 
@@ -140,7 +163,7 @@ def _figure(paper_id: str, file: str | None, label: str) -> tuple[str | None, st
 def show_row(state: dict | None, evt: gr.SelectData) -> tuple:
     """(detail markdown, chosen image, chosen text, reference image, reference text) of the selected row."""
     state = state or {}
-    results: rt.Results | None = state.get("a")
+    results: analysis.Results | None = state.get("a")
     view: list[int] = state.get("view", [])
     position = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
     if results is None or not isinstance(position, int) or not 0 <= position < len(view):
@@ -168,7 +191,7 @@ def spiqa_metrics(state: dict | None) -> str:
     from spiqa_demo.evaluation import score_records
     from spiqa_demo.evaluation.report import format_summary
 
-    results: rt.Results | None = (state or {}).get("a")
+    results: analysis.Results | None = (state or {}).get("a")
     if results is None:
         return "Load a result file first."
     try:
@@ -189,7 +212,7 @@ def compare_with(upload: str | None, name: str | None, state: dict | None) -> tu
     except PaperError as exc:
         return state, f"> ⚠️ **Could not load the second file.** {escape(str(exc))}", gr.skip()
     state["b"] = other
-    table, verdict = rt.compare(state["a"], other)
+    table, verdict = analysis.compare(state["a"], other)
     return state, verdict, table
 
 
@@ -211,16 +234,16 @@ def build() -> dict[str, Any]:
         c["plot_category"] = gr.BarPlot(None, label="By figure category", height=270, elem_id="plot-category")
         c["plot_retrieval"] = gr.BarPlot(None, label="Retrieval right vs wrong", height=270, elem_id="plot-retrieval")
     with gr.Row():
-        c["split"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Split", min_width=120)
-        c["model"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Model", min_width=160)
-        c["category"] = gr.Dropdown([rt.ANY], value=rt.ANY, label="Figure category", min_width=140)
-        c["retrieval"] = gr.Radio([rt.ANY, "right", "wrong"], value=rt.ANY, label="Chosen figure", min_width=200)
+        c["split"] = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Split", min_width=120)
+        c["model"] = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Model", min_width=160)
+        c["category"] = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Figure category", min_width=140)
+        c["retrieval"] = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Chosen figure", min_width=200)
         c["score_min"] = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
         c["score_max"] = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
         c["search"] = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
     c["count"] = gr.Markdown("")
-    c["table"] = gr.Dataframe(headers=["#", *rt.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
-                              elem_id="results-table", column_widths=_widths(["#", *rt.TABLE_COLUMNS]))
+    c["table"] = gr.Dataframe(headers=["#", *analysis.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
+                              elem_id="results-table", column_widths=_widths(["#", *analysis.TABLE_COLUMNS]))
     with gr.Row():
         c["detail"] = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
         with gr.Column():
@@ -235,8 +258,8 @@ def build() -> dict[str, Any]:
             c["server_file_b"] = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
                                              elem_id="results-file-b")
         c["verdict"] = gr.Markdown("", elem_id="compare-verdict")
-        c["compare_table"] = gr.Dataframe(headers=rt.COMPARE_COLUMNS, interactive=False, wrap=True, max_height=420,
-                                          elem_id="compare-table", column_widths=_widths(rt.COMPARE_COLUMNS))
+        c["compare_table"] = gr.Dataframe(headers=analysis.COMPARE_COLUMNS, interactive=False, wrap=True, max_height=420,
+                                          elem_id="compare-table", column_widths=_widths(analysis.COMPARE_COLUMNS))
     return c
 
 

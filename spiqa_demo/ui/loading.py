@@ -50,14 +50,13 @@ def check_upload(path: Path) -> None:
 def index_paper(paper: Paper) -> None:
     """Build (or fetch from memory) the paper's retrieval index, so the first question is fast.
 
-    The QA flows keep one index per paper in memory (`spiqa_demo.qa.shortlist`); a first search
-    builds it there. (That module exposes no separate "build" call, hence the search.)
+    The QA flows keep one index per paper in memory (`spiqa_demo.qa.shortlist`); it is built there.
     """
     if not paper.items:
         return
-    from spiqa_demo.qa.shortlist import retrieval_shortlist
+    from spiqa_demo.qa.shortlist import build_index
 
-    retrieval_shortlist(paper, paper.title or paper.items[0].title, 1)
+    build_index(paper)
 
 
 def extract(source: Path, progress: Progress) -> tuple[Paper, Path]:

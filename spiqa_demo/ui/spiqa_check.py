@@ -4,15 +4,15 @@ The paper is looked up in the SPIQA files the app knows (`SPIQA_CHECK_DATASETS`,
 under `SPIQA_SHARED/spiqa`) by arXiv id, then title. Its benchmark questions are listed; asking
 one shows, next to the model's answer, the ground-truth answer and figure, whether the chosen
 figure is the reference, L3Score (live, with the judge named; the exact value too when the judge is
-local) and ROUGE-L / BLEU. "Run all questions" fills a table with the same columns.
+local) and ROUGE-L / BLEU. "Run all questions" fills a table with the same columns. The checking
+itself is `spiqa_demo.evaluation.check`; this module formats its records and wires the panel.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,15 +22,15 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure
-from spiqa_demo.ui.answer_metrics import text_scores
 from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import find_image
 
 if TYPE_CHECKING:
-    from spiqa_demo.metrics import L3Judge, L3Result
+    from spiqa_demo.evaluation import ResultRecord
+    from spiqa_demo.metrics import L3Judge
     from spiqa_demo.qa import Answer
-    from spiqa_demo.spiqa import SpiqaDataset, SpiqaQuestion
+    from spiqa_demo.spiqa import SpiqaDataset
 
 log = logging.getLogger(__name__)
 
@@ -77,33 +77,6 @@ def match_paper(session: Session) -> Session:
     return session
 
 
-def _normalise(text: str) -> str:
-    return " ".join((text or "").lower().split()).rstrip("?. ")
-
-
-def find_question(session: Session, text: str) -> SpiqaQuestion | None:
-    """The benchmark question with this text (case and spacing ignored), or None."""
-    if session.spiqa is None:
-        return None
-    wanted = _normalise(text)
-    return next((q for q in session.spiqa.questions if _normalise(q.question) == wanted), None)
-
-
-@dataclass
-class Check:
-    """One answer compared with the ground truth (None: not computable, `notes` say why)."""
-
-    question: SpiqaQuestion
-    answer: str
-    chosen: Figure | None
-    references: list[str]  # SPIQA figure files
-    reference_items: list[Figure]  # the extracted items they map to
-    chosen_is_reference: bool | None
-    l3: L3Result | None = None
-    scores: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
 def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: str = "") -> tuple[L3Judge | None, str]:
     """`(judge or None, why not)`; a typed API key is passed on only to the answering model's own server.
 
@@ -130,108 +103,111 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
         return None, f"The judge could not be loaded: {exc}"
 
 
-def check_answer(session: Session, answer: Answer, question: SpiqaQuestion, judge: L3Judge | None, judge_note: str = "") -> Check:
-    """Compare `answer` with `question`'s ground truth: figure, L3Score, ROUGE-L and BLEU."""
-    items = [f for file in question.references if (f := session.spiqa_figures.get(file)) is not None]
-    chosen = answer.figure if answer.figure_source in ("model", "retrieval") else None
-    verdict = None if chosen is None or not items else any(chosen.id == f.id for f in items)
-    check = Check(question, answer.answer, chosen, list(question.references), items, verdict)
-    if question.references and not items:
-        check.notes.append("The reference figure was not found among this PDF's extracted figures.")
-    if not question.answer:
-        check.notes.append("SPIQA gives no ground-truth answer for this question.")
-        return check
-    if judge is None:
-        check.notes.append(judge_note)
-    else:
-        try:
-            check.l3 = judge.score(question.question, question.answer, answer.answer)
-        except PaperError as exc:
-            check.notes.append(f"L3Score failed: {exc}")
-    try:
-        check.scores = text_scores([answer.answer], [question.answer])[0]
-    except PaperError as exc:
-        check.notes.append(str(exc))
-    return check
-
-
 def _figure_name(figure: Figure | None) -> str:
     return escape(figure.title) if figure is not None else "none"
 
 
-def _verdict(check: Check) -> str:
-    if check.chosen_is_reference is None:
+def _chosen(answer: Answer) -> Figure | None:
+    from spiqa_demo.evaluation.check import chosen_item
+
+    return chosen_item(answer)
+
+
+def _references(session: Session, record: ResultRecord) -> list[Figure]:
+    from spiqa_demo.evaluation.check import reference_items
+
+    return reference_items(record.reference_figures, session.spiqa_figures)
+
+
+def _hit(record: ResultRecord) -> bool | None:
+    """Whether the chosen figure is the reference; None: cannot tell."""
+    hit = record.metrics.get("retrieval_hit")
+    return None if hit is None else bool(hit)
+
+
+def _verdict(record: ResultRecord) -> str:
+    hit = _hit(record)
+    if hit is None:
         return "cannot tell"
-    return "✓ yes" if check.chosen_is_reference else "✗ no"
+    return "✓ yes" if hit else "✗ no"
 
 
-def check_markdown(check: Check) -> str:
+def _judge(record: ResultRecord) -> str:
+    return record.l3[0].get("judge", "") if record.l3 else ""
+
+
+def check_markdown(session: Session, answer: Answer, record: ResultRecord) -> str:
     """The texts, then one row of figure verdict and scores, then the judge and notes."""
     def cell(text: str) -> str:
         return text.replace("|", "¦").replace("\n", " ")
 
-    reference = ", ".join(_figure_name(f) for f in check.reference_items) or ", ".join(escape(r) for r in check.references) or "—"
-    l3 = "—" if check.l3 is None else f"**{check.l3.score:.2f}**" + (f" (exact {check.l3.exact:.2f})" if check.l3.exact is not None else "")
-    scores = check.scores
+    reference = (", ".join(_figure_name(f) for f in _references(session, record))
+                 or ", ".join(escape(r) for r in record.reference_figures) or "—")
+    metrics = record.metrics
+    score, exact = metrics.get("L3Score"), metrics.get("L3Score-exact")
+    l3 = "—" if score is None else f"**{score:.2f}**" + (f" (exact {exact:.2f})" if exact is not None else "")
+    rouge, bleu1, bleu4 = (metrics.get(key) for key in ("ROUGE-L", "BLEU-1", "BLEU-4"))
     lines = [
-        f"**Question.** {escape(check.question.question)}",
-        f"**Ground truth.** {escape(check.question.answer) or '—'}",
-        f"**Model's answer.** {escape(check.answer) or '*(none)*'}",
+        f"**Question.** {escape(record.question)}",
+        f"**Ground truth.** {escape(record.ground_truth) or '—'}",
+        f"**Model's answer.** {escape(record.answer) or '*(none)*'}",
         "| Chosen | Reference | Chosen = reference | L3Score | ROUGE-L | BLEU-1 / BLEU-4 |\n|---|---|---|---|---|---|\n"
         + "| " + " | ".join(cell(v) for v in (
-            _figure_name(check.chosen), reference, _verdict(check), l3,
-            f"{scores['ROUGE-L']:.3f}" if scores else "—",
-            f"{scores['BLEU-1']:.3f} / {scores['BLEU-4']:.3f}" if scores else "—",
+            _figure_name(_chosen(answer)), reference, _verdict(record), l3,
+            f"{rouge:.3f}" if rouge is not None else "—",
+            f"{bleu1:.3f} / {bleu4:.3f}" if bleu1 is not None and bleu4 is not None else "—",
         )) + " |",
     ]
-    if check.l3 is not None:
-        how = "top-5 log-probs; exact = full next-token distribution (local judge)" if check.l3.exact is not None else "top-5 log-probs"
-        lines.append(f"<small>L3Score judge: `{escape(check.l3.judge)}` ({how}).</small>")
-    lines += [f"> {escape(n)}" for n in check.notes if n]
+    if score is not None:
+        how = "top-5 log-probs; exact = full next-token distribution (local judge)" if exact is not None else "top-5 log-probs"
+        lines.append(f"<small>L3Score judge: `{escape(_judge(record))}` ({how}).</small>")
+    lines += [f"> {escape(n)}" for n in record.notes if n]
     return "\n\n".join(lines)
 
 
-def reference_image(session: Session, check: Check) -> tuple[str, str] | None:
+def reference_image(session: Session, record: ResultRecord) -> tuple[str, str] | None:
     """(image, label) of the ground-truth figure: SPIQA's own image when on disk, else this PDF's crop."""
-    if check.references and session.spiqa is not None:
-        found = find_image(check.references[0], session.spiqa.paper_id)
+    if record.reference_figures and session.spiqa is not None:
+        found = find_image(record.reference_figures[0], session.spiqa.paper_id)
         if found:
             return found, f"Ground truth (SPIQA image {Path(found).name})"
-    for item in check.reference_items:
+    for item in _references(session, record):
         if item.image:
             return item.image, f"Ground truth: {item.title} (crop from this PDF)"
     return None
 
 
-def row(number: int, check: Check) -> list[Any]:
+def row(session: Session, number: int, answer: Answer, record: ResultRecord) -> list[Any]:
     """One line of the run-all table (TABLE_COLUMNS)."""
-    verdict = "" if check.chosen_is_reference is None else ("yes" if check.chosen_is_reference else "no")
+    hit = _hit(record)
+    chosen = _chosen(answer)
+    rouge, bleu1, score = (record.metrics.get(key) for key in ("ROUGE-L", "BLEU-1", "L3Score"))
     return [
         number,
-        check.question.question,
-        check.question.answer,
-        check.answer,
-        check.chosen.title if check.chosen is not None else "none",
-        ", ".join(f.title for f in check.reference_items) or ", ".join(check.references),
-        verdict,
-        None if check.l3 is None else round(check.l3.score, 3),
-        round(check.scores["ROUGE-L"], 3) if check.scores else None,
-        round(check.scores["BLEU-1"], 3) if check.scores else None,
+        record.question,
+        record.ground_truth,
+        record.answer,
+        chosen.title if chosen is not None else "none",
+        ", ".join(f.title for f in _references(session, record)) or ", ".join(record.reference_figures),
+        "" if hit is None else ("yes" if hit else "no"),
+        None if score is None else round(score, 3),
+        None if rouge is None else round(rouge, 3),
+        None if bleu1 is None else round(bleu1, 3),
     ]
 
 
-def summary_markdown(checks: list[Check]) -> str:
+def summary_markdown(records: list[ResultRecord]) -> str:
     """Totals of a run-all: retrieval accuracy, mean L3Score (one judge) and mean ROUGE-L."""
-    n = len(checks)
-    known = [c.chosen_is_reference for c in checks if c.chosen_is_reference is not None]
+    n = len(records)
+    known = [hit for r in records if (hit := _hit(r)) is not None]
     parts = [f"**{n} questions**"]
     if known:
         parts.append(f"chosen = reference {sum(known)}/{len(known)}")
-    l3 = [c.l3 for c in checks if c.l3 is not None]
+    l3 = [score for r in records if (score := r.metrics.get("L3Score")) is not None]
     if l3:
-        judges = sorted({r.judge for r in l3})
-        parts.append(f"mean L3Score {sum(r.score for r in l3) / len(l3):.3f} (judge {', '.join(judges)})")
-    rouge = [c.scores["ROUGE-L"] for c in checks if c.scores]
+        judges = sorted({_judge(r) for r in records if r.metrics.get("L3Score") is not None})
+        parts.append(f"mean L3Score {sum(l3) / len(l3):.3f} (judge {', '.join(judges)})")
+    rouge = [value for r in records if (value := r.metrics.get("ROUGE-L")) is not None]
     if rouge:
         parts.append(f"mean ROUGE-L {sum(rouge) / len(rouge):.3f}")
     return " · ".join(parts)
@@ -268,22 +244,26 @@ def pick_question(sample: Any) -> str:
 
 def score_last(session: Session | None, judge_model: str, judge_url: str, base_url: str, api_key: str) -> tuple[Any, Any]:
     """(result markdown, ground-truth image) for the session's last answer, when it is a benchmark question."""
+    from spiqa_demo.evaluation.check import check_answer, find_question
+
     if session is None or session.spiqa is None or session.last_answer is None:
         return gr.skip(), gr.skip()
-    question = find_question(session, session.last_answer.question)
+    answer = session.last_answer
+    question = find_question(session.spiqa, answer.question)
     if question is None:
         return NOT_A_BENCHMARK_QUESTION, gr.update(value=None, visible=False)
     judge, note = load_judge(judge_model, judge_url, base_url, api_key)
-    check = check_answer(session, session.last_answer, question, judge, note)
-    image = reference_image(session, check)
+    record = check_answer(answer, session.spiqa, question, session.spiqa_figures, judge, note)
+    image = reference_image(session, record)
     if image is None:
-        return check_markdown(check), gr.update(value=None, visible=False)
-    return check_markdown(check), gr.update(value=image[0], label=image[1], visible=True)
+        return check_markdown(session, answer, record), gr.update(value=None, visible=False)
+    return check_markdown(session, answer, record), gr.update(value=image[0], label=image[1], visible=True)
 
 
 def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,
             progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, str]]:
     """Ask every benchmark question of the paper; yields (table rows, summary) as each is done."""
+    from spiqa_demo.evaluation.check import check_paper
     from spiqa_demo.qa import ask
 
     if session is None or session.spiqa is None or session.paper is None:
@@ -293,19 +273,21 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     choice = ModelChoice.from_inputs(*fields)
     backend, notice = resolve_backend(choice, api_key)
     judge, judge_note = load_judge(judge_model, judge_url, choice.base_url, api_key)
-    questions = session.spiqa.questions
+    ask_one = partial(ask, session.paper, backend=backend, task=choice.task, k=choice.k,
+                      use_captions=choice.captions, notice=notice)
+    total = len(session.spiqa.questions)
     rows: list[list[Any]] = []
-    checks: list[Check] = []
-    for number, question in enumerate(questions, 1):
-        progress((number - 1) / len(questions), desc=f"Question {number} of {len(questions)}")
-        answer = ask(session.paper, question.question, backend, task=choice.task, k=choice.k,
-                     use_captions=choice.captions, notice=notice)
-        check = check_answer(session, answer, question, judge, judge_note)
-        checks.append(check)
-        rows.append(row(number, check))
-        yield rows, summary_markdown(checks)
-    notes = sorted({n for c in checks for n in c.notes if n} | ({notice} if notice else set()))
-    yield rows, summary_markdown(checks) + "".join(f"\n\n> {escape(n)}" for n in notes)
+    records: list[ResultRecord] = []
+    if total:
+        progress(0.0, desc=f"Question 1 of {total}")
+    for number, (answer, record) in enumerate(check_paper(session.spiqa, session.spiqa_figures, ask_one, judge, judge_note), 1):
+        records.append(record)
+        rows.append(row(session, number, answer, record))
+        if number < total:
+            progress(number / total, desc=f"Question {number + 1} of {total}")
+        yield rows, summary_markdown(records)
+    notes = sorted({n for r in records for n in r.notes if n} | ({notice} if notice else set()))
+    yield rows, summary_markdown(records) + "".join(f"\n\n> {escape(n)}" for n in notes)
 
 
 def build() -> dict[str, Any]:

@@ -19,7 +19,7 @@ def _warm() -> None:
         import spiqa_demo.extraction  # noqa: F401  (PyMuPDF)
         from retrieval.embedder import get_embedder
 
-        get_embedder().model  # noqa: B018  (loads the weights)
+        get_embedder().load()
         from spiqa_demo.ui.spiqa_check import benchmark_datasets
 
         benchmark_datasets()

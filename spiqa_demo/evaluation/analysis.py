@@ -1,10 +1,10 @@
-"""A result file as a table for error analysis: one row per question, filters, summaries, plots, diffs.
+"""A result file as a pandas table for error analysis: one row per question, filters, plot data, diffs.
 
 Rows come from `spiqa_demo.evaluation.read_results` (our results.jsonl or the official SPIQA
 responses). Each row carries the question, ground truth, answer, chosen and reference figures,
 the figure category, whether the chosen figure was the reference (CoT runs), the stored L3Score and
 per-answer ROUGE-L / BLEU-1. The "score" filters and plots use L3Score when the file has verdicts,
-else ROUGE-L.
+else ROUGE-L. The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.ui.answer_metrics import text_scores
+from spiqa_demo.metrics.classic import answer_scores
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from spiqa_demo.evaluation import ResultRecord
+    from spiqa_demo.evaluation.records import ResultRecord
 
 COLUMNS = ["paper", "key", "split", "model", "category", "question", "ground truth", "answer",
            "chosen", "reference", "retrieval", "L3Score", "ROUGE-L", "BLEU-1"]
@@ -48,14 +48,14 @@ def load_results(path: Path, name: str = "") -> Results:
     """Read a result file and score every answer's text; `PaperError` for files that are not results."""
     import pandas as pd
 
-    from spiqa_demo.evaluation import read_results
-    from spiqa_demo.metrics import is_retrieval_hit
+    from spiqa_demo.evaluation.reader import read_results
+    from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
 
     result = read_results(path)
     records = result.records
     warnings = list(result.warnings)
     try:
-        scores = text_scores([r.answer for r in records], [r.ground_truth for r in records])
+        scores = answer_scores([r.answer for r in records], [r.ground_truth for r in records])
     except PaperError as exc:
         scores = [{}] * len(records)
         warnings.append(f"ROUGE-L and BLEU not computed: {exc}")
@@ -118,29 +118,6 @@ def filtered(results: Results, filters: Filters) -> pd.DataFrame:
         text = (frame["question"] + " " + frame["answer"] + " " + frame["ground truth"] + " " + frame["paper"]).str.lower()
         mask &= text.str.contains(needle, regex=False)
     return frame[mask]
-
-
-def summary_markdown(results: Results) -> str:
-    """File-level numbers: size, models and tasks, retrieval accuracy, mean scores, warnings."""
-    frame = results.frame
-    parts = [f"**{results.name}** · {len(frame)} questions · {frame['paper'].nunique()} papers"]
-    models = sorted({m for m in frame["model"] if m})
-    if models:
-        parts.append("model " + ", ".join(models))
-    cot = frame[frame["retrieval"] != ""]
-    if len(cot):
-        parts.append(f"retrieval accuracy {(cot['retrieval'] == 'right').mean():.3f} ({len(cot)} CoT answers)")
-    judges = sorted({v.get("judge", "") for r in results.records for v in r.l3 if v.get("judge")})
-    if frame["L3Score"].notna().any():
-        parts.append(f"mean L3Score {frame['L3Score'].mean():.3f} (judge {', '.join(judges) or 'unknown'})")
-    if frame["ROUGE-L"].notna().any():
-        parts.append(f"ROUGE-L {frame['ROUGE-L'].mean():.3f}")
-    text = " · ".join(parts)
-    if results.warnings:
-        shown = results.warnings[:5]
-        more = f" (and {len(results.warnings) - 5} more)" if len(results.warnings) > 5 else ""
-        text += "\n\n" + "\n".join(f"> ⚠️ {w}" for w in shown) + more
-    return text
 
 
 def distribution(results: Results) -> pd.DataFrame:
