@@ -40,3 +40,19 @@ def test_a_cache_entry_is_never_half_written(shared: Path, tmp_path: Path) -> No
     settings = Settings(cache_dir=tmp_path / "cache")
     paper = load_paper(shared / "papers" / PAPERS[0], settings=settings)
     assert [p.name for p in papers_root(settings).iterdir()] == [paper_cache_dir(paper, settings).name]
+
+
+def test_concurrent_extractions_and_evictions_do_not_break_each_other(shared: Path, tmp_path: Path) -> None:
+    """A tight cache: every load evicts while other loads are still writing their staging folders."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tight = Settings(cache_dir=tmp_path / "cache", cache_max_mb=1)
+    copies = []
+    for i in range(8):  # distinct bytes: each copy is its own cache entry
+        copy = tmp_path / f"copy-{i}.pdf"
+        copy.write_bytes((shared / "papers" / PAPERS[i % 2]).read_bytes() + f"\n%copy {i}\n".encode())
+        copies.append(copy)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        papers = list(pool.map(lambda pdf: load_paper(pdf, settings=tight), copies))
+    assert all(paper.items for paper in papers)
+    assert not any(p.name.startswith(".staging-") for p in papers_root(tight).iterdir())

@@ -42,19 +42,44 @@ def read_entry(folder: Path) -> Paper | None:
 
 
 def evict(settings: Settings, keep: Path) -> None:
-    """Delete least recently used entries until the cache fits `cache_max_mb` (never `keep`)."""
+    """Delete least recently used entries until the cache fits `cache_max_mb` (never `keep`).
+
+    Only finished entries are candidates: other extractions' staging folders (".staging-*") are
+    counted but never deleted, and files that vanish meanwhile (another process evicting or
+    renaming) are skipped, so concurrent extraction and eviction never break each other.
+    """
     root = papers_root(settings)
     entries = []
     total = 0
-    for folder in root.iterdir() if root.is_dir() else []:
-        size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-        stamp = folder / "paper.json"
-        entries.append((stamp.stat().st_mtime if stamp.exists() else 0.0, size, folder))
+    try:
+        folders = list(root.iterdir())
+    except OSError:
+        return
+    for folder in folders:
+        size = _size(folder)
         total += size
+        if folder.name.startswith(".") or folder == keep:
+            continue
+        try:
+            stamp = (folder / "paper.json").stat().st_mtime
+        except OSError:
+            continue  # not a finished entry (or gone)
+        entries.append((stamp, size, folder))
     limit = settings.cache_max_mb * 1_000_000
     for _, size, folder in sorted(entries):
         if total <= limit:
             break
-        if folder != keep:
-            shutil.rmtree(folder, ignore_errors=True)
-            total -= size
+        shutil.rmtree(folder, ignore_errors=True)
+        total -= size
+
+
+def _size(folder: Path) -> int:
+    """Bytes under `folder`, counting only files still there while it is walked."""
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
