@@ -114,3 +114,28 @@ def test_error_analysis_tab(page) -> None:
     page.wait_for_selector("#compare-table [data-testid='cell-0-3']")
     page.wait_for_timeout(500)  # the progress overlay fades out
     shot(page, "6-compare")
+
+
+def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> None:  # noqa: F811
+    from test_app_shared_use import PASC2, listener
+
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    page.fill("#question textarea", "Which method is best on HDM05?")
+    page.keyboard.press("Enter")  # at once: the question waits for the index, then is answered
+    page.wait_for_function("document.querySelector('#chat').innerText.includes('best retrieval match')")
+    assert "Load a paper first" not in page.inner_text("#chat")
+
+    with listener(chunk_delay_s=1.0, chunks=12) as slow:
+        page.click("#settings")
+        page.get_by_label("OpenAI-compatible API").check()
+        page.fill("#model textarea, #model input", "m")
+        page.fill("#base-url textarea, #base-url input", slow.url)
+        page.fill("#question textarea", PASC2)
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('#chat').innerText.includes('Rationale')")
+        page.locator("#question button", has_text="Stop").click()
+        page.wait_for_function("document.querySelector('#chat').innerText.includes('(stopped)')")
+        page.locator("#question button", has_text="Ask").wait_for()
+    chat = page.inner_text("#chat")
+    assert "Rationale" in chat and "Waiting for the model" not in chat, chat
+    shot(page, "7-stopped")

@@ -35,8 +35,8 @@ class Turn:
         if self.finished or self.stopped:
             return
         self.stopped = True
-        self.thought["content"] = "Stopped before the answer was complete."
-        self.thought["metadata"] = {**self.thought.get("metadata", {}), "status": "done"}
+        self.thought["content"] = "Stopped before the answer was complete; what was written so far is kept."
+        self.thought["metadata"] = {"title": "Stopped", "status": "done"}
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
 
