@@ -44,7 +44,7 @@ class _TrimmedEnvironment(EnvSettingsSource):
 class Settings(BaseSettings):
     """Runtime configuration; build with `get_settings()` (reads the environment once)."""
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, frozen=True, populate_by_name=True)
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, populate_by_name=True)
 
     # Extraction and its on-disk cache.
     cache_dir: Path = Path.home() / ".cache" / "spiqa-demo"
@@ -149,7 +149,7 @@ class Settings(BaseSettings):
         """Arguments, then the environment: no .env or secrets files are read."""
         return init_settings, _TrimmedEnvironment(settings_cls)
 
-    @field_validator("backend", "judge_backend", "corpus_index", "embed_bf16", mode="before")
+    @field_validator("backend", "judge_backend", "corpus_index", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
@@ -157,7 +157,7 @@ class Settings(BaseSettings):
     @field_validator("embed_bf16", mode="before")
     @classmethod
     def _bf16_switch(cls, value: Any) -> Any:
-        return _SWITCH.get(value.lower(), value) if isinstance(value, str) else value
+        return _SWITCH.get(value.lower(), value.lower()) if isinstance(value, str) else value
 
     def with_overrides(self, **values: Any) -> Settings:
         """These settings with `values` replacing fields by name, validated as the environment's are.
