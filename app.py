@@ -4,9 +4,15 @@ Serves on 127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). He
 (PyMuPDF, torch, sentence-transformers) load in the background after the page is served.
 """
 
+import sys
+
+from spiqa_demo.errors import InputError
 from spiqa_demo.ui.storage import prepare_environment
 
-prepare_environment()  # before Gradio is imported
+try:
+    prepare_environment()  # before Gradio is imported; the first read of the settings
+except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
+    sys.exit(f"error: {exc}")
 
 from spiqa_demo.ui.layout import build_demo, launch_options  # noqa: E402
 from spiqa_demo.ui.warmup import start_warmup  # noqa: E402

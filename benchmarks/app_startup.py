@@ -78,7 +78,8 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}/"
     with tempfile.TemporaryDirectory(prefix="spiqa-bench-") as cache:
         env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "SPIQA_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
-               "SPIQA_BACKEND": "none", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
+               "SPIQA_BACKEND": "none", "SPIQA_DATA_DIR": str(SHARED),
+               "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         started = time.monotonic()
         process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

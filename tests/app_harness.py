@@ -27,8 +27,7 @@ def _app_environment(cache: Path, shared: Path) -> dict[str, str]:
     """What the app reads through `spiqa_demo.settings` (the cache folder is conftest's own)."""
     return {
         "SPIQA_CACHE_DIR": str(cache),
-        "SPIQA_EXAMPLES_DIR": str(shared / "papers"),
-        "SPIQA_RESULTS_DIR": str(shared / "spiqa" / "test-C-responses"),
+        "SPIQA_DATA_DIR": str(shared),  # example papers, SPIQA files and result files
         "SPIQA_CHECK_DATASETS": str(shared / "spiqa" / "SPIQA_testA.json"),
         "SPIQA_ARXIV_PDF_URL": f"http://127.0.0.1:{free_port()}/pdf/{{id}}",  # nothing listens there
         "SPIQA_MAX_FILE_MB": "8",

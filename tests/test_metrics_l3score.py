@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import BackendError, PaperError
 from spiqa_demo.metrics.l3score import (
     CANDIDATES,
     L3Judge,
@@ -195,8 +195,9 @@ def test_empty_candidate_scores_zero_without_a_call() -> None:
 
 def test_judge_without_logprobs_says_so_and_falls_back_only_when_asked() -> None:
     silent = ScriptedBackend("served", NextTokenLogprobs([], note="the server ignored top_logprobs"))
-    with pytest.raises(PaperError, match="'served' returned no log-probabilities .the server ignored"):
+    with pytest.raises(BackendError, match="'served' returned no log-probabilities .the server ignored") as caught:
         L3Judge(silent).score("Q?", "GT", "answer")
+    assert not caught.value.retryable  # the same server answers the same way
     local = ScriptedBackend("local", NextTokenLogprobs(top(("No", 0.9), ("Yes", 0.1))))
     judge = L3Judge(silent, fallback=local)
     assert judge.score("Q?", "GT", "answer").judge == "local"

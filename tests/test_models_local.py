@@ -9,7 +9,7 @@ import pytest
 import torch
 from tiny_models import COT_REPLY, make_image, tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import BackendError, InputError, PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, ModelBackend, Usage
 from spiqa_demo.models.local import LocalBackend, load_local_model, pick_device, pick_dtype
@@ -175,13 +175,14 @@ def test_text_only_models_work_on_text_and_refuse_images(tiny_llama: Path) -> No
 
 
 def test_loading_errors_are_clear(tmp_path: Path) -> None:
-    with pytest.raises(PaperError, match="cannot load model"):
+    with pytest.raises(BackendError, match="cannot load model") as caught:
         load_backend(backend="local", model=str(tmp_path / "no-such-model"))
+    assert not caught.value.retryable
     with pytest.raises(PaperError, match="cannot load model"):
         load_backend(backend="local", model="someone/not-on-this-machine")
-    with pytest.raises(PaperError, match="no local model"):
+    with pytest.raises(InputError, match="no local model"):
         load_backend(backend="local")
-    with pytest.raises(PaperError, match="unknown backend"):
+    with pytest.raises(InputError, match="backend: expected one of local, openai, none, got 'tpu'"):
         load_backend(backend="tpu")
     assert load_backend() is None  # nothing configured: retrieval-only mode
 

@@ -21,7 +21,7 @@ import openai
 import pytest
 from tiny_models import COT_REPLY, Server, free_port, make_image, served_cot_vlm, tiny_cot_vlm  # noqa: F401
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import BackendError, PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, ModelBackend, Usage
 from spiqa_demo.models.openai_api import OpenAIBackend
@@ -142,8 +142,9 @@ def test_a_server_without_log_probs_says_so(api: OpenAIBackend) -> None:
 
 def test_an_unknown_model_name_is_a_clear_error(served_cot_vlm: Server) -> None:
     backend = load_backend(backend="openai", base_url=served_cot_vlm.base_url, model="no/such-model", max_retries=0)
-    with pytest.raises(PaperError, match="no/such-model"):
+    with pytest.raises(BackendError, match="no/such-model") as caught:
         backend.generate([Message("user", ["hi"])], max_new_tokens=4)
+    assert not caught.value.retryable
 
 
 def test_429_is_retried_until_the_real_server_answers(served_cot_vlm: Server) -> None:
@@ -175,8 +176,9 @@ def test_rate_limits_that_persist_give_a_clear_message() -> None:
 
     with scripted_server(always_429) as url:
         backend = load_backend(backend="openai", base_url=url, model="m", max_retries=1)
-        with pytest.raises(PaperError, match=r"rate-limited .* \(HTTP 429\) after 1 retries"):
+        with pytest.raises(BackendError, match=r"rate-limited .* \(HTTP 429\) after 1 retries") as caught:
             backend.generate([Message("user", ["hi"])])
+    assert caught.value.retryable  # waiting can help
 
 
 def test_a_rejected_key_is_reported_without_echoing_it() -> None:
@@ -189,8 +191,9 @@ def test_a_rejected_key_is_reported_without_echoing_it() -> None:
 
     with scripted_server(unauthorized) as url:
         backend = load_backend(backend="openai", base_url=url, model="m", api_key=SECRET, max_retries=2)
-        with pytest.raises(PaperError, match="rejected the API key") as caught:
+        with pytest.raises(BackendError, match="rejected the API key") as caught:
             backend.generate([Message("user", ["hi"])])
+    assert not caught.value.retryable  # the same key fails the same way
     assert seen == [f"Bearer {SECRET}"]  # sent once (401 is not retried) and only in the header
     assert SECRET not in str(caught.value) and SECRET not in repr(backend)
 
@@ -210,8 +213,9 @@ def test_a_server_that_is_down() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     backend = load_backend(backend="openai", base_url=url, model="m", max_retries=1)
     started = time.monotonic()
-    with pytest.raises(PaperError, match="cannot reach .* is the server running"):
+    with pytest.raises(BackendError, match="cannot reach .* is the server running") as caught:
         backend.generate([Message("user", ["hi"])])
+    assert caught.value.retryable  # the server may come up
     assert time.monotonic() - started < 10
 
 
@@ -219,10 +223,12 @@ def test_a_hanging_server_times_out() -> None:
     with hanging_server() as url:
         backend = load_backend(backend="openai", base_url=url, model="m", request_timeout_s=0.5, max_retries=0)
         started = time.monotonic()
-        with pytest.raises(PaperError, match=r"no reply from .* within 0.5 s"):
+        with pytest.raises(BackendError, match=r"no reply from .* within 0.5 s") as caught:
             backend.generate([Message("user", ["hi"])])
-        with pytest.raises(PaperError, match="no reply"):
+        assert caught.value.retryable
+        with pytest.raises(BackendError, match="no reply") as caught:
             list(backend.generate([Message("user", ["hi"])], stream=True))
+        assert caught.value.retryable
         assert time.monotonic() - started < 10
 
 
@@ -230,8 +236,9 @@ def test_a_missing_key_for_openai_itself(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("SPIQA_API_KEY", raising=False)
     get_settings.cache_clear()
-    with pytest.raises(PaperError, match="no API key .* SPIQA_API_KEY or OPENAI_API_KEY"):
+    with pytest.raises(BackendError, match="no API key .* SPIQA_API_KEY or OPENAI_API_KEY") as caught:
         load_backend(backend="openai")
+    assert not caught.value.retryable
     with pytest.raises(PaperError, match="SPIQA_MODEL"):
         load_backend(backend="openai", base_url="http://127.0.0.1:1/v1")
 
@@ -240,12 +247,12 @@ def test_the_key_comes_from_the_environment_and_stays_out_of_reprs(monkeypatch: 
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     get_settings.cache_clear()
     settings = get_settings()
-    assert settings.api_key == SECRET and SECRET not in repr(settings)
+    assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
     backend = load_backend(backend="openai")
     assert backend.name == "gpt-4o" and SECRET not in repr(backend)
     monkeypatch.setenv("SPIQA_API_KEY", "sk-spiqa-specific")
     get_settings.cache_clear()
-    assert get_settings().api_key == "sk-spiqa-specific"
+    assert get_settings().api_key.get_secret_value() == "sk-spiqa-specific"
 
 
 def test_text_only_api_models_refuse_images() -> None:
@@ -309,23 +316,26 @@ def _status_error(cls: type, status: int) -> Exception:
 
 
 @pytest.mark.parametrize(
-    ("error", "words"),
+    ("error", "words", "retryable"),
     [
-        (_status_error(openai.AuthenticationError, 401), "rejected the API key"),
-        (_status_error(openai.PermissionDeniedError, 403), "no access to model 'judge'"),
-        (_status_error(openai.NotFoundError, 404), "ends in /v1"),
-        (_status_error(openai.RateLimitError, 429), "HTTP 429"),
-        (_status_error(openai.InternalServerError, 503), "failed with HTTP 503"),
-        (_status_error(openai.BadRequestError, 400), "refused the request"),
-        (openai.APITimeoutError(request=httpx2.Request("POST", "http://x")), "no reply"),
-        (openai.APIConnectionError(request=httpx2.Request("POST", "http://x")), "cannot reach"),
+        (_status_error(openai.AuthenticationError, 401), "rejected the API key", False),
+        (_status_error(openai.PermissionDeniedError, 403), "no access to model 'judge'", False),
+        (_status_error(openai.NotFoundError, 404), "ends in /v1", False),
+        (_status_error(openai.RateLimitError, 429), "HTTP 429", True),
+        (_status_error(openai.InternalServerError, 503), "failed with HTTP 503", True),
+        (_status_error(openai.APIStatusError, 408), "failed with HTTP 408", True),
+        (_status_error(openai.UnprocessableEntityError, 422), "failed with HTTP 422", False),
+        (_status_error(openai.BadRequestError, 400), "refused the request", False),
+        (openai.APITimeoutError(request=httpx2.Request("POST", "http://x")), "no reply", True),
+        (openai.APIConnectionError(request=httpx2.Request("POST", "http://x")), "cannot reach", True),
     ],
 )
-def test_error_wording(error: Exception, words: str) -> None:
+def test_error_wording_and_whether_retrying_helps(error: Exception, words: str, retryable: bool) -> None:
     backend, _ = _with_fake(error)
-    with pytest.raises(PaperError, match=words) as caught:
+    with pytest.raises(BackendError, match=words) as caught:
         backend.generate([Message("user", ["q"])])
-    assert SECRET not in str(caught.value)
+    assert caught.value.retryable is retryable
+    assert isinstance(caught.value, PaperError) and SECRET not in str(caught.value)
 
 
 def test_a_server_rejecting_the_logprobs_field_is_a_note_not_a_crash() -> None:

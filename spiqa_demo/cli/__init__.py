@@ -11,6 +11,7 @@ import sys
 
 from spiqa_demo.cli import ask, bench_retrieval, evaluate, extract, score, search
 from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import get_settings
 
 COMMANDS = [extract, ask, search, score, evaluate, bench_retrieval]
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        get_settings()  # a bad SPIQA_* variable stops every command before it starts
         return int(args.func(args) or 0)
     except PaperError as exc:
         print(f"error: {exc}", file=sys.stderr)

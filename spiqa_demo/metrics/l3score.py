@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import BackendError, InputError
 from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
 
 L3_PROMPT = (
@@ -84,7 +84,7 @@ def _ratio(logp_yes: float, logp_no: float) -> float:
 def score_top_logprobs(top: Sequence[TokenLogprob]) -> tuple[float, Case]:
     """The L3Score of one judge reply from its first token's top-k list, and which case applied."""
     if not top:
-        raise PaperError("the judge returned no log-probabilities for its first token")
+        raise BackendError("the judge returned no log-probabilities for its first token", retryable=False)
     ranked = sorted(top, key=lambda t: t.logprob, reverse=True)  # APIs already sort; be sure
     yes = next((t.logprob for t in ranked if _normalize(t.token) in YES_TOKENS), None)
     no = next((t.logprob for t in ranked if _normalize(t.token) in NO_TOKENS), None)
@@ -151,10 +151,11 @@ class L3Judge:
                 reply = backend.next_token_logprobs(messages, candidates=CANDIDATES, top_k=TOP_K)
         if not reply.top:
             why = f" ({reply.note})" if reply.note else ""
-            raise PaperError(
+            raise BackendError(
                 f"the judge {backend.name!r} returned no log-probabilities{why}, which L3Score needs: use a "
                 "server that returns top_logprobs (OpenAI, vLLM, llama.cpp server, Ollama) or ask for "
-                "the local judge fallback (--judge-fallback MODEL)"
+                "the local judge fallback (--judge-fallback MODEL)",
+                retryable=False,
             )
         value, case = score_top_logprobs(reply.top)
         exact = score_exact(reply.candidates)
@@ -184,11 +185,12 @@ def load_judge(
     base_url = base_url if base_url is not None else settings.judge_base_url
     kind = backend or settings.judge_backend or ("openai" if base_url else "local")
     if kind not in ("local", "openai"):
-        raise PaperError(f"unknown judge backend {kind!r}: use local or openai")
+        raise InputError(f"unknown judge backend {kind!r}: use local or openai")
     # Operator keys go only to the endpoints the operator configured them for.
     judge_url = base_url if kind == "openai" else ""
-    key = api_key or operator_key(judge_url, [(settings.judge_base_url, settings.judge_api_key or settings.api_key),
-                                              (settings.base_url, settings.api_key)])
+    judge_key = settings.judge_api_key.get_secret_value() or settings.api_key.get_secret_value()
+    key = api_key or operator_key(judge_url, [(settings.judge_base_url, judge_key),
+                                              (settings.base_url, settings.api_key.get_secret_value())])
     judge = load_backend(backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
     fallback = fallback or settings.judge_fallback
     spare = load_backend(backend="local", model=fallback, base_url="", max_images=0) if fallback else None

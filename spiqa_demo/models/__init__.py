@@ -6,53 +6,44 @@ backend, or None when no model is configured: the app then runs in retrieval-onl
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import InputError
 from spiqa_demo.models.base import Message, ModelBackend, NextTokenLogprobs, TokenLogprob, Usage
 from spiqa_demo.models.endpoints import operator_key
 from spiqa_demo.settings import Settings, get_settings
 
 __all__ = ["Message", "ModelBackend", "NextTokenLogprobs", "TokenLogprob", "Usage", "backend_kind", "load_backend"]
 
-KINDS = ("local", "openai", "none")
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # SPIQA's strongest evaluated model
 
 
 def backend_kind(settings: Settings) -> str:
     """The backend the settings ask for: explicit, else openai with a base URL, local with a model, else none."""
-    kind = settings.backend or ("openai" if settings.base_url else "local" if settings.model else "none")
-    if kind not in KINDS:
-        raise PaperError(f"unknown backend {kind!r}: use one of {', '.join(KINDS)}")
-    return kind
+    return settings.backend or ("openai" if settings.base_url else "local" if settings.model else "none")
 
 
 def load_backend(settings: Settings | None = None, **overrides: Any) -> ModelBackend | None:
     """The configured backend (local weights are loaded once per process), or None for retrieval-only.
 
-    `overrides` replace settings fields by name (None values are ignored), e.g.
-    `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`. Without an
-    `api_key` override the configured key is sent only when the base URL is the configured one.
+    `overrides` replace settings fields by name (None values are ignored; a bad value is an
+    `InputError`), e.g. `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`.
+    Without an `api_key` override the configured key is sent only when the base URL is the configured one.
     """
-    settings = settings or get_settings()
+    configured = settings or get_settings()
     given = {k: v for k, v in overrides.items() if v is not None}
-    unknown = set(given) - {f.name for f in dataclasses.fields(Settings)}
-    if unknown:
-        raise TypeError(f"unknown settings: {sorted(unknown)}")
     # The operator's key goes only to the operator's endpoint; a caller naming another brings its own.
     key = given.pop("api_key") if "api_key" in given else None
-    configured = settings
-    settings = dataclasses.replace(settings, **given)
+    settings = configured.with_overrides(**given)
     if key is None:
-        key = operator_key(settings.base_url, [(configured.base_url, configured.api_key)])
-    settings = dataclasses.replace(settings, api_key=key)
+        key = operator_key(settings.base_url, [(configured.base_url, configured.api_key.get_secret_value())])
+    settings = settings.with_overrides(api_key=key)
     kind = backend_kind(settings)
     if kind == "none":
         return None
     if kind == "local":
         if not settings.model:
-            raise PaperError("no local model given: set SPIQA_MODEL or --model to a Hugging Face id or a folder")
+            raise InputError("no local model given: set SPIQA_MODEL or --model to a Hugging Face id or a folder")
         from spiqa_demo.models.local import LocalBackend, load_local_model
 
         loaded = load_local_model(settings.model, device=settings.device, dtype=settings.dtype)
@@ -63,13 +54,13 @@ def load_backend(settings: Settings | None = None, **overrides: Any) -> ModelBac
             gpu_duration_s=settings.gpu_duration_s,
         )
     if not settings.model and settings.base_url:
-        raise PaperError("no model name for the server at the base URL: set SPIQA_MODEL or --model")
+        raise InputError("no model name for the server at the base URL: set SPIQA_MODEL or --model")
     from spiqa_demo.models.openai_api import OpenAIBackend
 
     return OpenAIBackend(
         settings.model or DEFAULT_OPENAI_MODEL,
         base_url=settings.base_url,
-        api_key=settings.api_key,
+        api_key=settings.api_key.get_secret_value(),
         image_size=settings.image_size,
         max_images=settings.max_images,
         context_tokens=settings.context_tokens,

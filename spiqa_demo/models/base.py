@@ -3,8 +3,8 @@
 Messages are provider-neutral: a `Message` holds an ordered list of parts, each a text string or an
 image (a `Path` to an image file, or a PIL image; a `str` is always text), so interleaved "Image 0: <img> caption" prompts keep their
 order on every backend. Everything above this module (QA flows, L3Score judges, the UI) talks to a
-`ModelBackend` only. Backends raise `PaperError` with a message for people (bad key, server down,
-text-only model given images); any other exception is a bug.
+`ModelBackend` only. Backends raise `BackendError` with a message for people (bad key, server down,
+text-only model given images) that says whether retrying can help; any other exception is a bug.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import BackendError, InputError, PaperError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage, count_images
 from spiqa_demo.models.images import load_image
 from spiqa_demo.models.zerogpu import gpu
@@ -46,7 +46,7 @@ def pick_dtype(device: str, preference: str = "auto") -> Any:
         try:
             return getattr(torch, preference)
         except AttributeError:
-            raise PaperError(f"unknown dtype {preference!r} (use auto, bfloat16, float16 or float32)") from None
+            raise InputError(f"unknown dtype {preference!r} (use auto, bfloat16, float16 or float32)") from None
     if device.startswith("cuda"):
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if device.startswith("mps"):
@@ -111,9 +111,10 @@ def _load(name: str, device: str, dtype: Any) -> LoadedModel:
     try:
         config = AutoConfig.from_pretrained(name)
     except (OSError, ValueError) as exc:
-        raise PaperError(
+        raise BackendError(
             f"cannot load model {name!r}: not a local folder and not downloadable from the Hugging Face "
-            f"hub here ({_first_line(exc)})"
+            f"hub here ({_first_line(exc)})",
+            retryable=False,
         ) from exc
     is_vlm = config.model_type in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
     try:
@@ -128,7 +129,7 @@ def _load(name: str, device: str, dtype: Any) -> LoadedModel:
             processor = AutoTokenizer.from_pretrained(name)
             model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype)
     except (OSError, ValueError, ImportError) as exc:
-        raise PaperError(f"cannot load model {name!r}: {_first_line(exc)}") from exc
+        raise BackendError(f"cannot load model {name!r}: {_first_line(exc)}", retryable=False) from exc
     model = model.to(device).eval()
     tokenizer = getattr(processor, "tokenizer", processor)
     if tokenizer.pad_token is None and tokenizer.eos_token is not None:  # batches are padded (masked out)
@@ -254,7 +255,7 @@ class LocalBackend:
         """Chats as one batch of model inputs on the CPU, left-padded (a single chat is not padded)."""
         for messages in requests:
             if count_images(messages) and not self.supports_images:
-                raise PaperError(f"model {self.name!r} is text-only and cannot read figure images")
+                raise BackendError(f"model {self.name!r} is text-only and cannot read figure images", retryable=False)
         conversations = [self._conversation(self._accepted_chat(messages)) for messages in requests]
         try:
             with self.loaded.encode_lock:
@@ -314,9 +315,10 @@ class LocalBackend:
     def _template_error(self, exc: Exception) -> PaperError:
         if isinstance(exc, PaperError):
             return exc
-        return PaperError(
+        return BackendError(
             f"model {self.name!r} cannot format this chat ({_first_line(exc)}); "
-            "use an instruction-tuned model that ships a chat template"
+            "use an instruction-tuned model that ships a chat template",
+            retryable=False,
         )
 
     def _to_device(self, inputs: Any) -> Any:

@@ -2,8 +2,9 @@
 
 Images travel as base64 PNG data URLs. Timeouts and retries are the `openai` client's own
 (exponential backoff that honours Retry-After, on 408/409/429, 5xx and dropped connections).
-Failures become one-line `PaperError`s that say what to do; the API key never appears in them, in
-`repr()` or in logs.
+Failures become one-line `BackendError`s that say what to do and whether retrying later can help
+(timeouts, rate limits, 5xx, dropped connections); the API key never appears in them, in `repr()`
+or in logs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import BackendError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage
 from spiqa_demo.models.endpoints import OPENAI_URL
 from spiqa_demo.models.images import data_url
@@ -21,6 +22,8 @@ IMAGE_TOKENS_FULL = 765
 IMAGE_TOKENS_SMALL = 85
 CHARS_PER_TOKEN = 4  # a rough average for English prose
 MAX_TOP_LOGPROBS = 20  # OpenAI's and vLLM's default cap
+# Statuses below 500 that the client itself retries: the same request may succeed later.
+RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 
 class OpenAIBackend:
@@ -41,9 +44,10 @@ class OpenAIBackend:
 
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         if not api_key and self.base_url == OPENAI_URL:
-            raise PaperError(
+            raise BackendError(
                 "no API key for the OpenAI API: set SPIQA_API_KEY or OPENAI_API_KEY, "
-                "or give --base-url for a local OpenAI-compatible server"
+                "or give --base-url for a local OpenAI-compatible server",
+                retryable=False,
             )
         self.name = model
         self.image_size = image_size
@@ -97,7 +101,7 @@ class OpenAIBackend:
                 logprobs=True,
                 top_logprobs=max(1, min(top_k, MAX_TOP_LOGPROBS)),
             )
-        except PaperError as exc:
+        except BackendError as exc:
             if isinstance(exc.__cause__, openai.BadRequestError) and "logprob" in str(exc).lower():
                 return NextTokenLogprobs(top=[], model=self.name, note=no_logprobs)
             raise
@@ -121,7 +125,9 @@ class OpenAIBackend:
 
     def _messages(self, messages: list[Message]) -> list[dict[str, Any]]:
         if not self.supports_images and any(m.images for m in messages):
-            raise PaperError(f"model {self.name!r} is configured as text-only and cannot read figure images")
+            raise BackendError(
+                f"model {self.name!r} is configured as text-only and cannot read figure images", retryable=False
+            )
         out = []
         for m in messages:
             if not m.images:
@@ -156,7 +162,7 @@ class OpenAIBackend:
         except openai.OpenAIError as exc:
             raise self._error(exc) from exc
 
-    def _error(self, exc: Exception) -> PaperError:
+    def _error(self, exc: Exception) -> BackendError:
         """A one-line message for people; the server's words are kept, the key is not."""
         import openai
 
@@ -164,32 +170,41 @@ class OpenAIBackend:
         status = getattr(exc, "status_code", None)
         detail = _short(getattr(exc, "message", "") or str(exc)).replace(self._secret or "\0", "***")
         if isinstance(exc, openai.AuthenticationError):
-            return PaperError(
-                f"the server at {where} rejected the API key (HTTP 401): set a valid SPIQA_API_KEY or OPENAI_API_KEY"
+            return BackendError(
+                f"the server at {where} rejected the API key (HTTP 401): set a valid SPIQA_API_KEY or OPENAI_API_KEY",
+                retryable=False,
             )
         if isinstance(exc, openai.PermissionDeniedError):
-            return PaperError(f"the API key has no access to model {self.name!r} at {where} (HTTP 403)")
+            return BackendError(f"the API key has no access to model {self.name!r} at {where} (HTTP 403)", retryable=False)
         if isinstance(exc, openai.NotFoundError):
-            return PaperError(
+            return BackendError(
                 f"model {self.name!r} or its endpoint was not found at {where} (HTTP 404): check the model "
-                "name and that the base URL ends in /v1"
+                "name and that the base URL ends in /v1",
+                retryable=False,
             )
         if isinstance(exc, openai.RateLimitError):
-            return PaperError(
-                f"rate-limited by {where} (HTTP 429) after {self.max_retries} retries: wait a minute and try again"
+            return BackendError(
+                f"rate-limited by {where} (HTTP 429) after {self.max_retries} retries: wait a minute and try again",
+                retryable=True,
             )
         if isinstance(exc, openai.APITimeoutError):
-            return PaperError(
+            return BackendError(
                 f"no reply from {where} within {self.timeout_s:g} s ({self.max_retries} retries): "
-                "the server is hung or overloaded (SPIQA_REQUEST_TIMEOUT_S sets the limit)"
+                "the server is hung or overloaded (SPIQA_REQUEST_TIMEOUT_S sets the limit)",
+                retryable=True,
             )
         if isinstance(exc, openai.APIConnectionError):
-            return PaperError(f"cannot reach {where}: is the server running and the URL right?")
+            return BackendError(f"cannot reach {where}: is the server running and the URL right?", retryable=True)
         if isinstance(exc, openai.BadRequestError):
-            return PaperError(f"{where} refused the request for model {self.name!r} (HTTP 400): {detail}")
+            return BackendError(
+                f"{where} refused the request for model {self.name!r} (HTTP 400): {detail}", retryable=False
+            )
         if isinstance(exc, openai.APIStatusError):
-            return PaperError(f"{where} failed with HTTP {status} for model {self.name!r}: {detail}")
-        return PaperError(f"the API at {where} failed: {detail}")
+            return BackendError(
+                f"{where} failed with HTTP {status} for model {self.name!r}: {detail}",
+                retryable=status in RETRYABLE_STATUS or (status is not None and status >= 500),
+            )
+        return BackendError(f"the API at {where} failed: {detail}", retryable=False)
 
 
 def _fill_usage(usage: Usage | None, response: Any) -> None:

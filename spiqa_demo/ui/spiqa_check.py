@@ -1,7 +1,7 @@
 """The SPIQA check: when the loaded paper is a SPIQA paper, score answers against the benchmark.
 
 The paper is looked up in the SPIQA files the app knows (`SPIQA_CHECK_DATASETS`, default: those
-under `SPIQA_SHARED/spiqa`) by arXiv id, then title. Its benchmark questions are listed; asking
+under `<SPIQA_DATA_DIR>/spiqa`) by arXiv id, then title. Its benchmark questions are listed; asking
 one shows, next to the model's answer, the ground-truth answer and figure, whether the chosen
 figure is the reference, L3Score (live, with the judge named; the exact value too when the judge is
 local) and ROUGE-L / BLEU. "Run all questions" fills a table with the same columns. The checking
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Files looked for under SPIQA_SHARED/spiqa when SPIQA_CHECK_DATASETS is empty, in this order.
+# Files looked for under <SPIQA_DATA_DIR>/spiqa when SPIQA_CHECK_DATASETS is empty, in this order.
 DEFAULT_FILES = ("SPIQA_testA.json", "SPIQA_testB.json", "SPIQA_testB_sample.json", "SPIQA_testC.json",
                  "testC_qa_derived_from_official_responses.json")
 TABLE_COLUMNS = ["#", "Question", "Ground truth", "Answer", "Chosen", "Reference", "Chosen = reference",
@@ -47,7 +47,7 @@ def dataset_sources() -> list[str]:
     settings = get_settings()
     if settings.check_datasets:
         return [s.strip() for s in settings.check_datasets.split(",") if s.strip()]
-    folder = settings.shared_dir / "spiqa"
+    folder = settings.data_dir / "spiqa"
     return [str(folder / name) for name in DEFAULT_FILES if (folder / name).is_file()]
 
 

@@ -45,7 +45,7 @@ def served_dir(settings: Settings | None = None) -> Path:
 def _secret(settings: Settings) -> bytes:
     """`SPIQA_UI_SECRET`, else a random secret made once and kept (mode 0600) in the UI folder."""
     if settings.ui_secret:
-        return settings.ui_secret.encode("utf-8")
+        return settings.ui_secret.get_secret_value().encode("utf-8")
     path = ui_root(settings) / ".secret"
     try:
         return path.read_bytes()

@@ -1,0 +1,146 @@
+"""Settings: environment variables parse to typed values, and a bad one is one line naming it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from spiqa_demo.cli import main
+from spiqa_demo.errors import InputError, PaperError
+from spiqa_demo.models import load_backend
+from spiqa_demo.settings import Settings, env_name, get_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "sk-test-0123456789abcdef"
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """Set variables, then read the settings afresh with `get_settings()` (the test cache stays)."""
+    for name in set(Settings.model_fields) - {"cache_dir"}:
+        monkeypatch.delenv(env_name(name), raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    get_settings.cache_clear()
+    yield monkeypatch
+    get_settings.cache_clear()
+
+
+def test_defaults_and_derived_folders(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    env.setenv("SPIQA_CACHE_DIR", str(tmp_path))
+    settings = get_settings()
+    assert settings.dpi == 200 and settings.use_captions is True and settings.backend == ""
+    assert settings.corpus_index == "auto" and settings.embed_bf16 == "auto"
+    assert settings.data_dir == tmp_path / "data"
+    assert settings.examples_dir == tmp_path / "data" / "papers"
+    assert settings.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
+
+
+def test_the_data_folder_moves_its_parts_unless_they_are_set(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    env.setenv("SPIQA_DATA_DIR", str(tmp_path / "data"))
+    env.setenv("SPIQA_EXAMPLES_DIR", str(tmp_path / "mine"))
+    settings = get_settings()
+    assert settings.examples_dir == tmp_path / "mine"
+    assert settings.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
+
+
+def test_values_parse_and_names_differ_where_they_always_did(env: pytest.MonkeyPatch) -> None:
+    env.setenv("SPIQA_DPI", " 150 ")
+    env.setenv("SPIQA_REQUEST_TIMEOUT_S", "2.5")
+    env.setenv("SPIQA_USE_CAPTIONS", "off")
+    env.setenv("SPIQA_UI_LOCK_MODEL", "yes")
+    env.setenv("SPIQA_BACKEND", "OpenAI")
+    env.setenv("SPIQA_CORPUS_INDEX", "HNSW")
+    env.setenv("SPIQA_EMBED_BF16", "Off")
+    env.setenv("SPIQA_EMBED_BATCH", "16")
+    env.setenv("SPIQA_IMAGES_DIR", "/images")
+    env.setenv("SPIQA_HF_REPO", "me/spiqa")
+    settings = get_settings()
+    assert (settings.dpi, settings.request_timeout_s) == (150, 2.5)
+    assert settings.use_captions is False and settings.ui_lock_model is True
+    assert settings.backend == "openai" and settings.corpus_index == "hnsw" and settings.embed_bf16 == "0"
+    assert settings.embed_batch_size == 16
+    assert (settings.spiqa_images_dir, settings.spiqa_hf_repo) == ("/images", "me/spiqa")
+
+
+def test_a_blank_variable_means_the_default(env: pytest.MonkeyPatch) -> None:
+    env.setenv("SPIQA_DPI", "")
+    env.setenv("SPIQA_MAX_IMAGES", "   ")
+    settings = get_settings()
+    assert (settings.dpi, settings.max_images) == (200, -1)
+
+
+def test_the_api_key_falls_back_to_openais_and_never_shows(env: pytest.MonkeyPatch) -> None:
+    env.setenv("OPENAI_API_KEY", SECRET)
+    env.setenv("SPIQA_API_KEY", " ")
+    settings = get_settings()
+    assert settings.api_key.get_secret_value() == SECRET
+    assert SECRET not in repr(settings) and SECRET not in str(settings)
+    env.setenv("SPIQA_API_KEY", "sk-spiqa")
+    env.setenv("SPIQA_JUDGE_API_KEY", "sk-judge")
+    get_settings.cache_clear()
+    settings = get_settings()
+    assert settings.api_key.get_secret_value() == "sk-spiqa"
+    assert "sk-spiqa" not in repr(settings) and "sk-judge" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("SPIQA_DPI", "abc", "SPIQA_DPI: expected an integer, got 'abc'"),
+        ("SPIQA_REQUEST_TIMEOUT_S", "soon", "SPIQA_REQUEST_TIMEOUT_S: expected a number, got 'soon'"),
+        ("SPIQA_USE_CAPTIONS", "maybe", "SPIQA_USE_CAPTIONS: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),
+        ("SPIQA_BACKEND", "gpt", "SPIQA_BACKEND: expected one of local, openai, none, got 'gpt'"),
+        ("SPIQA_JUDGE_BACKEND", "api", "SPIQA_JUDGE_BACKEND: expected one of local, openai, got 'api'"),
+        ("SPIQA_CORPUS_INDEX", "tree", "SPIQA_CORPUS_INDEX: expected one of auto, flat, ivf, hnsw, got 'tree'"),
+        ("SPIQA_EMBED_BF16", "fast", "SPIQA_EMBED_BF16: expected one of auto, 0, 1, got 'fast'"),
+        ("SPIQA_EMBED_BATCH", "x", "SPIQA_EMBED_BATCH: expected an integer, got 'x'"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_the_variable(env: pytest.MonkeyPatch, name: str, value: str, message: str) -> None:
+    env.setenv(name, value)
+    with pytest.raises(InputError) as caught:
+        get_settings()
+    assert str(caught.value) == message
+
+
+def test_every_bad_value_is_named_in_the_same_line(env: pytest.MonkeyPatch) -> None:
+    env.setenv("SPIQA_DPI", "abc")
+    env.setenv("SPIQA_CACHE_MAX_MB", "lots")
+    with pytest.raises(InputError) as caught:
+        get_settings()
+    message = str(caught.value)
+    assert "\n" not in message and "SPIQA_DPI" in message and "SPIQA_CACHE_MAX_MB" in message
+
+
+def test_overrides_are_validated_and_keep_the_rest(env: pytest.MonkeyPatch) -> None:
+    env.setenv("SPIQA_DPI", "150")
+    settings = get_settings().with_overrides(backend="local", model="m", api_key=SECRET, max_images="0")
+    assert (settings.backend, settings.model, settings.max_images, settings.dpi) == ("local", "m", 0, 150)
+    assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
+    with pytest.raises(InputError, match="^backend: expected one of local, openai, none, got 'gpt'$"):
+        get_settings().with_overrides(backend="gpt")
+    with pytest.raises(TypeError, match="unknown settings"):
+        get_settings().with_overrides(no_such_setting=1)
+    with pytest.raises(InputError, match="max_images: expected an integer"):
+        load_backend(backend="openai", max_images="all")
+
+
+def test_the_cli_prints_one_line_and_exits_2(env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    env.setenv("SPIQA_DPI", "abc")
+    assert main(["extract", str(ROOT / "no-such.pdf")]) == 2
+    assert capsys.readouterr().err == "error: SPIQA_DPI: expected an integer, got 'abc'\n"
+
+
+def test_the_app_says_which_variable_is_wrong(env: pytest.MonkeyPatch) -> None:
+    env.setenv("SPIQA_UI_CACHE_MAX_MB", "big")
+    run = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1
+    assert run.stderr == "error: SPIQA_UI_CACHE_MAX_MB: expected an integer, got 'big'\n"
+
+
+def test_input_errors_are_paper_errors() -> None:
+    assert issubclass(InputError, PaperError)
