@@ -181,7 +181,9 @@ def main() -> int:
     return 0
 
 
-def lookup_retrieval(papers: dict[str, Paper], texts: dict[str, dict[tuple[str, str], str]], gold: dict[tuple[str, str], list[list[str]]]) -> dict[str, dict[str, float]]:
+def lookup_retrieval(
+    papers: dict[str, Paper], texts: dict[str, dict[tuple[str, str], str]], gold: dict[tuple[str, str], list[list[str]]]
+) -> dict[str, dict[str, float]]:
     """Top-1/3 of the gold table for a question naming one of its rows, per method's table text."""
     from retrieval import FigureIndex, get_embedder
     from retrieval.embedder import MemoEmbedder
