@@ -25,7 +25,7 @@ from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, 
 from spiqa_demo.extraction.layout import PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
-from spiqa_demo.extraction.tables import figure_text, table_markdown, words_in
+from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -170,10 +170,7 @@ def _items(regions: list[tuple[PageLayout, Region]], doc: pymupdf.Document) -> l
         caption: Caption | None = region.caption
         if page.number not in page_words:
             page_words[page.number] = [tuple(w[:5]) for w in doc[page.number - 1].get_text("words")]
-        words = words_in(page_words[page.number], region.bbox)
-        if caption is not None:
-            cx0, cy0, cx1, cy1 = caption.bbox
-            words = [w for w in words if not (cy0 - 1 <= (w[1] + w[3]) / 2 <= cy1 + 1 and cx0 - 1 <= w[0] <= cx1 + 1)]
+        words = region_words(page_words[page.number], region.bbox, caption.bbox if caption else None)
         kind = caption.kind if caption else "figure"
         items.append(
             Figure(
