@@ -123,7 +123,7 @@ def test_images_travel_as_data_urls_and_the_model_answers(api: OpenAIBackend, ti
 
 def test_streaming(api: OpenAIBackend) -> None:
     usage = Usage()
-    chunks = list(api.generate(figure_messages(3), max_new_tokens=40, stream=True, usage=usage))
+    chunks = list(api.stream(figure_messages(3), max_new_tokens=40, usage=usage))
     assert "".join(chunks) == COT_REPLY
     assert usage.completion_tokens
 
@@ -222,7 +222,7 @@ def test_a_hanging_server_times_out() -> None:
         with pytest.raises(PaperError, match=r"no reply from .* within 0.5 s"):
             backend.generate([Message("user", ["hi"])])
         with pytest.raises(PaperError, match="no reply"):
-            list(backend.generate([Message("user", ["hi"])], stream=True))
+            list(backend.stream([Message("user", ["hi"])]))
         assert time.monotonic() - started < 10
 
 
