@@ -207,7 +207,7 @@ def _answer_one(
         except PaperError as exc:
             return record, str(exc)
         record.timings["l3score"] = perf_counter() - started
-        record.l3 = [verdict.to_dict()]
+        record.l3 = [verdict]
         record.metrics["L3Score"] = verdict.score
         if verdict.exact is not None:
             record.metrics["L3Score-exact"] = verdict.exact

@@ -12,6 +12,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from spiqa_demo.metrics.l3score import L3Result
+
 
 @dataclass
 class FigureAnswer:
@@ -34,7 +36,7 @@ class ResultRecord:
     `answer` is the text the metrics score. `chosen_figure` is None when the task picks no figure
     or the choice could not be read (`parse` says how it was read). `metrics` holds per-question
     values: `L3Score` (0-1), `L3Score-exact` (local judges), `retrieval_hit` (1.0/0.0). `l3`
-    keeps each judge verdict (`L3Result.to_dict`, with the judge's model name). `messages` are the
+    keeps each judge verdict (one per prediction, each naming its judge). `messages` are the
     QA flow's notes for people; `error` says why a question got no answer at all.
     """
 
@@ -56,7 +58,7 @@ class ResultRecord:
     figure_answers: list[FigureAnswer] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     metrics: dict[str, float | None] = field(default_factory=dict)
-    l3: list[dict[str, Any]] = field(default_factory=list)
+    l3: list[L3Result] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     error: str = ""
 
@@ -77,7 +79,7 @@ class ResultRecord:
         return [a.answer for a in self.figure_answers if a.is_helpful] or [""]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"l3": [v.to_dict() for v in self.l3]}
 
     def to_json(self) -> str:
         """One line of results.jsonl."""
@@ -93,6 +95,7 @@ class ResultRecord:
             raise ValueError(f"missing field(s) {', '.join(missing)}")
         values["question_key"] = str(values["question_key"])
         values["figure_answers"] = [FigureAnswer(**a) for a in values.get("figure_answers") or []]
+        values["l3"] = [L3Result.from_dict(v) for v in values.get("l3") or []]
         for key in ("answer", "ground_truth", "question"):
             if not isinstance(values[key], str):
                 raise ValueError(f"field {key!r} is {type(values[key]).__name__}, not text")
