@@ -44,9 +44,9 @@ def normalise_number(raw: str) -> str:
     return str(roman) if roman is not None else raw
 
 
-@dataclass
+@dataclass(frozen=True)
 class Caption:
-    """A detected caption: its label, normalised number, text and box."""
+    """A detected caption: its label, normalised number, text and box (hashable: region search keys by it)."""
 
     kind: Kind
     label: str
