@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from spiqa_demo.extraction.captions import Caption
-from spiqa_demo.extraction.layout import DocumentLayout, PageLayout, area, intersection, union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame, area, intersection, union
 from spiqa_demo.types import BBox
 
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
@@ -68,8 +68,8 @@ DEFAULT_SIDES: Sides = {"figure": "up", "table": "down"}
 class _PageSearch:
     """Candidate regions of one page's captions, given what other captions already claimed."""
 
-    def __init__(self, page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> None:
-        self.page = page
+    def __init__(self, page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> None:
+        self.page = page.frame  # not the page: its glyph runs are freed once every page is searched
         self.captions = captions
         self.elements = _content_elements(page, captions)
         self.blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
@@ -117,7 +117,7 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     return sides
 
 
-def page_search(page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
+def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
     return _PageSearch(page, doc, captions)
 
 
@@ -163,7 +163,7 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
     return False
 
 
-def _content_elements(page: PageLayout, captions: list[Caption]) -> list[Element]:
+def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Element]:
     """Graphics and non-body, non-caption text lines outside the running header and footer."""
     body = [page.blocks[i].bbox for i in page.body_blocks]
     inside_margins = lambda b: b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1  # noqa: E731
@@ -223,7 +223,7 @@ def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tup
 
 
 def _candidate(
-    page: PageLayout,
+    page: PageFrame,
     caption: Caption,
     direction: str,
     span: tuple[float, float],
