@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,11 +68,14 @@ def extract_paper(
         summary = _summary(layouts)
         searches = []
         passages = []
-        for page_layout in layouts:
-            classified = classify_page(page_layout, layout)
+        # Each page is dropped once searched: nothing after this loop reads glyph runs, and a
+        # 300-page file need not hold them all.
+        unsearched = deque(layouts)
+        del layouts
+        while unsearched:
+            classified = classify_page(unsearched.popleft(), layout)
             searches.append(page_search(classified, layout, find_captions(classified, layout)))
             passages += page_passages(classified, layout)
-        del layouts  # nothing below reads the glyph runs, and a 300-page file need not hold them all
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
