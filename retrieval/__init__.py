@@ -8,7 +8,7 @@ inner text and citing sentences (`documents`).
 - `FigureIndex.build(paper)` / `.search(question, k) -> list[Hit]` / `.save(folder)` /
   `FigureIndex.load_or_build(paper, folder)`: one paper.
 - `CorpusIndex.build({key: paper})` / `.search(question, k, papers=[...])`: many papers.
-- `Hit`: item, rank, fused score and the per-signal scores (dense, bm25, label, prior).
+- `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior).
 - `Embedder` / `get_embedder()`: sentence-transformers, offline MiniLM by default.
 
 Depends only on `spiqa_demo.types`, `spiqa_demo.errors` and `spiqa_demo.settings`; never on the

@@ -25,7 +25,7 @@ from retrieval.hits import Hit
 from retrieval.labels import find_label_refs
 from retrieval.lexical import BM25Index
 from spiqa_demo.errors import PaperError
-from spiqa_demo.types import Figure, Paper, Passage
+from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
 
 SCHEMA_VERSION = 1
 INDEX_FILE = "index.faiss"
@@ -81,10 +81,12 @@ def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str]
             item=items[i],
             rank=rank,
             score=float(signals.fused[i]),
-            dense=float(signals.dense[i]),
-            bm25=float(signals.bm25[i]),
-            label=bool(signals.labelled[i]),
-            prior=float(signals.prior[i]),
+            scores=RetrievalScores(
+                dense=float(signals.dense[i]),
+                bm25=float(signals.bm25[i]),
+                label=bool(signals.labelled[i]),
+                prior=float(signals.prior[i]),
+            ),
             paper=papers[i] if papers else "",
         )
         for rank, i in enumerate(order, start=1)

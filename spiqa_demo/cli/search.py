@@ -33,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         rows = [
             {"rank": h.rank, "id": h.item.id, "label": h.item.title, "page": h.item.page, "score": round(h.score, 4),
-             "dense": round(h.dense, 4), "bm25": round(h.bm25, 4), "label_match": h.label, "prior": h.prior,
+             "dense": round(h.scores.dense, 4), "bm25": round(h.scores.bm25, 4), "label_match": h.scores.label,
+             "prior": h.scores.prior,
              "caption": h.item.caption, "image": h.item.image}
             for h in hits
         ]

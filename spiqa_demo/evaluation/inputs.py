@@ -65,11 +65,11 @@ class PaperInput:
     """A SPIQA paper as the flows read it, and the SPIQA file behind each of its `Figure`s."""
 
     paper: Paper
-    files: dict[int, str]  # id(Figure) -> SPIQA file name
+    files: dict[str, str]  # Figure.id -> SPIQA file name (one file per figure, so ids are unique)
     missing: list[str]  # SPIQA files whose image was not found
 
     def file_of(self, figure: Figure | None) -> str | None:
-        return None if figure is None else self.files.get(id(figure))
+        return None if figure is None else self.files.get(figure.id)
 
 
 def spiqa_paper_input(paper: SpiqaPaper, images: ImageFolder | None) -> PaperInput:
@@ -89,7 +89,7 @@ def spiqa_paper_input(paper: SpiqaPaper, images: ImageFolder | None) -> PaperInp
             image=str(image) if image else "",
         )
         items.append(item)
-        files[id(item)] = file
+        files[item.id] = file
     built = Paper(
         sha256="",
         source=f"SPIQA {paper.split} {paper.source_id}",
@@ -107,7 +107,7 @@ def spiqa_candidates(source: PaperInput, paper: SpiqaPaper, question: SpiqaQuest
 
     Scores fall with the position, so a flow that must drop figures drops the last ones.
     """
-    by_file = {file: figure for figure in source.paper.items if (file := source.files[id(figure)])}
+    by_file = {file: figure for figure in source.paper.items if (file := source.files[figure.id])}
     references = [f for f in question.references if f in by_file][:k]
     others = [f for f in by_file if f not in references]
     seed = int.from_bytes(hashlib.sha256(f"{paper.paper_id}/{question.key}".encode()).digest()[:8], "big")

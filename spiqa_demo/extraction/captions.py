@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import DocumentLayout, Line, PageLayout, join_lines, union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines, union
 from spiqa_demo.types import BBox, Kind
 
 _WORDS = {
@@ -44,9 +44,9 @@ def normalise_number(raw: str) -> str:
     return str(roman) if roman is not None else raw
 
 
-@dataclass
+@dataclass(frozen=True)
 class Caption:
-    """A detected caption: its label, normalised number, text and box."""
+    """A detected caption: its label, normalised number, text and box (hashable: region search keys by it)."""
 
     kind: Kind
     label: str
@@ -99,7 +99,7 @@ def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
     return kind, label, normalise_number(raw_num), score
 
 
-def find_captions(page: PageLayout, doc: DocumentLayout) -> list[Caption]:
+def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
     """Captions on a page: blocks whose first line matches, cut where the caption paragraph ends."""
     starts = []
     for block in page.blocks:

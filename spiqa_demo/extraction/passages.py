@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from spiqa_demo.extraction.captions import NUMBER, normalise_number
-from spiqa_demo.extraction.layout import DocumentLayout, PageLayout
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
 from spiqa_demo.types import Figure, Mention, Passage
 
 # A sub-figure letter attached to the number: "3b", "3(b)", "3 (b)" (not the "a" of "and").
@@ -25,7 +25,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
 _NO_SPLIT = re.compile(r"(?:Figs?|Tabs?|Eqs?|Sec|Secs|e\.g|i\.e|et al|cf|vs|resp|approx|No)\.$", re.IGNORECASE)
 
 
-def reading_order(page: PageLayout, doc: DocumentLayout) -> list[int]:
+def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
     """Body block numbers of `page` in reading order."""
     blocks = [page.blocks[i] for i in sorted(page.body_blocks)]
     if len(doc.columns) < 2:
@@ -44,7 +44,7 @@ def reading_order(page: PageLayout, doc: DocumentLayout) -> list[int]:
     return order
 
 
-def page_passages(page: PageLayout, doc: DocumentLayout) -> list[Passage]:
+def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
     """The page's body paragraphs as `Passage`s, in reading order."""
     out = []
     for number in reading_order(page, doc):
