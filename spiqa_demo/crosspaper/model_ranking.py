@@ -160,7 +160,7 @@ class ModelCitationRanker:
         if note:
             notes.append(note)
         reply = self.backend.generate(messages, max_new_tokens=MAX_NEW_TOKENS)
-        parsed = parse_ranking(reply if isinstance(reply, str) else "".join(reply), shown)
+        parsed = parse_ranking(reply, shown)
         if parsed.note:
             notes.append(parsed.note)
         model = np.zeros(len(cluster.candidates))
