@@ -21,11 +21,12 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
 from spiqa_demo.extraction.crops import CropWriter
-from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
+from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
 from spiqa_demo.extraction.layout import PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, table_markdown, words_in
+from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -90,7 +91,7 @@ def extract_paper(
             sha256=sha256_of(path),
             source=path.name,
             title=find_title(doc, upper),
-            arxiv_id=find_arxiv_id(doc, " ".join(ln.text for ln in first.lines), path.name),
+            arxiv_id=read_arxiv_id(doc, " ".join(ln.text for ln in first.lines), path.name),
             page_sizes=[(p.width, p.height) for p in layouts],
             passages=passages,
             items=items,
