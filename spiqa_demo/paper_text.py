@@ -30,7 +30,8 @@ NUMBER = r"(?:[A-Z]\.?\s?\d+(?:\.\d+)?|[a-z]\d+|\d+(?:\.\d+)?|[IVXLC]+\b)"
 # A sub-figure letter attached to the number: "3b", "3(b)", "3 (b)" (not the "a" of "and").
 SUBFIGURE = r"(?:\s?\([a-z]\)|[a-z](?![A-Za-z]))"
 # The words a caption opens with. Case matters: captions are typeset "Figure", "FIG." or "TABLE",
-# while a lower-case "figure 3 ..." opening a line is running text.
+# while a lower-case "figure 3 ..." opening a line is running text. A caption's number stands
+# alone: "Figure 3b: ..." labels a panel, and in "Figure 3 (b) ..." the panel letter is caption text.
 CAPTION_WORD = r"Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\."
 # The words that cite an item in running text or a question, any case, singular or plural.
 _REFERENCE_WORD = r"(?i:fig(?:ure)?s?\.?|tab(?:le)?s?\.?|tbl\.?)"
@@ -40,8 +41,7 @@ _RANGE_DASH = r"(?:\u2013|\u2014|-|to)"
 MAX_RANGE = 19
 
 _CAPTION_RE = re.compile(
-    rf"^(?P<word>{CAPTION_WORD})\s*(?P<num>{NUMBER})(?=\W|$)(?P<sub>\s?\([a-z]\))?"
-    r"\s*(?P<delim>[:.|\u2013\u2014-])?\s*(?P<rest>.*)$",
+    rf"^(?P<word>{CAPTION_WORD})\s*(?P<num>{NUMBER})(?=\W|$)\s*(?P<delim>[:.|\u2013\u2014-])?\s*(?P<rest>.*)$",
     re.DOTALL,
 )
 _REFERENCE_RE = re.compile(
@@ -102,7 +102,7 @@ class CaptionLabel:
 
 
 def parse_caption_label(text: str) -> CaptionLabel | None:
-    """The label `text` opens with ("Figure 3:", "TABLE IV", "Fig. 2(b)."), or None."""
+    """The label `text` opens with ("Figure 3:", "TABLE IV", "Table A.1."), or None."""
     m = _CAPTION_RE.match(text)
     if not m:
         return None
