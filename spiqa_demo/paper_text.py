@@ -150,7 +150,9 @@ def find_label_refs(text: str) -> list[LabelKey]:
     return list(found)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+# Clauses after ";" and ":" count as sentences: a caption's "Figure 3: Overview" then stands apart
+# from its description, and a citing clause from the rest of a long sentence.
+_SENTENCE_END = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(\[])")
 # "Fig." / "e.g." / "et al." end with a period but not a sentence.
 _ABBREVIATION = re.compile(
     r"(?:Figs?|Tabs?|Eqs?|Secs?|e\.g|i\.e|et al|cf|vs|resp|approx|No)\.$", re.IGNORECASE

@@ -200,6 +200,7 @@ def test_running_text_is_not_a_caption_label() -> None:
 def test_split_sentences_keeps_abbreviations() -> None:
     text = "As Fig. 3 shows, it works. See e.g. Table 2 and Secs. 4-5! The end (mostly).  "
     assert split_sentences(text) == ["As Fig. 3 shows, it works.", "See e.g. Table 2 and Secs. 4-5!", "The end (mostly)."]
+    assert split_sentences("Figure 3: Overview; Details follow.") == ["Figure 3:", "Overview;", "Details follow."]
     assert split_sentences("  ") == []
 
 
