@@ -23,11 +23,12 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
 from spiqa_demo.extraction.crops import CropWriter
-from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
+from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
 from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
+from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -94,7 +95,7 @@ def extract_paper(
             sha256=sha256_of(path),
             source=path.name,
             title=find_title(doc, summary.upper_lines),
-            arxiv_id=find_arxiv_id(doc, summary.first_page_text, path.name),
+            arxiv_id=read_arxiv_id(doc, summary.first_page_text, path.name),
             page_sizes=summary.page_sizes,
             passages=passages,
             items=items,

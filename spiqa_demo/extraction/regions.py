@@ -123,7 +123,6 @@ def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Captio
 
 def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
     """Regions for the page's captions (those with no content are dropped) plus unlabelled figures."""
-    elements = search.elements
     claimed: set[int] = set()
     done: set[Caption] = set()
     regions: list[Region] = []
