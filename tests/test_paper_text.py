@@ -164,7 +164,7 @@ def test_appendix_question_gets_a_label_hit(embedder: Embedder) -> None:  # noqa
     appendix = Figure(kind="table", label=found.label, number=found.number, page=12, bbox=BOX, caption=caption)
     items = [_item("table", "1", "Table 1: Accuracy on ImageNet."), appendix, _item("figure", "1", "Figure 1: Overview.")]
     hits = FigureIndex.build(items, embedder).search("What does Table A.1 show?", k=3)
-    assert hits[0].item is appendix and hits[0].label and not hits[1].label
+    assert hits[0].item is appendix and hits[0].scores.label and not hits[1].scores.label
 
 
 @pytest.mark.parametrize(
