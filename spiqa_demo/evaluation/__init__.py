@@ -8,6 +8,9 @@
 - `report`: the summary as tables in the layout of the SPIQA paper (Tables 3, 5, 6).
 - `harness`: `run_evaluation` answers a dataset's questions with a QA flow, one line per question,
   resumable.
+- `retrieval_benchmark`: `run_retrieval_benchmark` measures figure retrieval alone on a split
+  (top-k accuracy against the random baseline, per figure category) and `run_ablation` what each
+  retrieval signal adds (the `bench-retrieval` command).
 """
 
 from spiqa_demo.evaluation.reader import Alignment, align_with_dataset, read_results
