@@ -72,12 +72,17 @@ class ManifestCheck:
 
 
 def check_manifest(entry: Mapping[str, Any], paper: Paper, pdf: Path) -> ManifestCheck:
-    """Compare a paper's labelled items (extracted from `pdf`) with its `papers/manifest.json` entry."""
+    """Compare a paper's labelled items (extracted from `pdf`) with its `papers/manifest.json` entry.
+
+    The manifest writes numbers as printed ("A.1"), the extractor normalised ("A1"): an item answers
+    a listed number when either its number or the number in its printed label equals it.
+    """
     listed = {kind: {str(n) for n in entry[f"{kind}_numbers"]} for kind in KINDS}
-    found = {kind: {f.number for f in paper.items if f.kind == kind and f.number} for kind in KINDS}
-    counts = Counter((f.kind, f.number) for f in paper.items if f.number)
+    labelled = [f for f in paper.items if f.number]
+    found = {kind: {n for f in labelled if f.kind == kind for n in _names(f)} for kind in KINDS}
+    counts = Counter((f.kind, f.number) for f in labelled)
     unlisted = sorted(
-        (f for f in paper.items if f.number and f.number not in listed[f.kind]),
+        (f for f in labelled if not _names(f) & listed[f.kind]),
         key=lambda f: (f.kind, natural_key(f.number), f.page),
     )
     return ManifestCheck(
@@ -107,6 +112,11 @@ def crop_problem(path: str | Path) -> str | None:
     if low == high:
         return f"blank (uniform gray {low})"
     return None
+
+
+def _names(item: Figure) -> set[str]:
+    """The item's normalised number and the number as its label prints it ("Figure A.1" -> "A.1")."""
+    return {item.number, item.label.split()[-1]} if item.label else {item.number}
 
 
 def _with_evidence(pdf: Path, items: list[Figure]) -> list[UnlistedItem]:
