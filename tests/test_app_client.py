@@ -148,7 +148,7 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
     assert "is not an arXiv id" in status
 
     # Still working: a real paper with no figures loads, and questions about it get an answer.
-    from pdf_factory import no_figures_paper
+    from evalsuite.pdf_factory import no_figures_paper
 
     empty = no_figures_paper(tmp_path / "no-figures.pdf").path
     status, gallery, *_ = client.predict(handle_file(str(empty)), api_name="/load_pdf")

@@ -19,8 +19,9 @@ from pathlib import Path
 import httpx2
 import openai
 import pytest
-from tiny_models import COT_REPLY, Server, free_port, make_image, served_cot_vlm, tiny_cot_vlm  # noqa: F401
+from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm  # noqa: F401
 
+from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import BackendError, PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, ModelBackend, Usage

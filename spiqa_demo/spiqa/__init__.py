@@ -18,8 +18,6 @@ Public API (everything else is internal):
 - `fetch_split_json(split)`, `fetch_split_images(split)` (in `hub`): Hugging Face downloads.
 - `convert.to_paper(spiqa_paper)`: a SPIQA paper as a `spiqa_demo.types.Paper` (captions,
   passages, mentions), so retrieval and QA run on benchmark data unchanged.
-- `retrieval_bench.run_retrieval_benchmark(dataset)`: retrieval accuracy on a split (the
-  `bench-retrieval` command and `benchmarks/retrieval.py`).
 
 Every bad input raises `spiqa_demo.errors.PaperError`.
 """
