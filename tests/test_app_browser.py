@@ -117,7 +117,8 @@ def test_error_analysis_tab(page) -> None:
 
 
 def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> None:  # noqa: F811
-    from test_app_shared_use import PASC2, listener
+    from evalsuite.openai_listener import openai_listener
+    from test_app_shared_use import PASC2
 
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.fill("#question textarea", "Which method is best on HDM05?")
@@ -125,7 +126,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     page.wait_for_function("document.querySelector('#chat').innerText.includes('best retrieval match')")
     assert "Load a paper first" not in page.inner_text("#chat")
 
-    with listener(chunk_delay_s=1.0, chunks=12) as slow:
+    with openai_listener(chunk_delay_s=1.0, chunks=12) as slow:
         page.click("#settings")
         page.get_by_label("OpenAI-compatible API").check()
         page.fill("#model textarea, #model input", "m")
