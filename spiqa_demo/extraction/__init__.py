@@ -133,14 +133,9 @@ def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Sett
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
     try:
         extract_to_dir(path, staging, dpi=settings.dpi, progress=progress)
-        if folder.exists():
-            shutil.rmtree(staging)
-        else:
-            staging.rename(folder)
+        paper = cache.commit(staging, folder, settings)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    cache.evict(settings, keep=folder)
-    paper = cache.read_entry(folder)
     if paper is None:
         raise PaperError(f"{path.name}: the extraction cache at {folder} is not writable")
     return paper
