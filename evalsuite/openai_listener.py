@@ -50,7 +50,7 @@ def openai_listener(chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES))
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             record.requests.append(str(self.headers) + body.decode("utf-8", "replace"))
             record.started.set()

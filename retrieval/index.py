@@ -8,6 +8,7 @@ whose model or item texts no longer match is ignored and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -192,10 +193,8 @@ class FigureIndex:
             return index
         index = cls.build(paper, embedder, config)
         if folder is not None:
-            try:
+            with contextlib.suppress(OSError):  # a read-only cache only costs a rebuild next time
                 index.save(folder)
-            except OSError:
-                pass  # a read-only cache only costs a rebuild next time
         return index
 
 

@@ -15,11 +15,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from gradio_client import Client, handle_file
-
 from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
-from evalsuite.openai_listener import openai_listener
+from gradio_client import Client, handle_file
 from test_app_client import ask_args, files, texts
+
+from evalsuite.openai_listener import openai_listener
 
 CANARY = "sk-operator-canary-5d1f0c9e"
 PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
@@ -34,7 +34,7 @@ def _configure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
     get_settings.cache_clear()
 
 
-def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,  # noqa: F811
+def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     client = Client(app_url, verbose=False)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
@@ -69,7 +69,7 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         assert not visitor.saw(CANARY)
 
 
-def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "non-local.pdf"  # a copy with other bytes: not in the extraction cache yet
     pdf.write_bytes((shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf").read_bytes() + b"\n%cancelled load\n")
     client = Client(app_url, verbose=False)
@@ -85,7 +85,7 @@ def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tm
     assert "Loaded **" in texts(chat) and "Table" in texts(chat), texts(chat)  # it finished loading
 
 
-def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:
     slow_visitor, quick_visitor = Client(app_url, verbose=False), Client(app_url, verbose=False)
     slow_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     quick_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
@@ -100,7 +100,7 @@ def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, 
     assert slow.finished.is_set()
 
 
-def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:
     client = Client(app_url, verbose=False)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     with openai_listener(chunk_delay_s=1.0, chunks=10) as slow:
@@ -117,7 +117,7 @@ def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: P
     assert "Table 1" in texts(chat).split("HDM05?")[-1]
 
 
-def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "cbam.pdf"
     pdf.write_bytes((shared / "papers" / "cbam-eccv2018.pdf").read_bytes() + b"\n%asked at once\n")
     client = Client(app_url, verbose=False)
@@ -142,7 +142,7 @@ def _status(url: str) -> int:
         return exc.code
 
 
-def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:
     from spiqa_demo.settings import get_settings
 
     client = Client(app_url, verbose=False, download_files=False)

@@ -156,7 +156,7 @@ def test_ui_gallery_shows_captions_without_their_label() -> None:
     assert captions == ["Latency per batch.", "Appendix results.", "Figure 3 shows the loss."]
 
 
-def test_appendix_question_gets_a_label_hit(embedder: Embedder) -> None:  # noqa: F811
+def test_appendix_question_gets_a_label_hit(embedder: Embedder) -> None:
     """Regression: "Table A.1" was number A1 to extraction but no label at all to retrieval."""
     caption = "Table A.1: Hyper-parameters of every experiment."
     found = parse_caption_label(caption)

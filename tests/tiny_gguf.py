@@ -12,7 +12,6 @@ per test session. Import the fixtures you need (`from tiny_gguf import served_gg
 from __future__ import annotations
 
 import importlib.util
-
 import json
 import subprocess
 import sys

@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from spiqa_demo.extraction.pdf import pymupdf
-
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
@@ -26,6 +24,7 @@ from spiqa_demo.extraction.crops import CropWriter
 from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
 from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
+from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of

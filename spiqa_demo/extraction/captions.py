@@ -134,7 +134,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         next_row = box[3] - 2 <= line.y0 <= box[3] + max(4.0, 0.9 * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
         on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < 2 * size
-        if not (same_row or next_row and (x_overlap > 0.5 * line.width or on_centre)):
+        if not (same_row or (next_row and (x_overlap > 0.5 * line.width or on_centre))):
             continue
         size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
         if not size_ok:
@@ -142,10 +142,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         filled = on_centre if centred else row_right >= right_edge - 3 * size or _continues(lines[-1], line, first)
         if next_row and (not filled or match_caption_line(line)):
             break
-        if next_row:
-            row_right = line.x1
-        else:
-            row_right = max(row_right, line.x1)
+        row_right = line.x1 if next_row else max(row_right, line.x1)
         lines.append(line)
         box = union([box, line.bbox])
     return lines

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from spiqa_demo.extraction.pdf import pymupdf
-
 from spiqa_demo.errors import PaperError
+from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import Settings
+
 
 def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
     """Open `path` as a PDF or raise `PaperError` saying why it cannot be used."""

@@ -108,7 +108,6 @@ def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-
     operator's endpoint (`load_backend`).
     """
     from spiqa_demo.models import load_backend
-
     from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
     if choice.backend == "none":

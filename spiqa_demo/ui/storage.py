@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import re
+import secrets
 import shutil
 import threading
 from pathlib import Path
