@@ -36,6 +36,7 @@ _DOTTED_NUMBER = re.compile(r"^(\d{1,4})\.\s+(?=\S)")
 _BRACKET_KEY = re.compile(r"^\[([A-Za-z][\w+\-.]{0,14}\d{2}[a-z]?)\]\s*")
 _YEAR = re.compile(r"(?<![\d/.:\-\u2013])((?:19|20)\d\d)([a-z])?(?![\d\-\u2013])")
 _TRAILING_YEAR = re.compile(r"^(?P<head>.*?)[,.]?\s+\(?(?P<year>(?:19|20)\d\d[a-z]?)\)?$")
+_BACK_REFERENCES = re.compile(r"\s+\d{1,3}(?:,\s*\d{1,3})*$")
 _LONE_YEAR = re.compile(r"^\(?(?:19|20)\d\d[a-z]?\)?$")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s,;]+)")
 _URL = re.compile(r"\bhttps?://[^\s,;]+|\bwww\.[^\s,;]+")
@@ -344,7 +345,7 @@ def _fields(text: str) -> tuple[str, str, str, str]:
     lncs = _LNCS_AUTHORS.match(text)
     if lncs and "," in lncs.group("authors"):
         segments = _segments(lncs.group("rest"))
-        return lncs.group("authors"), "", _clean_title(segments[0]), _venue(" ".join(segments[1:2]))
+        return lncs.group("authors"), "", _title(segments), _venue(" ".join(segments[1:2]))
     segments = _segments(text)
     authors, year = segments[0], ""
     trailing = _TRAILING_YEAR.match(authors)
@@ -353,8 +354,7 @@ def _fields(text: str) -> tuple[str, str, str, str]:
     rest = segments[1:]
     if rest and _LONE_YEAR.match(rest[0]):
         year, rest = rest[0].strip("()"), rest[1:]
-    title = _clean_title(rest[0]) if rest else ""
-    return authors, year, title, _venue(" ".join(rest[1:2]))
+    return authors, year, _title(rest), _venue(" ".join(rest[1:2]))
 
 
 def _segments(text: str) -> list[str]:
@@ -378,6 +378,16 @@ def _segments(text: str) -> list[str]:
     if tail:
         out.append(tail)
     return out or [text]
+
+
+def _title(segments: list[str]) -> str:
+    """The first segment; when it runs to the end of the entry, without the page numbers some
+    styles print there for where the paper cites the entry ("... from tiny images 1")."""
+    if not segments:
+        return ""
+    if len(segments) == 1:
+        return _clean_title(_BACK_REFERENCES.sub("", segments[0]))
+    return _clean_title(segments[0])
 
 
 def _clean_title(title: str) -> str:
