@@ -24,7 +24,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import DocumentLayout, PageLayout
+from spiqa_demo.extraction.layout import DocumentLayout, Line, PageLayout
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.types import Reference
 
@@ -54,6 +54,8 @@ _AUTHOR_SPLIT = re.compile(r"\s*;\s*(?:and\s+)?|\s*,\s*(?:and\s+|&\s+)?|\s+and\s
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"})
 # Spacing accents PyMuPDF leaves next to the letter they belong to ("G\u00a8uler" for "Güler").
 _SPACING_ACCENTS = {"\u00b4": "\u0301", "\u00a8": "\u0308", "`": "\u0300", "\u02c6": "\u0302", "\u02dc": "\u0303", "\u02c7": "\u030c"}
+_ACCENTED = re.compile(f"([{''.join(_SPACING_ACCENTS)}])\\s?([A-Za-z\u0131])")  # "\u0131": a dotless i under the accent
+_PARTICLES = {"van", "von", "de", "del", "della", "der", "den", "di", "da", "dos", "du", "le", "la"}
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def page_rows(page: PageLayout, doc: DocumentLayout) -> list[Row]:
     page's own layout can be freed after this.
     """
     lefts = [left for left, _ in doc.columns]
-    pieces = []
+    pieces: list[tuple[int, Line]] = []
     for line in page.lines:
         if line.y1 <= page.header_bottom + 0.5 or line.y0 >= page.footer_top - 0.5:
             continue
@@ -85,7 +87,7 @@ def page_rows(page: PageLayout, doc: DocumentLayout) -> list[Row]:
         pieces.append((column, line))
     pieces.sort(key=lambda p: (p[0], p[1].y0, p[1].x0))
     rows: list[Row] = []
-    group: list = []
+    group: list[tuple[int, Line]] = []
     for column, line in pieces:
         if group and (group[0][0] != column or not _same_row(group[0][1], line)):
             rows.append(_row(page.number, group))
@@ -96,12 +98,12 @@ def page_rows(page: PageLayout, doc: DocumentLayout) -> list[Row]:
     return rows
 
 
-def _same_row(a, b) -> bool:
+def _same_row(a: Line, b: Line) -> bool:
     overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
     return overlap > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
 
 
-def _row(page: int, group: list) -> Row:
+def _row(page: int, group: list[tuple[int, Line]]) -> Row:
     lines = sorted((line for _, line in group), key=lambda ln: ln.x0)
     main = max(lines, key=lambda ln: len(ln.text))
     return Row(
@@ -295,12 +297,10 @@ def _fix_accents(text: str) -> str:
     """Join spacing accents to their letter: "G\u00a8uler" -> "Güler", "Mart\u00b4\u0131n" -> "Martín"."""
     if not any(ch in text for ch in _SPACING_ACCENTS):
         return text
-    out = re.sub(
-        r"([\u00b4\u00a8`\u02c6\u02dc\u02c7])\s?([A-Za-z\u0131])",
+    return _ACCENTED.sub(
         lambda m: unicodedata.normalize("NFC", ("i" if m.group(2) == "\u0131" else m.group(2)) + _SPACING_ACCENTS[m.group(1)]),
         text,
     )
-    return out
 
 
 # -- one entry -----------------------------------------------------------------------------------
@@ -424,12 +424,9 @@ def _authors(text: str) -> list[str]:
             names[-1] = f"{names[-1]}, {token}"  # "Deng, J." printed surname first
         else:
             names.append(token)
-    if any(len(name.split()) > 6 or not name[:1].isupper() and not name.split()[0] in _PARTICLES for name in names):
+    if any(len(name.split()) > 6 or not (name[:1].isupper() or name.split()[0] in _PARTICLES) for name in names):
         return []
     return names
-
-
-_PARTICLES = {"van", "von", "de", "del", "della", "der", "den", "di", "da", "dos", "du", "le", "la"}
 
 
 def surname(name: str) -> str:
