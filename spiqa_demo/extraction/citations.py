@@ -46,6 +46,7 @@ class CitationIndex:
             label = ref.key.strip().strip("[].").strip()
             if label and (label.isdigit() or not ref.key[:1].isalpha()):
                 labels.setdefault(label, index)
+                continue  # a labelled bibliography is cited by its labels
             year = _printed_year(ref)
             if ref.authors and year:
                 author_years.setdefault((_fold(surname(ref.authors[0])), year), []).append(index)
