@@ -3,6 +3,8 @@
 Everything downstream (retrieval, QA, metrics, UI) consumes these dataclasses only. They round-trip
 through JSON (`Paper.to_json` / `Paper.from_json`), which is also the on-disk cache format and the
 `extract` command's output. Coordinates are PDF points, origin top-left, `[x0, y0, x1, y1]`.
+`RetrievalScores` lives here too: retrieval produces it and QA and the UI carry it, and both may
+import this module.
 """
 
 from __future__ import annotations
@@ -143,6 +145,24 @@ class Figure:
             mentions=[Mention.from_dict(m) for m in d.get("mentions", [])],
             citations=_citations(d),
         )
+
+
+@dataclass(frozen=True)
+class RetrievalScores:
+    """The signals behind an item's retrieval rank.
+
+    `dense` is the cosine similarity (-1..1), `bm25` the raw BM25 score, `label` whether the
+    question names this item ("Table 3"), `prior` the kind prior added from the question's wording.
+    """
+
+    dense: float
+    bm25: float
+    label: bool
+    prior: float = 0.0
+
+    def to_dict(self) -> dict[str, float]:
+        """JSON numbers; `label` as 1.0/0.0, the shape `ask --json` has always printed."""
+        return {"dense": self.dense, "bm25": self.bm25, "label": float(self.label), "prior": self.prior}
 
 
 @dataclass

@@ -61,7 +61,7 @@ def test_a_right_figure_with_a_judge_gets_every_score() -> None:
     record = check_answer(answer("SPDNet is best on PaSC2.", TABLE), spiqa_paper(BEST), BEST, FILES, HalfJudge())
     assert record.metrics["retrieval_hit"] == 1.0 and record.chosen_figure == "1611.05742v3-Table1-1.png"
     assert record.metrics["L3Score"] == 0.5 and record.metrics["L3Score-exact"] == 0.25
-    assert record.l3[0]["judge"] == "stand-in"
+    assert record.l3[0].judge == "stand-in"
     assert record.metrics["ROUGE-L"] == pytest.approx(1.0) and record.metrics["BLEU-1"] == pytest.approx(1.0)
     assert record.notes == [] and record.messages == ["a flow note"]
     assert (record.paper_id, record.question_key, record.split, record.figure_category) == ("1611.05742", "0", "test-A", "table")

@@ -116,7 +116,7 @@ def test_judge_added_later_only_judges(
     code, stdout, stderr = evaluate(capsys, *base, "--judge", yes_judge)
     assert code == 0 and "0 question(s) answered now, 2 already there, 2 earlier answer(s) judged" in stderr
     records = read_results(out).records
-    assert len(records) == 2 and all(r.l3 and r.l3[0]["judge"] == str(yes_judge) for r in records)
+    assert len(records) == 2 and all(r.l3 and r.l3[0].judge == str(yes_judge) for r in records)
     assert {r.key: r.timings for r in records} == answered  # the answers were not recomputed
     assert "L3Score" in stdout
 
@@ -137,7 +137,7 @@ def test_api_backend_concurrency_and_a_judge_without_logprobs(
     code, stdout, stderr = evaluate(capsys, *base, "--judge-fallback", yes_judge, "--json")
     assert code == 0, stderr
     records = read_results(out).records
-    assert len(records) == 4 and all(r.l3[0]["judge"] == str(yes_judge) for r in records)
+    assert len(records) == 4 and all(r.l3[0].judge == str(yes_judge) for r in records)
     assert json.loads(stdout.strip().splitlines()[-1])["judge"] == str(yes_judge)
 
     # `score` takes the same judge flags: no log-probs is an error unless a fallback is given.

@@ -10,6 +10,8 @@ import pytest
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import ResultRecord, align_with_dataset, read_results
 from spiqa_demo.evaluation.official import spiqa_cot_answer, spiqa_direct_answer
+from spiqa_demo.metrics import L3Result
+from spiqa_demo.models.base import TokenLogprob
 from spiqa_demo.spiqa import load_dataset
 
 RESPONSES = "spiqa/test-C-responses"
@@ -24,7 +26,7 @@ def record(key: str = "1", answer: str = "Yes", **extra: object) -> ResultRecord
 
 
 def test_records_round_trip_through_a_jsonl_line() -> None:
-    original = record(task="cot", chosen_figure="a.png", metrics={"L3Score": 0.5}, l3=[{"score": 0.5, "judge": "j"}],
+    original = record(task="cot", chosen_figure="a.png", metrics={"L3Score": 0.5}, l3=[L3Result(score=0.5, judge="j", case="both", top=[TokenLogprob("Yes", -0.7)])],
                       timings={"model": 1.5}, messages=["note"])
     assert ResultRecord.from_dict(json.loads(original.to_json())) == original
     with pytest.raises(ValueError, match="missing field"):

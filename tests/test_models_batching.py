@@ -51,7 +51,7 @@ def arch_backend(request: pytest.FixtureRequest) -> tuple[str, LocalBackend]:
 
 def one_by_one(backend: LocalBackend, requests: list[list[Message]]) -> tuple[list[str], list[Usage]]:
     usages = [Usage() for _ in requests]
-    replies = [str(backend.generate(r, NEW_TOKENS, usage=u)) for r, u in zip(requests, usages)]
+    replies = [backend.generate(r, NEW_TOKENS, usage=u) for r, u in zip(requests, usages)]
     return replies, usages
 
 
@@ -82,7 +82,7 @@ def test_concurrent_callers_are_batched_with_unchanged_replies(
 
     def call(i: int) -> None:
         start.wait()
-        replies[i] = str(batching.generate(requests[i], NEW_TOKENS))
+        replies[i] = batching.generate(requests[i], NEW_TOKENS)
 
     threads = [threading.Thread(target=call, args=(i,)) for i in range(len(requests))]
     for t in threads:

@@ -70,7 +70,7 @@ def test_multi_image_generation_matches_a_manual_greedy_generate(vlm: LocalBacke
 def test_streaming_yields_the_same_text(vlm: LocalBackend) -> None:
     messages = figure_prompt(2)
     usage = Usage()
-    chunks = list(vlm.generate(messages, max_new_tokens=8, stream=True, usage=usage))
+    chunks = list(vlm.stream(messages, max_new_tokens=8, usage=usage))
     assert "".join(chunks) == vlm.generate(messages, max_new_tokens=8)
     assert usage.completion_tokens and usage.prompt_tokens
 
@@ -128,7 +128,7 @@ def test_concurrent_users_get_uncorrupted_generations(tiny_idefics3: Path) -> No
 
     def run(i: int) -> None:
         if i % 2:
-            results[i] = "".join(backend.generate(prompts[i], max_new_tokens=6, stream=True))
+            results[i] = "".join(backend.stream(prompts[i], max_new_tokens=6))
         else:
             results[i] = backend.generate(prompts[i], max_new_tokens=6)
 
@@ -142,7 +142,7 @@ def test_concurrent_users_get_uncorrupted_generations(tiny_idefics3: Path) -> No
 
 def test_an_abandoned_stream_releases_the_model(tiny_idefics3: Path) -> None:
     backend = load_backend(backend="local", model=str(tiny_idefics3))
-    stream = backend.generate(figure_prompt(1), max_new_tokens=200, stream=True)
+    stream = backend.stream(figure_prompt(1), max_new_tokens=200)
     next(iter(stream), None)
     stream.close()
     assert backend.loaded.lock.acquire(timeout=30)

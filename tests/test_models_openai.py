@@ -123,7 +123,7 @@ def test_images_travel_as_data_urls_and_the_model_answers(api: OpenAIBackend, ti
 
 def test_streaming(api: OpenAIBackend) -> None:
     usage = Usage()
-    chunks = list(api.generate(figure_messages(3), max_new_tokens=40, stream=True, usage=usage))
+    chunks = list(api.stream(figure_messages(3), max_new_tokens=40, usage=usage))
     assert "".join(chunks) == COT_REPLY
     assert usage.completion_tokens
 
@@ -227,7 +227,7 @@ def test_a_hanging_server_times_out() -> None:
             backend.generate([Message("user", ["hi"])])
         assert caught.value.retryable
         with pytest.raises(BackendError, match="no reply") as caught:
-            list(backend.generate([Message("user", ["hi"])], stream=True))
+            list(backend.stream([Message("user", ["hi"])]))
         assert caught.value.retryable
         assert time.monotonic() - started < 10
 

@@ -24,7 +24,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, NextTokenLogprobs, Usage
 from spiqa_demo.qa import PROMPT_VERSION, Answer, Candidate, ask, ask_stream
-from spiqa_demo.types import Figure, Paper, Passage
+from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
 
 TOPICS = [
     "accuracy of the model over training epochs",
@@ -59,10 +59,11 @@ def make_paper(folder: Path, n_items: int = 4, words: int = 300) -> Paper:
 
 
 def keyword_shortlist(paper: Paper, question: str, k: int) -> list[Candidate]:
-    """A stand-in for retrieval: caption word overlap, ties in paper order."""
+    """A stand-in for retrieval: caption word overlap (as its lexical score), ties in paper order."""
     asked = set(re.findall(r"\w+", question.lower()))
     scored = [(len(asked & set(re.findall(r"\w+", f.caption.lower()))), -i, f) for i, f in enumerate(paper.items)]
-    return [Candidate(f, float(s), {"keyword": float(s)}) for s, _, f in sorted(scored, key=lambda t: t[:2], reverse=True)[:k]]
+    ranked = sorted(scored, key=lambda t: t[:2], reverse=True)[:k]
+    return [Candidate(f, float(s), RetrievalScores(dense=0.0, bm25=float(s), label=False)) for s, _, f in ranked]
 
 
 class ScriptedBackend:
@@ -77,16 +78,17 @@ class ScriptedBackend:
         self.context_tokens = context_tokens
         self.requests: list[list[Message]] = []
 
-    def generate(self, messages: list[Message], max_new_tokens: int = 512, stream: bool = False,
-                 usage: Usage | None = None) -> str | Iterator[str]:
+    def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
         self.requests.append(messages)
         if isinstance(self.reply, Exception):
             raise self.reply
         if usage is not None:
             usage.prompt_tokens, usage.completion_tokens = self.count_tokens(messages), len(self.reply.split())
-        if stream:
-            return iter([self.reply[i : i + 5] for i in range(0, len(self.reply), 5)])
         return self.reply
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
+        reply = self.generate(messages, max_new_tokens, usage)
+        return iter([reply[i : i + 5] for i in range(0, len(reply), 5)])
 
     def next_token_logprobs(self, messages: list[Message], candidates: list[str] | None = None,
                             top_k: int = 5) -> NextTokenLogprobs:
@@ -126,7 +128,7 @@ def test_cot_answer_names_the_figure_the_model_picked(paper: Paper, cot_vlm) -> 
     assert answer.prompt_tokens and answer.completion_tokens
     assert {"retrieval", "model", "total"} <= set(answer.timings)
     data = answer.to_dict()
-    assert data["figure"]["id"] == answer.figure.id and data["candidates"][0]["scores"]["keyword"] >= 1
+    assert data["figure"]["id"] == answer.figure.id and data["candidates"][0]["scores"]["bm25"] >= 1
     assert '"chosen_index": 1' in answer.to_json()
 
 
@@ -163,7 +165,7 @@ def test_single_image_models_get_the_one_image_per_turn_protocol(paper: Paper, t
     backend = load_backend(backend="local", model=str(tiny_llava_yes))
     assert backend.max_images == 1
     answer = ask(paper, QUESTION, backend, k=3, shortlist=keyword_shortlist)
-    helpful = [c.scores["helpful"] for c in answer.candidates]
+    helpful = [c.helpful for c in answer.candidates]
     assert len(helpful) == 3 and all(0.5 < h <= 1 for h in helpful)
     assert answer.chosen_index == max(range(3), key=lambda i: helpful[i])
     assert answer.figure is answer.candidates[answer.chosen_index].figure and answer.figure_source == "model"
@@ -175,7 +177,8 @@ def test_single_image_models_get_the_one_image_per_turn_protocol(paper: Paper, t
 def test_one_image_protocol_without_log_probs_asks_for_a_plain_yes_or_no(paper: Paper) -> None:
     backend = ScriptedBackend("Yes", max_images=1)
     answer = ask(paper, QUESTION, backend, k=3, shortlist=keyword_shortlist)
-    assert [c.scores["helpful"] for c in answer.candidates] == [1.0, 1.0, 1.0]
+    assert [c.helpful for c in answer.candidates] == [1.0, 1.0, 1.0]
+    assert answer.to_dict()["candidates"][0]["scores"]["helpful"] == 1.0
     assert answer.chosen_index == 0 and len(backend.requests) == 4
     assert all(len(r[0].images) == 1 for r in backend.requests)
     assert "Is the input image and caption helpful" in backend.requests[0][0].text

@@ -48,8 +48,8 @@ def test_hits_carry_ranked_scores(index: FigureIndex) -> None:
     hits = index.search("Which method reaches the highest accuracy on ImageNet?", k=8)
     assert [h.rank for h in hits] == list(range(1, 9))
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    assert all(-1.0 <= h.dense <= 1.0 and h.bm25 >= 0.0 and not h.label for h in hits)
-    assert hits[0].bm25 > 0 and hits[0].prior > 0  # a results question favours tables
+    assert all(-1.0 <= h.scores.dense <= 1.0 and h.scores.bm25 >= 0.0 and not h.scores.label for h in hits)
+    assert hits[0].scores.bm25 > 0 and hits[0].scores.prior > 0  # a results question favours tables
     assert "Table 2" in hits[0].explain()
 
 
@@ -64,15 +64,15 @@ def test_hits_carry_ranked_scores(index: FigureIndex) -> None:
 )
 def test_label_hits_rank_first(index: FigureIndex, question: str, expected: str) -> None:
     hits = index.search(question, k=2)
-    assert hits[0].item.id == expected and hits[0].label
-    assert not hits[1].label
+    assert hits[0].item.id == expected and hits[0].scores.label
+    assert not hits[1].scores.label
 
 
 def test_several_labels_and_labels_off(paper: Paper, embedder: Embedder) -> None:
     hits = FigureIndex.build(paper, embedder).search("Compare Figures 3 and 5", k=3)
     assert {h.item.id for h in hits[:2]} == {"figure-3", "figure-5"}
     plain = FigureIndex.build(paper, embedder, FusionConfig(labels=False)).search("What does Table 1 say about accuracy on ImageNet?", k=1)
-    assert plain[0].item.id == "table-2" and not plain[0].label
+    assert plain[0].item.id == "table-2" and not plain[0].scores.label
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,7 @@ def test_l3score_with_a_local_judge_is_saved_and_reused(
     assert code == 0, err
     assert json.loads(out.strip().splitlines()[-1])["L3Score"] == first["L3Score"]
     assert out_file.read_text() == written
-    assert read_results(out_file).records[0].l3[0]["judge"] == str(yes_judge)
+    assert read_results(out_file).records[0].l3[0].judge == str(yes_judge)
 
 
 def test_responses_that_do_not_match_the_dataset(shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

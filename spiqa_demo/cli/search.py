@@ -22,18 +22,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from retrieval import FigureIndex
-    from retrieval.index import check_question
+    from retrieval.index import check_query
     from spiqa_demo.extraction import load_paper
     from spiqa_demo.extraction.cache import paper_cache_dir
 
-    check_question(args.question, args.k)  # fail before a long extraction
+    check_query(args.question, args.k)  # fail before a long extraction
     paper = load_paper(args.pdf)
     index = FigureIndex.load_or_build(paper, paper_cache_dir(paper) / "retrieval")
     hits = index.search(args.question, args.k)
     if args.json:
         rows = [
             {"rank": h.rank, "id": h.item.id, "label": h.item.title, "page": h.item.page, "score": round(h.score, 4),
-             "dense": round(h.dense, 4), "bm25": round(h.bm25, 4), "label_match": h.label, "prior": h.prior,
+             "dense": round(h.scores.dense, 4), "bm25": round(h.scores.bm25, 4), "label_match": h.scores.label,
+             "prior": h.scores.prior,
              "caption": h.item.caption, "image": h.item.image}
             for h in hits
         ]

@@ -12,6 +12,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from spiqa_demo.metrics.l3score import L3Result
+
 
 @dataclass
 class FigureAnswer:
@@ -57,7 +59,7 @@ class ResultRecord:
     figure_answers: list[FigureAnswer] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     metrics: dict[str, float | None] = field(default_factory=dict)
-    l3: list[dict[str, Any]] = field(default_factory=list)
+    l3: list[L3Result] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str = ""
@@ -79,7 +81,7 @@ class ResultRecord:
         return [a.answer for a in self.figure_answers if a.is_helpful] or [""]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return asdict(self) | {"l3": [v.to_dict() for v in self.l3]}
 
     def to_json(self) -> str:
         """One line of results.jsonl."""
@@ -95,6 +97,7 @@ class ResultRecord:
             raise ValueError(f"missing field(s) {', '.join(missing)}")
         values["question_key"] = str(values["question_key"])
         values["figure_answers"] = [FigureAnswer(**a) for a in values.get("figure_answers") or []]
+        values["l3"] = [L3Result.from_dict(v) for v in values.get("l3") or []]
         for key in ("answer", "ground_truth", "question"):
             if not isinstance(values[key], str):
                 raise ValueError(f"field {key!r} is {type(values[key]).__name__}, not text")

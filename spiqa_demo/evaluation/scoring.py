@@ -19,7 +19,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1
 from spiqa_demo.metrics.l3score import L3Judge
-from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
+from spiqa_demo.metrics.retrieval_accuracy import retrieval_accuracy
 from spiqa_demo.spiqa import FIGURE_TYPES
 
 METRIC_KEYS = ("retrieval_accuracy", *COCO_KEYS, "BERTScore-F1", "L3Score")
@@ -120,7 +120,7 @@ def judge_record(record: ResultRecord, judge: L3Judge) -> ResultRecord:
     A judge failure raises `PaperError` and leaves the record as it was.
     """
     verdicts = [judge.score(record.question, record.ground_truth, text) for text in record.predictions]
-    record.l3 = [v.to_dict() for v in verdicts]
+    record.l3 = verdicts
     record.metrics["L3Score"] = sum(v.score for v in verdicts) / len(verdicts)
     exact = [v.exact for v in verdicts]
     if all(e is not None for e in exact):
@@ -129,7 +129,7 @@ def judge_record(record: ResultRecord, judge: L3Judge) -> ResultRecord:
 
 
 def _has_verdicts(record: ResultRecord, judges: set[str]) -> bool:
-    return len(record.l3) == len(record.predictions) and all(v.get("judge") in judges for v in record.l3)
+    return len(record.l3) == len(record.predictions) and all(v.judge in judges for v in record.l3)
 
 
 def score_records(
@@ -198,17 +198,16 @@ def score_records(
 
 
 def _retrieval_accuracy(records: Sequence[ResultRecord]) -> float | None:
+    """SPIQA's top-1 accuracy over the CoT records (only that task names a chosen figure)."""
     cot = [r for r in records if r.task == "cot"]
-    if not cot:
-        return None
-    return sum(is_retrieval_hit(r.chosen_figure, r.reference_figures) for r in cot) / len(cot)
+    return retrieval_accuracy([r.chosen_figure for r in cot], [r.reference_figures for r in cot])
 
 
 def _l3_values(
     records: Sequence[ResultRecord], pairs: Sequence[_Pair], notes: list[str]
 ) -> tuple[str | None, list[tuple[float, float | None] | None]]:
     """The judge and, per pair, (score, exact) from its stored verdict; None where there is none."""
-    judges = sorted({v.get("judge") for r in records for v in r.l3 if v.get("judge")})
+    judges = sorted({v.judge for r in records for v in r.l3 if v.judge})
     if len(judges) > 1:
         notes.append(f"L3Score not computed: verdicts of several judges ({', '.join(judges)}) are not comparable")
         return None, [None] * len(pairs)
@@ -218,7 +217,7 @@ def _l3_values(
     for pair in pairs:
         verdicts = records[pair.record].l3
         verdict = verdicts[pair.slot] if len(verdicts) == len(records[pair.record].predictions) else None
-        values.append(None if verdict is None else (float(verdict["score"]), verdict.get("exact")))
+        values.append(None if verdict is None else (verdict.score, verdict.exact))
     have = sum(v is not None for v in values)
     if have < len(pairs):
         notes.append(f"L3Score ({judges[0]}) covers {have} of {len(pairs)} answers")

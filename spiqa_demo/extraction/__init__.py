@@ -13,7 +13,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from spiqa_demo.extraction.pdf import pymupdf
@@ -23,12 +25,13 @@ from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
 from spiqa_demo.extraction.citations import link_citations
 from spiqa_demo.extraction.crops import CropWriter
-from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
-from spiqa_demo.extraction.layout import PageLayout, analyse_document, classify_page, read_page
+from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
+from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
+from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -66,19 +69,23 @@ def extract_paper(
             pymupdf.TOOLS.store_shrink(100)  # MuPDF's object cache; keeps a 300-page file bounded
             progress(0.6 * len(layouts) / doc.page_count, f"Reading page {len(layouts)} of {doc.page_count}")
         layout = analyse_document(layouts)
+        summary = _summary(layouts)
         searches = []
         passages = []
         rows: list[Row] = []
-        for page_layout in layouts:
-            classify_page(page_layout, layout)
-            searches.append(page_search(page_layout, layout, find_captions(page_layout, layout)))
-            passages += page_passages(page_layout, layout)
-            rows += page_rows(page_layout, layout)
-            page_layout.release()
+        # Each page is dropped once searched: nothing after this loop reads glyph runs, and a
+        # 300-page file need not hold them all.
+        unsearched = deque(layouts)
+        del layouts
+        while unsearched:
+            classified = classify_page(unsearched.popleft(), layout)
+            searches.append(page_search(classified, layout, find_captions(classified, layout)))
+            passages += page_passages(classified, layout)
+            rows += page_rows(classified, layout)
         references = find_references(rows)
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
-        if doc.is_repaired and not any(p.has_text or p.images or p.drawings for p in layouts):
+        if doc.is_repaired and not summary.readable:
             raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         items = _items(_deduplicate(regions), doc)
         attach_mentions(passages, items)
@@ -91,18 +98,16 @@ def extract_paper(
                     progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
                     target = image_dir / f"{item.id}.png"
                     item.image = str(crops.write(doc[item.page - 1], item.bbox, target, item.caption_bbox))
-        first = layouts[0]
-        upper = [(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height]
         paper = Paper(
             sha256=sha256_of(path),
             source=path.name,
-            title=find_title(doc, upper),
-            arxiv_id=find_arxiv_id(doc, " ".join(ln.text for ln in first.lines), path.name),
-            page_sizes=[(p.width, p.height) for p in layouts],
+            title=find_title(doc, summary.upper_lines),
+            arxiv_id=read_arxiv_id(doc, summary.first_page_text, path.name),
+            page_sizes=summary.page_sizes,
             passages=passages,
             items=items,
             references=references,
-            warnings=_warnings(layouts, items, doc.is_repaired),
+            warnings=_warnings(summary, items, doc.is_repaired),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
         )
@@ -154,9 +159,9 @@ def _check_time(started: float, settings: Settings, path: Path) -> None:
         raise PaperError(f"{path.name}: extraction took longer than {settings.extraction_timeout_s:.0f} s and was stopped")
 
 
-def _deduplicate(regions: list[tuple[PageLayout, Region]]) -> list[tuple[PageLayout, Region]]:
+def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
     """One region per (kind, number): the caption with the strongest caption evidence wins."""
-    best: dict[tuple[str, str], tuple[PageLayout, Region]] = {}
+    best: dict[tuple[str, str], tuple[PageFrame, Region]] = {}
     out = []
     for page, region in regions:
         caption = region.caption
@@ -169,7 +174,7 @@ def _deduplicate(regions: list[tuple[PageLayout, Region]]) -> list[tuple[PageLay
     return out + list(best.values())
 
 
-def _items(regions: list[tuple[PageLayout, Region]], doc: pymupdf.Document) -> list[Figure]:
+def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document) -> list[Figure]:
     """Figures/tables from regions, with the words inside each (read only for pages with items:
     words are most of the memory a long paper would otherwise hold)."""
     items = []
@@ -195,13 +200,36 @@ def _items(regions: list[tuple[PageLayout, Region]], doc: pymupdf.Document) -> l
     return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
 
 
-def _warnings(layouts: list[PageLayout], items: list[Figure], repaired: bool) -> list[str]:
+@dataclass(frozen=True)
+class _Summary:
+    """What the `Paper` needs of the pages besides their figures and passages, taken before the
+    glyph runs are freed: page sizes, the first page's text (title, arXiv id) and text coverage."""
+
+    page_sizes: list[tuple[float, float]]
+    upper_lines: list[tuple[str, float]]  # (text, font size) of the first page's upper half
+    first_page_text: str
+    textless: int  # pages without a text layer
+    readable: bool  # any page has text or graphics
+
+
+def _summary(layouts: list[PageLayout]) -> _Summary:
+    first = layouts[0]
+    return _Summary(
+        page_sizes=[(p.width, p.height) for p in layouts],
+        upper_lines=[(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height],
+        first_page_text=" ".join(ln.text for ln in first.lines),
+        textless=sum(1 for p in layouts if not p.has_text),
+        readable=any(p.has_text or p.images or p.drawings for p in layouts),
+    )
+
+
+def _warnings(summary: _Summary, items: list[Figure], repaired: bool) -> list[str]:
     warnings = ["The PDF was damaged and has been repaired; some content may be missing."] if repaired else []
-    textless = sum(1 for p in layouts if not p.has_text)
-    if textless == len(layouts):
+    textless, pages = summary.textless, len(summary.page_sizes)
+    if textless == pages:
         warnings.append("The PDF has no text layer (a scan?): captions and passages could not be read; page images were kept as unlabelled figures.")
     elif textless:
-        warnings.append(f"{textless} of {len(layouts)} pages have no text layer; their captions could not be read.")
+        warnings.append(f"{textless} of {pages} pages have no text layer; their captions could not be read.")
     if not items:
         warnings.append("No figures or tables were found in this paper.")
     return warnings

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spiqa_demo.paper_text import canonical_number
+
 if TYPE_CHECKING:
     import pymupdf
 
@@ -306,7 +308,7 @@ def check_manifest(entry: Mapping[str, Any], paper: Paper) -> ManifestCheck:
     found = {"figure": [f.number for f in paper.figures if f.number], "table": [t.number for t in paper.tables if t.number]}
     additions = MANIFEST_ADDITIONS.get(entry["file"], {})
     listed = {
-        kind: [str(n) for n in entry[f"{kind}_numbers"]] + additions.get(kind, []) for kind in ("figure", "table")
+        kind: [canonical_number(str(n)) for n in entry[f"{kind}_numbers"]] + additions.get(kind, []) for kind in ("figure", "table")
     }
     counts = Counter((f.kind, f.number) for f in paper.items if f.number)
     return ManifestCheck(

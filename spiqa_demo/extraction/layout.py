@@ -96,9 +96,9 @@ class Block:
         return join_lines([line.text for line in self.lines])
 
 
-@dataclass
+@dataclass(frozen=True)
 class PageLayout:
-    """What one page holds: text blocks and graphics boxes (vector clusters and images)."""
+    """What one page holds (`read_page`): text blocks with their glyph runs, and graphics boxes."""
 
     number: int  # 1-based
     width: float
@@ -106,23 +106,45 @@ class PageLayout:
     blocks: list[Block]
     drawings: list[BBox]
     images: list[BBox]
-    header_bottom: float = 0.0
-    footer_top: float = 0.0
-    body_blocks: set[int] = field(default_factory=set)
 
     @property
     def lines(self) -> list[Line]:
         return [line for block in self.blocks for line in block.lines]
 
-    def release(self) -> None:
-        """Free the glyph runs once captions are found: a 300-page file need not hold them all."""
-        for block in self.blocks:
-            for line in block.lines:
-                line.spans = []
-
     @property
     def has_text(self) -> bool:
         return any(line.text.strip() for block in self.blocks for line in block.lines)
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """What region search keeps of a page: its size and where the running header and footer lie.
+
+    It holds no text, so the glyph runs of a long paper can be freed page by page.
+    """
+
+    number: int
+    width: float
+    height: float
+    header_bottom: float
+    footer_top: float
+
+
+@dataclass(frozen=True)
+class ClassifiedPage(PageLayout):
+    """A page after `classify_page`: its running header/footer bounds and which blocks are body text.
+
+    Captions, passages and region search take this type, so none of them can run on a page that
+    was not classified.
+    """
+
+    header_bottom: float
+    footer_top: float
+    body_blocks: frozenset[int]
+
+    @property
+    def frame(self) -> PageFrame:
+        return PageFrame(self.number, self.width, self.height, self.header_bottom, self.footer_top)
 
 
 @dataclass
@@ -353,13 +375,15 @@ def _peaks(counter: Counter[int], minimum: float) -> list[int]:
     return sorted(peaks)
 
 
-def classify_page(page: PageLayout, doc: DocumentLayout) -> None:
-    """Mark running headers/footers and body-text blocks (paragraphs that bound figure regions)."""
-    page.header_bottom = _header_bottom(page, doc.running)
-    page.footer_top = _footer_top(page, doc.running)
-    for block in page.blocks:
-        if is_body_block(block, doc) and not _inside_graphic(block.bbox, page):
-            page.body_blocks.add(block.number)
+def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
+    """Find the running header/footer bounds and the body-text blocks (paragraphs that bound figure regions)."""
+    body = frozenset(
+        block.number for block in page.blocks if is_body_block(block, doc) and not _inside_graphic(block.bbox, page)
+    )
+    return ClassifiedPage(
+        page.number, page.width, page.height, page.blocks, page.drawings, page.images,
+        header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running), body_blocks=body,
+    )  # fmt: skip
 
 
 def _inside_graphic(box: BBox, page: PageLayout) -> bool:

@@ -24,7 +24,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import DocumentLayout, Line, PageLayout
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.types import Reference
 
@@ -72,12 +72,9 @@ class Row:
     bold: bool
 
 
-def page_rows(page: PageLayout, doc: DocumentLayout) -> list[Row]:
-    """The page's text rows between its running header and footer, in reading order.
-
-    `page` must be classified (its header and footer bounds set); rows keep no glyph runs, so the
-    page's own layout can be freed after this.
-    """
+def page_rows(page: ClassifiedPage, doc: DocumentLayout) -> list[Row]:
+    """The page's text rows between its running header and footer, in reading order; rows keep no
+    glyph runs, so the page itself can be dropped after this."""
     lefts = [left for left, _ in doc.columns]
     pieces: list[tuple[int, Line]] = []
     for line in page.lines:

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from spiqa_demo.extraction.captions import Caption
-from spiqa_demo.extraction.layout import DocumentLayout, PageLayout, area, intersection, union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame, area, intersection, union
 from spiqa_demo.types import BBox
 
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
@@ -68,12 +68,12 @@ DEFAULT_SIDES: Sides = {"figure": "up", "table": "down"}
 class _PageSearch:
     """Candidate regions of one page's captions, given what other captions already claimed."""
 
-    def __init__(self, page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> None:
-        self.page = page
+    def __init__(self, page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> None:
+        self.page = page.frame  # not the page: its glyph runs are freed once every page is searched
         self.captions = captions
         self.elements = _content_elements(page, captions)
         self.blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
-        self.spans = {id(c): _span(c, captions, doc) for c in captions}
+        self.spans = {c: _span(c, captions, doc) for c in captions}
         column = min(right - left for left, right in doc.columns)
         self.full_width = {
             key: len(doc.columns) > 1 and (x1 - x0) > 1.5 * column for key, (x0, x1) in self.spans.items()
@@ -81,15 +81,15 @@ class _PageSearch:
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.caption_boxes = [c.bbox for c in captions]
 
-    def candidates(self, sides: Sides, claimed: set[int], done: set[int]) -> list[_Candidate]:
+    def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[_Candidate]:
         out = []
         for c in self.captions:
-            if id(c) in done:
+            if c in done:
                 continue
             for direction in ("up", "down"):
                 cand = _candidate(
-                    self.page, c, direction, self.spans[id(c)], self.elements, self.blockers, claimed,
-                    self.max_gap, self.caption_boxes, sides[c.kind], self.full_width[id(c)],
+                    self.page, c, direction, self.spans[c], self.elements, self.blockers, claimed,
+                    self.max_gap, self.caption_boxes, sides[c.kind], self.full_width[c],
                 )  # fmt: skip
                 if cand is not None:
                     out.append(cand)
@@ -104,10 +104,10 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     """
     votes: dict[str, Counter[str]] = {"figure": Counter(), "table": Counter()}
     for search in searches:
-        best: dict[int, _Candidate] = {}
+        best: dict[Caption, _Candidate] = {}
         for cand in search.candidates(DEFAULT_SIDES, set(), set()):
-            if id(cand.caption) not in best or cand.gap < best[id(cand.caption)].gap:
-                best[id(cand.caption)] = cand
+            if cand.caption not in best or cand.gap < best[cand.caption].gap:
+                best[cand.caption] = cand
         for cand in best.values():
             votes[cand.caption.kind][cand.direction] += 1
     sides = dict(DEFAULT_SIDES)
@@ -117,15 +117,14 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     return sides
 
 
-def page_search(page: PageLayout, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
+def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
     return _PageSearch(page, doc, captions)
 
 
 def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
     """Regions for the page's captions (those with no content are dropped) plus unlabelled figures."""
-    elements = search.elements
     claimed: set[int] = set()
-    done: set[int] = set()
+    done: set[Caption] = set()
     regions: list[Region] = []
 
     def candidates() -> list[_Candidate]:
@@ -134,7 +133,7 @@ def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
     pending = candidates()
     while pending:
         best = next((c for c in pending if not _starves(c, pending)), pending[0])
-        done.add(id(best.caption))
+        done.add(best.caption)
         claimed.update(best.elements)
         regions.append(Region(best.caption, best.bbox))
         pending = candidates()
@@ -149,7 +148,7 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
     second table, which is the second caption's only content.
     """
     taken = set(cand.elements)
-    others = {id(c.caption) for c in pending if c.caption is not cand.caption}
+    others = {c.caption for c in pending if c.caption is not cand.caption}
     alternative = any(
         c.caption is cand.caption and c is not cand and not taken & set(c.elements) and c.gap <= max(_CLOSE_GAP, 2 * cand.gap)
         for c in pending
@@ -157,13 +156,13 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
     if not alternative:
         return False
     for other in others:
-        theirs = [c for c in pending if id(c.caption) == other]
+        theirs = [c for c in pending if c.caption == other]
         if all(taken & set(c.elements) for c in theirs):
             return True
     return False
 
 
-def _content_elements(page: PageLayout, captions: list[Caption]) -> list[Element]:
+def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Element]:
     """Graphics and non-body, non-caption text lines outside the running header and footer."""
     body = [page.blocks[i].bbox for i in page.body_blocks]
     inside_margins = lambda b: b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1  # noqa: E731
@@ -223,7 +222,7 @@ def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tup
 
 
 def _candidate(
-    page: PageLayout,
+    page: PageFrame,
     caption: Caption,
     direction: str,
     span: tuple[float, float],

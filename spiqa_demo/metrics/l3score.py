@@ -19,7 +19,7 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, get_args
 
 from spiqa_demo.errors import BackendError, InputError
 from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
@@ -54,7 +54,8 @@ class L3Result:
     exact: float | None = None
     top: list[TokenLogprob] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form result files keep: `top` as [token, log-probability] pairs."""
         return {
             "score": self.score,
             "exact": self.exact,
@@ -62,6 +63,25 @@ class L3Result:
             "case": self.case,
             "top": [[t.token, t.logprob] for t in self.top],
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> L3Result:
+        """A verdict from `to_dict` output; ValueError when it is not one."""
+        if not isinstance(data, dict):
+            raise ValueError(f"an L3Score verdict is {type(data).__name__}, not an object")
+        missing = [k for k in ("score", "judge", "case") if k not in data]
+        if missing:
+            raise ValueError(f"an L3Score verdict misses {', '.join(missing)}")
+        if data["case"] not in get_args(Case):
+            raise ValueError(f"an L3Score verdict has the unknown case {data['case']!r}")
+        exact = data.get("exact")
+        return cls(
+            score=float(data["score"]),
+            judge=str(data["judge"]),
+            case=data["case"],
+            exact=None if exact is None else float(exact),
+            top=[TokenLogprob(str(token), float(logprob)) for token, logprob in data.get("top") or []],
+        )
 
 
 def l3_prompt(question: str, ground_truth: str, candidate: str) -> str:

@@ -85,14 +85,12 @@ class ModelBackend(Protocol):
     max_images: int | None  # None: no limit; 1: the SPIQA one-image-per-turn protocol applies
     context_tokens: int  # prompt + reply budget, in tokens
 
-    def generate(
-        self,
-        messages: list[Message],
-        max_new_tokens: int = 512,
-        stream: bool = False,
-        usage: Usage | None = None,
-    ) -> str | Iterator[str]:
-        """The reply text (greedy), or an iterator of text chunks when `stream`; fills `usage`."""
+    def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
+        """The reply text (greedy); fills `usage`."""
+        ...
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
+        """The same reply as `generate`, as text chunks while it is generated; fills `usage` once it ends."""
         ...
 
     def next_token_logprobs(

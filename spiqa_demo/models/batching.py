@@ -76,15 +76,9 @@ class BatchingBackend:
     def __repr__(self) -> str:
         return f"BatchingBackend({self.backend!r}, batch_size={self.batch_size})"
 
-    def generate(
-        self,
-        messages: list[Message],
-        max_new_tokens: int = 512,
-        stream: bool = False,
-        usage: Usage | None = None,
-    ) -> str | Iterator[str]:
-        if stream or self.batch_size == 1:
-            return self.backend.generate(messages, max_new_tokens, stream=stream, usage=usage)
+    def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
+        if self.batch_size == 1:
+            return self.backend.generate(messages, max_new_tokens, usage=usage)
         request = _Request(messages, max_new_tokens, usage)
         queue = self._queue
         with queue.changed:
@@ -108,6 +102,9 @@ class BatchingBackend:
         if request.error is not None:
             raise request.error
         return request.reply
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
+        return self.backend.stream(messages, max_new_tokens, usage=usage)
 
     def next_token_logprobs(
         self, messages: list[Message], candidates: list[str] | None = None, top_k: int = 5
@@ -149,6 +146,6 @@ class BatchingBackend:
                 return
         for request in batch:
             try:
-                request.reply = str(self.backend.generate(request.messages, request.max_new_tokens, usage=request.usage))
+                request.reply = self.backend.generate(request.messages, request.max_new_tokens, usage=request.usage)
             except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
                 request.error = exc

@@ -174,23 +174,17 @@ class LocalBackend:
 
     # ---- the ModelBackend interface
 
-    def generate(
-        self,
-        messages: list[Message],
-        max_new_tokens: int = 512,
-        stream: bool = False,
-        usage: Usage | None = None,
-    ) -> str | Iterator[str]:
-        inputs = self._encode(messages)
-        if usage is not None:
-            usage.prompt_tokens = int(inputs["input_ids"].shape[1])
-        if stream:
-            return self._stream(inputs, max_new_tokens, usage)
+    def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
+        inputs = self._encode_counted(messages, usage)
         with self.loaded.lock:
             [(text, new_tokens)] = self._generate_on_device(inputs, max_new_tokens)
         if usage is not None:
             usage.completion_tokens = new_tokens
         return text
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
+        # Encoded here, not in the generator, so a bad chat fails when the call is made.
+        return self._stream(self._encode_counted(messages, usage), max_new_tokens, usage)
 
     def generate_batch(
         self,
@@ -250,6 +244,13 @@ class LocalBackend:
         if last is not None and _same(last[0], messages):
             return last[1]
         return self._encode_batch([messages])
+
+    def _encode_counted(self, messages: list[Message], usage: Usage | None) -> Any:
+        """`_encode`, recording the prompt's length in `usage`."""
+        inputs = self._encode(messages)
+        if usage is not None:
+            usage.prompt_tokens = int(inputs["input_ids"].shape[1])
+        return inputs
 
     def _encode_batch(self, requests: list[list[Message]]) -> Any:
         """Chats as one batch of model inputs on the CPU, left-padded (a single chat is not padded)."""

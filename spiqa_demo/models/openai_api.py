@@ -67,21 +67,15 @@ class OpenAIBackend:
 
     # ---- the ModelBackend interface
 
-    def generate(
-        self,
-        messages: list[Message],
-        max_new_tokens: int = 512,
-        stream: bool = False,
-        usage: Usage | None = None,
-    ) -> str | Iterator[str]:
-        request = {"messages": self._messages(messages), "max_tokens": max_new_tokens, "temperature": 0}
-        if stream:
-            return self._stream(request, usage)
-        response = self._call(**request)
+    def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
+        response = self._call(**self._request(messages, max_new_tokens))
         _fill_usage(usage, response)
         if not response.choices:
             return ""
-        return response.choices[0].message.content or ""
+        return str(response.choices[0].message.content or "")
+
+    def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
+        return self._stream(self._request(messages, max_new_tokens), usage)
 
     def next_token_logprobs(
         self, messages: list[Message], candidates: list[str] | None = None, top_k: int = 5
@@ -122,6 +116,10 @@ class OpenAIBackend:
         return chars // CHARS_PER_TOKEN + per_image * sum(len(m.images) for m in messages) + 4 * len(messages)
 
     # ---- requests
+
+    def _request(self, messages: list[Message], max_new_tokens: int) -> dict[str, Any]:
+        """A greedy chat request; checked here, so a bad chat fails when the call is made, streaming or not."""
+        return {"messages": self._messages(messages), "max_tokens": max_new_tokens, "temperature": 0}
 
     def _messages(self, messages: list[Message]) -> list[dict[str, Any]]:
         if not self.supports_images and any(m.images for m in messages):

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from spiqa_demo.types import Figure
+from spiqa_demo.types import Figure, RetrievalScores
 
 Task = Literal["cot", "direct", "full"]
 TASKS: tuple[Task, ...] = ("cot", "direct", "full")
@@ -24,17 +24,23 @@ FigureSource = Literal["model", "retrieval", "none"]
 class Candidate:
     """A figure or table in the prompt, as "Image {index}", with its retrieval scores.
 
-    `score` is the fused retrieval score; `scores` the per-signal ones (e.g. dense, bm25) and,
-    under the one-image-per-turn protocol, "helpful" (the model's P(Yes) for this figure).
+    `score` orders the candidates (the fused retrieval score); `scores` are retrieval's signals
+    (None when the candidates come from elsewhere, e.g. SPIQA's protocol); `helpful` is the model's
+    P(Yes) for this figure under the one-image-per-turn protocol (None: not judged).
     """
 
     figure: Figure
     score: float
-    scores: dict[str, float] = field(default_factory=dict)
+    scores: RetrievalScores | None = None
+    helpful: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON: the signals and the helpfulness together under "scores", as `ask --json` prints them."""
+        scores: dict[str, float] = self.scores.to_dict() if self.scores else {}
+        if self.helpful is not None:
+            scores["helpful"] = self.helpful
         return {"id": self.figure.id, "title": self.figure.title, "page": self.figure.page,
-                "image": self.figure.image, "score": self.score, "scores": dict(self.scores)}
+                "image": self.figure.image, "score": self.score, "scores": scores}
 
 
 @dataclass

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from time import perf_counter
 
 from spiqa_demo.errors import PaperError
@@ -28,13 +28,13 @@ from spiqa_demo.models.base import Message, ModelBackend, Usage
 from spiqa_demo.qa import prompts
 from spiqa_demo.qa.answer import TASKS, Answer, Candidate, Task
 from spiqa_demo.qa.parsing import clean_answer, parse_cot, parse_direct
+from spiqa_demo.questions import SPIQA_MAX_CANDIDATES, check_question
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 # (paper, question, k) -> the k best figures/tables, best first, with their retrieval scores.
 Shortlister = Callable[[Paper, str, int], list[Candidate]]
 
-SPIQA_MAX_CANDIDATES = 8
 CONTEXT_MARGIN_TOKENS = 16  # chat-template tokens a count may miss
 
 Steps = Generator[str, None, None]  # a flow step: yields streamed text, returns when done
@@ -85,14 +85,6 @@ def ask_stream(
     return _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, True)
 
 
-def check_question(question: str) -> str:
-    """The question with its whitespace collapsed; `PaperError` when nothing is left."""
-    question = " ".join((question or "").split())
-    if not question:
-        raise PaperError("the question is empty: type a question about the paper's figures or tables")
-    return question
-
-
 def _last(events: Iterator[str | Answer]) -> Answer:
     result = None
     for event in events:
@@ -118,11 +110,11 @@ def _run(
     settings = settings or get_settings()
     if task not in TASKS:
         raise PaperError(f"unknown task {task!r}: use one of {', '.join(TASKS)}")
-    question = check_question(question)
+    checked = check_question(question, settings)
+    question = checked.text
     messages: list[str] = []
-    if len(question) > settings.max_question_chars:
-        question = question[: settings.max_question_chars]
-        messages.append(f"the question was cut to its first {settings.max_question_chars} characters")
+    if checked.cut_to is not None:
+        messages.append(f"the question was cut to its first {checked.cut_to} characters")
     k = settings.shortlist_k if k is None else k
     if k < 1:
         raise PaperError(f"k must be at least 1 (got {k})")
@@ -263,16 +255,16 @@ def _one_image_per_turn(answer: Answer, shown: list[Candidate], backend: ModelBa
         "answered from the most helpful one (SPIQA's open-model protocol)"
     )
     started = perf_counter()
-    for candidate in shown:
-        candidate.scores["helpful"] = _helpfulness(backend, prompts.helpful_messages(o.question, candidate.figure, o.use_captions))
+    helpful = [_helpfulness(backend, prompts.helpful_messages(o.question, c.figure, o.use_captions)) for c in shown]
+    shown = [replace(c, helpful=p) for c, p in zip(shown, helpful)]
     answer.timings["model"] = answer.timings.get("model", 0.0) + perf_counter() - started
-    best = max(range(len(shown)), key=lambda i: (shown[i].scores["helpful"], -i))
+    best = max(range(len(shown)), key=lambda i: (helpful[i], -i))
     answer.candidates = shown
     answer.chosen_index = best
     answer.figure, answer.figure_source = shown[best].figure, "model"
     answer.rationale = (
         f"Image {best} was judged the most helpful of {len(shown)}, each shown alone: "
-        f"P(Yes) = {shown[best].scores['helpful']:.2f}."
+        f"P(Yes) = {helpful[best]:.2f}."
     )
     request = prompts.brief_answer_messages(o.question, shown[best].figure, o.use_captions)
     raw = yield from _generate(backend, request, o, answer)
@@ -287,7 +279,7 @@ def _helpfulness(backend: ModelBackend, request: list[Message]) -> float:
     reply = backend.next_token_logprobs(request, candidates=spellings, top_k=20)
     if not reply.top:
         text = backend.generate(request, max_new_tokens=3)
-        return 1.0 if str(text).strip().lower().startswith("yes") else 0.0
+        return 1.0 if text.strip().lower().startswith("yes") else 0.0
     logprobs = {t.token: t.logprob for t in reply.top} | reply.candidates
     p_yes = sum(math.exp(lp) for tok, lp in logprobs.items() if tok.strip().lower() == "yes")
     p_no = sum(math.exp(lp) for tok, lp in logprobs.items() if tok.strip().lower() == "no")
@@ -323,8 +315,7 @@ def _all_figures(ranking: list[Candidate], backend: ModelBackend, o: _Options, a
         )
         shown = shown[: o.max_prompt_images]
     shown = _cap_images(shown, backend, answer)
-    order = {id(c.figure): i for i, c in enumerate(_paper_order(ranking))}
-    return sorted(shown, key=lambda c: order[id(c.figure)])
+    return _paper_order(shown)
 
 
 def _paper_order(ranking: list[Candidate]) -> list[Candidate]:
@@ -392,12 +383,12 @@ def _generate(backend: ModelBackend, request: list[Message], o: _Options, answer
     started = perf_counter()
     if o.stream:
         pieces = []
-        for piece in backend.generate(request, o.max_new_tokens, stream=True, usage=usage):
+        for piece in backend.stream(request, o.max_new_tokens, usage=usage):
             pieces.append(piece)
             yield piece
         raw = "".join(pieces)
     else:
-        raw = str(backend.generate(request, o.max_new_tokens, usage=usage))
+        raw = backend.generate(request, o.max_new_tokens, usage=usage)
     answer.timings["model"] = answer.timings.get("model", 0.0) + perf_counter() - started
     answer.raw_response = raw
     answer.prompt_tokens = usage.prompt_tokens

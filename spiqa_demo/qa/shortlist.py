@@ -9,28 +9,27 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING
 
 from spiqa_demo.qa.answer import Candidate
 from spiqa_demo.types import Paper
 
+if TYPE_CHECKING:  # at run time retrieval is imported on the first search, so importing QA stays light
+    from retrieval.index import FigureIndex
+
 MAX_INDEXES = 8
 
-_indexes: OrderedDict[str, Any] = OrderedDict()
+_indexes: OrderedDict[str, FigureIndex] = OrderedDict()
 _lock = threading.Lock()
 
 
 def retrieval_shortlist(paper: Paper, question: str, k: int) -> list[Candidate]:
     """The `k` best figures/tables for `question`, with the fused score and each signal's score."""
-    index = _index(paper)
-    position = {id(item): i for i, item in enumerate(index.items)}
+    by_id = {item.id: item for item in paper.items}
     return [
-        Candidate(
-            figure=paper.items[position[id(hit.item)]],  # this Paper's object, not the indexed copy
-            score=hit.score,
-            scores={"dense": hit.dense, "bm25": hit.bm25, "label": float(hit.label), "prior": hit.prior},
-        )
-        for hit in index.search(question, k)
+        # This Paper's item, not the indexed copy (a cached index may come from an equal Paper).
+        Candidate(figure=by_id[hit.item.id], score=hit.score, scores=hit.scores)
+        for hit in _index(paper).search(question, k)
     ]
 
 
@@ -44,7 +43,7 @@ def _key(paper: Paper) -> str:
     return hashlib.sha256(repr((paper.sha256, texts)).encode("utf-8")).hexdigest()
 
 
-def _index(paper: Paper) -> Any:
+def _index(paper: Paper) -> FigureIndex:
     from retrieval.index import FigureIndex
 
     key = _key(paper)

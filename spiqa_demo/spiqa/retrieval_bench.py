@@ -166,11 +166,11 @@ def run_retrieval_benchmark(
         candidates += len(paper.items)
         started = time.perf_counter()
         vectors = embedder.encode([q.question for q in questions])
-        positions = {id(item): i for i, item in enumerate(paper.items)}
+        positions = {file: i for i, file in enumerate(by_file)}  # items keep the SPIQA file order
         for question, vector in zip(questions, vectors):
             order = index.signals(question.question, vector).order()
             references = [f for r in question.references if (f := spiqa_paper.figure(r))]
-            targets = {positions[id(by_file[f.file])] for f in references}
+            targets = {positions[f.file] for f in references}
             first = int(np.flatnonzero(np.isin(order, list(targets)))[0])
             overall.add(first, len(paper.items), len(targets))
             by_type[references[0].figure_type].add(first, len(paper.items), len(targets))

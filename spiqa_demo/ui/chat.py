@@ -52,15 +52,16 @@ def shortlist_markdown(answer) -> str:  # type: ignore[no-untyped-def]
         notes = []
         if candidate.figure.id == chosen:
             notes.append("**chosen**" if answer.figure_source == "model" else "**best retrieved**")
-        if scores.get("label"):
+        if scores is not None and scores.label:
             notes.append("named in question")
-        if scores.get("prior"):
-            notes.append(f"kind prior {scores['prior']:+.1f}")
-        if "helpful" in scores:
-            notes.append(f"P(helpful) {scores['helpful']:.2f}")
+        if scores is not None and scores.prior:
+            notes.append(f"kind prior {scores.prior:+.1f}")
+        if candidate.helpful is not None:
+            notes.append(f"P(helpful) {candidate.helpful:.2f}")
+        dense, bm25 = (scores.dense, scores.bm25) if scores is not None else (float("nan"), float("nan"))
         rows.append(
             f"| {i} | {escape(candidate.figure.title)} | {candidate.figure.page} | {candidate.score:.2f} | "
-            f"{scores.get('dense', float('nan')):.2f} | {scores.get('bm25', float('nan')):.1f} | {', '.join(notes)} |"
+            f"{dense:.2f} | {bm25:.1f} | {', '.join(notes)} |"
         )
     shown = "Image i is the i-th figure shown to the model." if answer.model else "Ranked by retrieval (no model)."
     return "\n".join(rows) + f"\n\n{shown}"

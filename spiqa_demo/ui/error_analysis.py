@@ -65,7 +65,7 @@ def summary_markdown(results: analysis.Results) -> str:
     cot = frame[frame["retrieval"] != ""]
     if len(cot):
         parts.append(f"retrieval accuracy {(cot['retrieval'] == 'right').mean():.3f} ({len(cot)} CoT answers)")
-    judges = sorted({v.get("judge", "") for r in results.records for v in r.l3 if v.get("judge")})
+    judges = sorted({v.judge for r in results.records for v in r.l3 if v.judge})
     if frame["L3Score"].notna().any():
         parts.append(f"mean L3Score {frame['L3Score'].mean():.3f} (judge {', '.join(judges) or 'unknown'})")
     if frame["ROUGE-L"].notna().any():

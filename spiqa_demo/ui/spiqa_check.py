@@ -133,7 +133,7 @@ def _verdict(record: ResultRecord) -> str:
 
 
 def _judge(record: ResultRecord) -> str:
-    return record.l3[0].get("judge", "") if record.l3 else ""
+    return record.l3[0].judge if record.l3 else ""
 
 
 def check_markdown(session: Session, answer: Answer, record: ResultRecord) -> str:
