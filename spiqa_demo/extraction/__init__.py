@@ -1,4 +1,5 @@
-"""PDF -> `Paper`: every figure and table with label, caption, page, boxes, crop, text and mentions.
+"""PDF -> `Paper`: every figure and table with label, caption, page, boxes, crop, text and mentions,
+and the bibliography with the citations of passages, figures and tables linked to it.
 
 Public entry points:
 - `extract_paper(pdf, image_dir=None)`: extract (crops written to `image_dir` when given);
@@ -20,11 +21,13 @@ from pathlib import Path
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
+from spiqa_demo.extraction.citations import link_citations
 from spiqa_demo.extraction.crops import CropWriter
 from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
 from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of
@@ -34,7 +37,7 @@ from spiqa_demo.types import Figure, Paper
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 
 Progress = Callable[[float, str], None]
 
@@ -68,6 +71,7 @@ def extract_paper(
         summary = _summary(layouts)
         searches = []
         passages = []
+        rows: list[Row] = []
         # Each page is dropped once searched: nothing after this loop reads glyph runs, and a
         # 300-page file need not hold them all.
         unsearched = deque(layouts)
@@ -76,12 +80,15 @@ def extract_paper(
             classified = classify_page(unsearched.popleft(), layout)
             searches.append(page_search(classified, layout, find_captions(classified, layout)))
             passages += page_passages(classified, layout)
+            rows += page_rows(classified, layout)
+        references = find_references(rows)
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
             raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         items = _items(_deduplicate(regions), doc)
         attach_mentions(passages, items)
+        passages, items = link_citations(passages, items, references)
         if image_dir is not None:
             image_dir.mkdir(parents=True, exist_ok=True)
             with CropWriter(dpi, settings.max_crop_pixels) as crops:
@@ -98,6 +105,7 @@ def extract_paper(
             page_sizes=summary.page_sizes,
             passages=passages,
             items=items,
+            references=references,
             warnings=_warnings(summary, items, doc.is_repaired),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
