@@ -21,4 +21,4 @@ test: setup
 	$(PY) -m pytest -q
 
 bench: setup
-	$(PY) benchmarks/extraction.py
+	$(PY) -m benchmarks.extraction

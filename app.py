@@ -14,8 +14,8 @@ try:
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
 
-from spiqa_demo.ui.layout import build_demo, launch_options  # noqa: E402
-from spiqa_demo.ui.warmup import start_warmup  # noqa: E402
+from spiqa_demo.ui.layout import build_demo, launch_options
+from spiqa_demo.ui.warmup import start_warmup
 
 demo = build_demo()
 

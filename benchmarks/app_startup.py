@@ -6,7 +6,8 @@
    on the running app after one other paper was loaded (steady state); the first upload after
    start, when the embedder may still be loading in the background, is printed too.
 
-Usage: `python benchmarks/app_startup.py` (reads the shared papers from SPIQA_SHARED, default ../shared).
+Usage, from the repository root: `python -m benchmarks.app_startup` (reads the shared papers from
+SPIQA_SHARED, default ../shared).
 """
 
 from __future__ import annotations

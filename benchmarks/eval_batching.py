@@ -4,29 +4,25 @@ Every prompt is a SPIQA-CoT-shaped chat (3 figure images with captions and a que
 are checked to be identical to one-by-one generation before any time is printed. Greedy decoding,
 a fixed number of new tokens (`--new-tokens`) unless the model stops earlier.
 
-Usage: `python benchmarks/eval_batching.py [--model FOLDER_OR_HUB_ID] [--questions 16] [--new-tokens 32]`
-(without --model: the tiny random-weight Idefics3 of the tests, built in a temp folder).
+Usage, from the repository root: `python -m benchmarks.eval_batching [--model FOLDER_OR_HUB_ID] [--questions 16]
+[--new-tokens 32]` (without --model: the tests' tiny random-weight Idefics3, `evalsuite.tiny_models`, built
+in a temp folder).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from spiqa_demo.models import load_backend  # noqa: E402
-from spiqa_demo.models.base import Message  # noqa: E402
-from spiqa_demo.models.local import LocalBackend  # noqa: E402
+from evalsuite.tiny_models import make_image, tiny_model_dir
+from spiqa_demo.models import load_backend
+from spiqa_demo.models.base import Message
+from spiqa_demo.models.local import LocalBackend
 
 
 def prompts(n: int) -> list[list[Message]]:
-    from tiny_models import make_image
-
     out = []
     for i in range(n):
         parts: list = ["You are given a question, a few input images, and a caption for each image.\n"]
@@ -46,8 +42,6 @@ def main() -> None:
     args = parser.parse_args()
     model = args.model
     if model is None:
-        from tiny_models import tiny_model_dir
-
         model = str(tiny_model_dir(Path(tempfile.mkdtemp(prefix="bench-batching-")), "idefics3"))
     backend = load_backend(backend="local", model=model)
     assert isinstance(backend, LocalBackend)

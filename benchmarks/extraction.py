@@ -1,12 +1,13 @@
 """Extraction benchmark: quality, speed and memory of PDF -> `Paper`, printed (never asserted).
 
-    python benchmarks/extraction.py [--repeat N] [--skip-memory]
+    python -m benchmarks.extraction [--repeat N] [--skip-memory]     (from the repository root)
 
 (a) the CS-150 gold set (`extraction-gt/cs150-icml13`) scored with pdffigures2's rule (page, kind
-    and number match; region and caption IoU >= 0.8; `spiqa_demo.extraction.gold`): precision and
+    and number match; region and caption IoU >= 0.8; `evalsuite.extraction_gold`): precision and
     recall overall, per kind and per paper, then every failure (missing / extra / wrong box + IoUs);
-(b) the real papers (`papers/`): numbers found vs `manifest.json` (misses, extras), duplicates and
-    unusable crops per paper;
+(b) the real papers (`papers/`): numbers found vs `manifest.json` (`evalsuite.paper_checks`):
+    misses, finds the manifest does not list (with whether their printed label is in the PDF's
+    text), duplicates and unusable crops per paper;
 (c) speed on the same papers, in one run: the "floor" (PyMuPDF's own `get_text("dict")` +
     `cluster_drawings()` + `get_image_info()` on every page) vs the full extraction (`extract_paper`
     with crops at the default DPI), ms/page and their ratio (bar <= 4x); and a 10-page paper from
@@ -30,19 +31,13 @@ from pathlib import Path
 
 import pymupdf
 
+from evalsuite import pdf_factory
+from evalsuite.extraction_gold import Report, load_gold_set, score_against_gold
+from evalsuite.paper_checks import check_manifest, crop_problem
+from spiqa_demo.extraction import extract_paper
+from spiqa_demo.types import Paper
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
-
-from spiqa_demo.extraction import extract_paper  # noqa: E402
-from spiqa_demo.extraction.gold import (  # noqa: E402
-    Report,
-    check_manifest,
-    crop_problem,
-    load_gold_set,
-    score_against_gold,
-)
-from spiqa_demo.types import Paper  # noqa: E402
-
 SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 SPEED_BAR, TEN_PAGE_BAR_S, QUALITY_BAR = 4.0, 1.0, 0.90
 
@@ -115,15 +110,20 @@ def shared_papers(repeat: int) -> dict:
                 fulls.append(seconds)
             pages = paper.page_count
             rows.append((entry["file"], pages, min(floors), min(fulls)))
-            checks.append(check_manifest(entry, paper))
+            checks.append(check_manifest(entry, paper, pdf))
             crop_issues += [f"{entry['file']} {f.title}: {p}" for f in paper.items if (p := crop_problem(f.image))]
 
     section(f"(b) shared papers vs manifest ({len(manifest)} papers)")
     for check in checks:
         print("  " + check.describe())
     exact = sum(c.ok for c in checks)
+    complete = sum(c.all_listed_found for c in checks)
     duplicates = sum(len(c.duplicates) for c in checks)
-    print(f"numbers equal to the manifest: {exact}/{len(checks)}; duplicates: {duplicates}; unusable crops: {len(crop_issues)}")
+    unlisted = [u for c in checks for u in c.unlisted]
+    printed = sum(u.printed for u in unlisted)
+    print(f"numbers equal to the manifest: {exact}/{len(checks)}; every listed number found once: {complete}/{len(checks)}; "
+          f"found but not listed: {len(unlisted)} ({printed} with the label printed on their page); "
+          f"duplicates: {duplicates}; unusable crops: {len(crop_issues)}")
     for issue in crop_issues:
         print("  " + issue)
 
@@ -145,6 +145,9 @@ def shared_papers(repeat: int) -> dict:
           f"[{bar(cropped < TEN_PAGE_BAR_S)}: < {TEN_PAGE_BAR_S:.0f} s]")
     return {
         "papers_matching_manifest": f"{exact}/{len(checks)}",
+        "papers_with_every_listed_number": f"{complete}/{len(checks)}",
+        "found_not_listed": len(unlisted),
+        "found_not_listed_printed": printed,
         "duplicates": duplicates,
         "unusable_crops": len(crop_issues),
         "floor_ms_per_page": round(floor_ms, 1),
@@ -189,8 +192,6 @@ print(json.dumps({"pages": paper.page_count, "items": len(paper.items), "seconds
 
 
 def memory() -> dict:
-    import pdf_factory
-
     section("(d) memory: the 300-page synthetic paper vs a 30-page one (fresh process each)")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -199,7 +200,7 @@ def memory() -> dict:
             warm_up = pdf_factory.journal_paper(Path(tmp) / "warm-up.pdf").path
             out = subprocess.run(
                 [sys.executable, "-c", _MEMORY_PROBE, str(pdf), str(warm_up)],
-                capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, check=False,
+                capture_output=True, text=True, cwd=REPO, check=False,
             )
             if out.returncode != 0:
                 print(f"  {pages} pages: probe failed: {out.stderr.strip().splitlines()[-1:]}")

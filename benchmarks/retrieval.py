@@ -1,10 +1,10 @@
 """Retrieval benchmark: figure/table retrieval alone on SPIQA, with an ablation and build speed.
 
-    python benchmarks/retrieval.py [--dataset FILE ...] [--skip-ablation] [--skip-speed]
+    python -m benchmarks.retrieval [--dataset FILE ...] [--skip-ablation] [--skip-speed]     (from the repository root)
 
 (a) every dataset (default: `SPIQA_SHARED/spiqa` test-A and the test-B sample): top-1/3/5 with
     each paper's figures as candidates, the random-choice baseline and per-figure-type rows
-    (`spiqa_demo.spiqa.retrieval_bench`); documents are captions (test-A) or captions + the
+    (`spiqa_demo.evaluation.retrieval_benchmark`); documents are captions (test-A) or captions + the
     passages citing each item (test-B);
 (b) the ablation: what each signal adds (Markdown table, one row per configuration);
 (c) speed: building the index of a real 10-page paper after the model is loaded (bar: well
@@ -24,13 +24,11 @@ import sys
 import time
 from pathlib import Path
 
+from retrieval import FigureIndex, get_embedder
+from spiqa_demo.evaluation.retrieval_benchmark import ablation_table, run_ablation, run_retrieval_benchmark
+from spiqa_demo.spiqa import load_dataset
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO)]
-
-from retrieval import FigureIndex, get_embedder  # noqa: E402
-from spiqa_demo.spiqa import load_dataset  # noqa: E402
-from spiqa_demo.spiqa.retrieval_bench import ablation_table, run_ablation, run_retrieval_benchmark  # noqa: E402
-
 SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 BARS = {("test-A", "top1"): 0.70, ("test-A", "top3"): 0.88, ("test-B", "top1"): 0.50}
 TEN_PAGE_PDF = "non-local-nn-cvpr2018-1711.07971.pdf"

@@ -1,6 +1,6 @@
 """SPIQA metric reproduction: every official test-C response file scored by `spiqa_demo score`'s library.
 
-    python benchmarks/spiqa_metrics.py [--bertscore] [--files PATTERN]
+    python -m benchmarks.spiqa_metrics [--bertscore] [--files PATTERN]     (from the repository root)
 
 For each file in `spiqa/test-C-responses/` (data: `SPIQA_SHARED`, default ../shared): the reply
 format detected, questions, scored pairs, top-1 retrieval accuracy (CoT files), BLEU-1/4, METEOR,
@@ -18,9 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from spiqa_demo.evaluation import read_results, score_records  # noqa: E402
+from spiqa_demo.evaluation import read_results, score_records
 
 COLUMNS = ("retrieval_accuracy", "BLEU-1", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr", "BERTScore-F1")
 

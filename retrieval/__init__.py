@@ -1,7 +1,7 @@
 """Retrieval: find the figure or table of a paper that answers a question (no LLM involved).
 
 Signals: dense sentence embeddings in FAISS (`embedder`, `dense`), BM25 over stemmed words and
-bigrams (`lexical`), labels the question names ("Table 3", `labels`) and a small kind prior,
+bigrams (`lexical`), labels the question names ("Table 3", `spiqa_demo.paper_text`) and a small kind prior,
 fused by z-scored weighted sum (`fusion`). Documents are built from each item's label, caption,
 inner text and citing sentences (`documents`).
 
@@ -11,8 +11,9 @@ inner text and citing sentences (`documents`).
 - `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior).
 - `Embedder` / `get_embedder()`: sentence-transformers, offline MiniLM by default.
 
-Depends only on `spiqa_demo.types`, `spiqa_demo.errors` and `spiqa_demo.settings`; never on the
-UI or on model (LLM) code. Bad input raises `spiqa_demo.errors.PaperError`.
+Depends only on the leaf modules `spiqa_demo.types`, `spiqa_demo.errors`, `spiqa_demo.settings`,
+`spiqa_demo.paper_text` and `spiqa_demo.questions`; never on extraction, the UI or model (LLM)
+code. Bad input raises `spiqa_demo.errors.PaperError`.
 """
 
 from retrieval.corpus import CorpusIndex
@@ -20,6 +21,6 @@ from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig
 from retrieval.hits import Hit
 from retrieval.index import FigureIndex
-from retrieval.labels import find_label_refs
+from spiqa_demo.paper_text import find_label_refs
 
 __all__ = ["CorpusIndex", "Embedder", "FigureIndex", "FusionConfig", "Hit", "find_label_refs", "get_embedder"]

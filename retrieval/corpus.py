@@ -21,7 +21,7 @@ from retrieval.documents import ItemDocument, item_document
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig
 from retrieval.hits import Hit
-from retrieval.index import _atomic_write, _vector_texts, check_question, encode_unique, ranked_hits, score_candidates
+from retrieval.index import _atomic_write, _vector_texts, check_query, encode_unique, ranked_hits, score_candidates
 from retrieval.lexical import BM25Index
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper
@@ -95,7 +95,7 @@ class CorpusIndex:
 
     def search(self, question: str, k: int = 5, papers: Iterable[str] | None = None, candidates: int = 100) -> list[Hit]:
         """The `k` best items over all papers, or over `papers` only (unknown keys raise PaperError)."""
-        question = check_question(question, k)
+        question = check_query(question, k)
         if not self.items:
             return []
         query = self.embedder.encode([question])[0]

@@ -14,10 +14,10 @@ build time, and BM25 already matches their words and numbers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.types import Figure, Passage
 
 # Caps keep index building fast: at most 1 + 3 + 4 texts per item. Embedding time grows with
@@ -27,8 +27,6 @@ from spiqa_demo.types import Figure, Passage
 MAX_CAPTION_SENTENCES = 3
 MAX_MENTIONS = 4
 MAX_TEXT_CHARS = 300
-_SENTENCE = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(\[])")
-_ABBREVIATION = re.compile(r"(?:Figs?|Tabs?|Eqs?|Sec|e\.g|i\.e|et al|cf|vs|resp|No)\.$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,17 +36,6 @@ class ItemDocument:
     lexical: str
     main: str
     views: tuple[str, ...]
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a caption or passage (not split after "Fig." or "e.g.")."""
-    sentences: list[str] = []
-    for part in _SENTENCE.split(text.strip()):
-        if sentences and _ABBREVIATION.search(sentences[-1]):
-            sentences[-1] = f"{sentences[-1]} {part}"
-        elif part:
-            sentences.append(part)
-    return sentences
 
 
 def _label(item: Figure) -> str:

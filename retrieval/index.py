@@ -8,6 +8,7 @@ whose model or item texts no longer match is ignored and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -22,24 +23,23 @@ from retrieval.documents import ItemDocument, item_document
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
-from retrieval.labels import find_label_refs
 from retrieval.lexical import BM25Index
 from spiqa_demo.errors import PaperError
+from spiqa_demo.paper_text import find_label_refs
+from spiqa_demo.questions import check_question
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
 
 SCHEMA_VERSION = 1
 INDEX_FILE = "index.faiss"
 META_FILE = "meta.json"
-MAX_QUESTION_CHARS = 4000
 
 
-def check_question(question: str, k: int) -> str:
-    """The question stripped; PaperError when empty or `k` < 1."""
-    if not isinstance(question, str) or not question.strip():
-        raise PaperError("the question is empty; type a question about the paper's figures or tables")
+def check_query(question: str, k: int) -> str:
+    """The checked question's text (`spiqa_demo.questions`); PaperError when it is empty or `k` < 1."""
+    text = check_question(question).text
     if k < 1:
         raise PaperError(f"k must be at least 1 (got {k})")
-    return " ".join(question.split())[:MAX_QUESTION_CHARS]
+    return text
 
 
 def fingerprint(documents: list[ItemDocument], embedder_signature: str) -> str:
@@ -67,8 +67,8 @@ def score_candidates(
     question: str, items: list[Figure], dense: np.ndarray, bm25: np.ndarray, config: FusionConfig
 ) -> Signals:
     """Label hits, kind prior and fusion over one question's candidate items."""
-    refs = {(kind, number.upper()) for kind, number in find_label_refs(question)} if config.labels else set()
-    labelled = np.array([bool(i.number) and (i.kind, i.number.upper()) in refs for i in items], dtype=bool)
+    refs = set(find_label_refs(question)) if config.labels else set()
+    labelled = np.array([bool(i.number) and (i.kind, i.number) in refs for i in items], dtype=bool)
     prior = kind_prior(question, [i.kind for i in items], config)
     return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config))
 
@@ -134,7 +134,7 @@ class FigureIndex:
 
         `query_vector` is the question's embedding when the caller encoded questions in a batch.
         """
-        question = check_question(question, 1)
+        question = check_query(question, 1)
         if not self.items:
             empty = np.zeros(0)
             return Signals(empty, empty, empty, np.zeros(0, bool), empty)
@@ -145,7 +145,7 @@ class FigureIndex:
 
     def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:
         """The `k` items most likely to answer `question`, best first (fewer if the paper has fewer)."""
-        check_question(question, k)
+        check_query(question, k)
         return ranked_hits(self.items, self.signals(question, query_vector), k)
 
     def save(self, folder: Path) -> None:
@@ -193,10 +193,8 @@ class FigureIndex:
             return index
         index = cls.build(paper, embedder, config)
         if folder is not None:
-            try:
+            with contextlib.suppress(OSError):  # a read-only cache only costs a rebuild next time
                 index.save(folder)
-            except OSError:
-                pass  # a read-only cache only costs a rebuild next time
         return index
 
 

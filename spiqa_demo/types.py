@@ -1,4 +1,4 @@
-"""The typed boundary of ingestion: a `Paper` with its passages, figures and tables.
+"""The typed boundary of ingestion: a `Paper` with its passages, figures, tables and references.
 
 Everything downstream (retrieval, QA, metrics, UI) consumes these dataclasses only. They round-trip
 through JSON (`Paper.to_json` / `Paper.from_json`), which is also the on-disk cache format and the
@@ -17,36 +17,81 @@ from typing import Any, Literal
 BBox = tuple[float, float, float, float]
 Kind = Literal["figure", "table"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _bbox(value: Any) -> BBox | None:
     return None if value is None else tuple(round(float(v), 2) for v in value)  # type: ignore[return-value]
 
 
+def _citations(d: dict[str, Any]) -> tuple[int, ...]:
+    return tuple(int(i) for i in d.get("citations", ()))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One entry of the paper's bibliography.
+
+    `key` is how the paper cites it: the printed label ("[12]", "12.", "[DCLT19]"), or for
+    author-year bibliographies, which print no label, the citation formed from the authors and the
+    printed year ("Devlin et al., 2019", "Liu et al., 2019a"). `text` is the whole entry as printed
+    (without its label); the other fields are parsed from it and empty when not recognised.
+    """
+
+    key: str
+    text: str
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str = ""
+    arxiv_id: str | None = None
+    doi: str | None = None
+    url: str | None = None
+    page: int = 0
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Reference:
+        return cls(
+            key=d["key"],
+            text=d.get("text", ""),
+            title=d.get("title", ""),
+            authors=tuple(d.get("authors", ())),
+            year=None if d.get("year") is None else int(d["year"]),
+            venue=d.get("venue", ""),
+            arxiv_id=d.get("arxiv_id"),
+            doi=d.get("doi"),
+            url=d.get("url"),
+            page=int(d.get("page", 0)),
+        )
+
+
 @dataclass
 class Passage:
-    """A paragraph of body text in reading order (two-column aware)."""
+    """A paragraph of body text in reading order (two-column aware); `citations` are the indices in
+    `Paper.references` of the references it cites, in order of first citation."""
 
     text: str
     page: int
     bbox: BBox
+    citations: tuple[int, ...] = ()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Passage:
-        return cls(text=d["text"], page=int(d["page"]), bbox=_bbox(d["bbox"]))  # type: ignore[arg-type]
+        return cls(text=d["text"], page=int(d["page"]), bbox=_bbox(d["bbox"]), citations=_citations(d))  # type: ignore[arg-type]
 
 
 @dataclass
 class Mention:
-    """A sentence of the body text that cites a figure/table, with the passage it comes from."""
+    """A sentence of the body text that cites a figure/table, with the passage it comes from and
+    the references the sentence itself cites (indices in `Paper.references`)."""
 
     passage: int
     sentence: str
+    citations: tuple[int, ...] = ()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Mention:
-        return cls(passage=int(d["passage"]), sentence=d["sentence"])
+        return cls(passage=int(d["passage"]), sentence=d["sentence"], citations=_citations(d))
 
 
 @dataclass
@@ -57,6 +102,8 @@ class Figure:
     unlabelled figures (no caption found) have `label == number == ""`. `bbox` is the graphic or
     table body without its caption; `image` is the PNG crop's path (relative to the `Paper`'s folder
     when saved by `extract`); `text` is the words inside the region (a Markdown table for tables).
+    `citations` are the references cited in the caption or inside the region (a table row
+    "BERT [12]"), as indices in `Paper.references`; the mentions carry their own.
     """
 
     kind: Kind
@@ -69,6 +116,7 @@ class Figure:
     image: str = ""
     text: str = ""
     mentions: list[Mention] = field(default_factory=list)
+    citations: tuple[int, ...] = ()
 
     @property
     def id(self) -> str:
@@ -95,6 +143,7 @@ class Figure:
             image=d.get("image", ""),
             text=d.get("text", ""),
             mentions=[Mention.from_dict(m) for m in d.get("mentions", [])],
+            citations=_citations(d),
         )
 
 
@@ -118,7 +167,8 @@ class RetrievalScores:
 
 @dataclass
 class Paper:
-    """One ingested PDF: metadata, passages, and `items` (all figures and tables in page order)."""
+    """One ingested PDF: metadata, passages, `items` (all figures and tables in page order) and
+    `references` (the bibliography in printed order; empty when none was found)."""
 
     sha256: str
     source: str
@@ -127,6 +177,7 @@ class Paper:
     page_sizes: list[tuple[float, float]]
     passages: list[Passage] = field(default_factory=list)
     items: list[Figure] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     extractor_version: str = ""
     dpi: int = 200
@@ -147,6 +198,11 @@ class Paper:
     def get(self, item_id: str) -> Figure | None:
         """The item with this `Figure.id`, or None."""
         return next((f for f in self.items if f.id == item_id), None)
+
+    def cited_by(self, item: Figure) -> list[Reference]:
+        """The references `item` cites in its caption and region, then in the sentences that mention it."""
+        indices = dict.fromkeys([*item.citations, *(i for m in item.mentions for i in m.citations)])
+        return [self.references[i] for i in indices if 0 <= i < len(self.references)]
 
     def summary(self) -> str:
         """One line for people: "12 pages, 7 figures, 5 tables"."""
@@ -175,6 +231,7 @@ class Paper:
             page_sizes=[(float(w), float(h)) for w, h in d["page_sizes"]],
             passages=[Passage.from_dict(p) for p in d.get("passages", [])],
             items=[Figure.from_dict(f) for f in d.get("items", [])],
+            references=[Reference.from_dict(r) for r in d.get("references", [])],
             warnings=list(d.get("warnings", [])),
             extractor_version=d.get("extractor_version", ""),
             dpi=int(d.get("dpi", 200)),

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from tiny_models import free_port
 
 GRNET_ID = "1611.05742v3"
@@ -80,8 +79,7 @@ def app_url(_served_app: tuple[str, dict[str, str]], monkeypatch: pytest.MonkeyP
 @pytest.fixture(scope="session")
 def grnet_pdf(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Path:
     """A 3-page synthetic PDF of SPIQA test-A paper 1611.05742 with its Figures 1-2 and Table 1."""
-    from pdf_factory import BarChart, Caption, Diagram, LinePlot, PaperWriter, Prose, Table
-
+    from evalsuite.pdf_factory import BarChart, Caption, Diagram, LinePlot, PaperWriter, Prose, Table
     from spiqa_demo.spiqa import load_dataset
 
     spiqa = load_dataset(shared / "spiqa" / "SPIQA_testA.json").paper("1611.05742")

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
 from tiny_models import tiny_cot_vlm, tiny_llama  # noqa: F401
 
@@ -38,7 +37,7 @@ def browser() -> Iterator:
 
 
 @pytest.fixture
-def page(browser, app_url: str) -> Iterator:  # noqa: F811
+def page(browser, app_url: str) -> Iterator:
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
@@ -53,7 +52,7 @@ def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
     page.screenshot(path=str(ARTIFACTS / f"app-{name}.png"), full_page=True)
 
 
-def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm: Path) -> None:  # noqa: F811
+def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
     page.wait_for_selector("#gallery img")
     page.wait_for_function("document.querySelectorAll('#gallery img').length >= 10")
@@ -81,7 +80,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     shot(page, "3-answer")
 
 
-def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> None:  # noqa: F811
+def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.wait_for_selector("#spiqa-check", state="visible")
     page.wait_for_function("document.querySelector('#chat').innerText.includes('Ask a question')")
@@ -116,8 +115,10 @@ def test_error_analysis_tab(page) -> None:
     shot(page, "6-compare")
 
 
-def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> None:  # noqa: F811
-    from test_app_shared_use import PASC2, listener
+def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> None:
+    from test_app_shared_use import PASC2
+
+    from evalsuite.openai_listener import openai_listener
 
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.fill("#question textarea", "Which method is best on HDM05?")
@@ -125,7 +126,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     page.wait_for_function("document.querySelector('#chat').innerText.includes('best retrieval match')")
     assert "Load a paper first" not in page.inner_text("#chat")
 
-    with listener(chunk_delay_s=1.0, chunks=12) as slow:
+    with openai_listener(chunk_delay_s=1.0, chunks=12) as slow:
         page.click("#settings")
         page.get_by_label("OpenAI-compatible API").check()
         page.fill("#model textarea, #model input", "m")

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gradio_client import Client, handle_file
-
 from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf  # noqa: F401
+from gradio_client import Client, handle_file
 from tiny_models import free_port, tiny_cot_vlm, tiny_llama  # noqa: F401
 
 RETRIEVAL_ONLY = "retrieval-only mode"
@@ -42,11 +41,11 @@ def files(history: list[dict[str, Any]]) -> list[str]:
 
 
 @pytest.fixture
-def client(app_url: str) -> Client:  # noqa: F811
+def client(app_url: str) -> Client:
     return Client(app_url, verbose=False)
 
 
-def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path, tiny_llama: Path) -> None:  # noqa: F811
+def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path, tiny_llama: Path) -> None:
     status, gallery, _, detail, chat = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     assert "2 pages, 3 figures, 1 table" in status and GRNET_ID in status, status
     captions = [item["caption"] for item in gallery]
@@ -91,7 +90,7 @@ def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm:
     assert f"{GRNET_QUESTIONS} questions" in summary and "mean L3Score" in summary and "chosen = reference" in summary
 
 
-def test_sessions_are_separate(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_sessions_are_separate(app_url: str, grnet_pdf: Path) -> None:
     first, second = Client(app_url, verbose=False), Client(app_url, verbose=False)
     first.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     chat, _ = second.predict(*ask_args("What does Figure 1 show?"), api_name="/ask")
@@ -103,7 +102,7 @@ def test_sessions_are_separate(app_url: str, grnet_pdf: Path) -> None:  # noqa: 
 class _Refusing(BaseHTTPRequestHandler):
     """An OpenAI-compatible endpoint that rejects every key (HTTP 401), as a real server does."""
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.dumps({"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
                                      "code": "invalid_api_key"}}).encode()
         self.send_response(401)
@@ -134,12 +133,12 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
 
     text = tmp_path / "paper.txt"
     text.write_text("hello")
-    with pytest.raises(Exception, match="(?i)invalid file type"):
+    with pytest.raises(Exception, match=r"(?i)invalid file type"):
         client.predict(handle_file(str(text)), api_name="/load_pdf")
 
     huge = tmp_path / "huge.pdf"
     huge.write_bytes(b"%PDF-1.4\n" + b"0" * 9_000_000)  # over the test app's 8 MB limit
-    with pytest.raises(Exception, match="(?i)(too large|exceeds|maximum)"):
+    with pytest.raises(Exception, match=r"(?i)(too large|exceeds|maximum)"):
         client.predict(handle_file(str(huge)), api_name="/load_pdf")
 
     status, *_ = client.predict("1706.03762", api_name="/load_arxiv")
@@ -148,7 +147,7 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
     assert "is not an arXiv id" in status
 
     # Still working: a real paper with no figures loads, and questions about it get an answer.
-    from pdf_factory import no_figures_paper
+    from evalsuite.pdf_factory import no_figures_paper
 
     empty = no_figures_paper(tmp_path / "no-figures.pdf").path
     status, gallery, *_ = client.predict(handle_file(str(empty)), api_name="/load_pdf")
@@ -177,7 +176,7 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
     assert files(chat)
 
 
-def test_an_abandoned_stream_leaves_the_app_working(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path) -> None:  # noqa: F811
+def test_an_abandoned_stream_leaves_the_app_working(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path) -> None:
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     job = client.submit(*ask_args("Which method is best on HDM05?", backend="local", model=str(tiny_cot_vlm)), api_name="/ask")
     job.cancel()  # what a closed tab does to a running stream
@@ -193,7 +192,7 @@ def _status(url: str) -> int:
         return exc.code
 
 
-def test_only_the_apps_own_files_are_served(app_url: str, grnet_pdf: Path, shared: Path) -> None:  # noqa: F811
+def test_only_the_apps_own_files_are_served(app_url: str, grnet_pdf: Path, shared: Path) -> None:
     client = Client(app_url, verbose=False, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     served = gallery[0]["image"]  # the app's copy of a crop, as the browser fetches it
@@ -205,7 +204,7 @@ def test_only_the_apps_own_files_are_served(app_url: str, grnet_pdf: Path, share
 
 def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:
     official = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
-    summary, distribution, by_category, by_retrieval, split, *_, table = client.predict(
+    summary, _, by_category, by_retrieval, _, *_, table = client.predict(
         official, api_name="/load_server_results")
     assert "493 questions" in summary and "retrieval accuracy 0.704" in summary, summary
     assert len(table["data"]) == 493 and table["headers"][:3] == ["#", "paper", "key"]
@@ -241,7 +240,7 @@ def test_arxiv_download_and_examples(client: Client, grnet_pdf: Path, monkeypatc
     class Mirror(BaseHTTPRequestHandler):
         """A stand-in for arxiv.org/pdf/ID on loopback (tests have no network)."""
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             found = self.path == f"/pdf/{GRNET_ID}"
             body = grnet_pdf.read_bytes() if found else b"not found"
             self.send_response(200 if found else 404)

@@ -9,100 +9,21 @@ upload is answered once the paper is indexed; the extraction cache is not served
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
-from gradio_client import Client, handle_file
-
 from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
+from gradio_client import Client, handle_file
 from test_app_client import ask_args, files, texts
+
+from evalsuite.openai_listener import openai_listener
 
 CANARY = "sk-operator-canary-5d1f0c9e"
 PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
          "its performance compare to other methods?")
-
-
-@dataclass
-class Listener:
-    """An OpenAI-compatible endpoint on loopback that records every request (headers and body)."""
-
-    url: str = ""
-    requests: list[str] = field(default_factory=list)
-    started: threading.Event = field(default_factory=threading.Event)  # a request arrived
-    finished: threading.Event = field(default_factory=threading.Event)  # a streamed reply was fully sent
-
-    def saw(self, text: str) -> bool:
-        return any(text in request for request in self.requests)
-
-
-@contextmanager
-def listener(chunk_delay_s: float = 0.0, chunks: int = 3) -> Iterator[Listener]:
-    """A chat-completions endpoint: replies (streamed when asked) with `chunks` pieces, `chunk_delay_s` apart."""
-    record = Listener()
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            record.requests.append(str(self.headers) + body.decode("utf-8", "replace"))
-            record.started.set()
-            request = json.loads(body or b"{}")
-            if request.get("stream"):
-                self._stream()
-                return
-            reply = json.dumps({
-                "id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"},
-                             "logprobs": {"content": [{"token": "Yes", "logprob": -0.1, "bytes": None,
-                                                       "top_logprobs": [{"token": "Yes", "logprob": -0.1, "bytes": None}]}]}}],
-            }).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
-
-        def _stream(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            pieces = ["{'Image': 1, 'Rationale': 'the table'}", " The answer is : ", "SPDNet"] + ["."] * max(0, chunks - 3)
-            try:
-                for piece in pieces[:chunks]:
-                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                    time.sleep(chunk_delay_s)
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-            except OSError:
-                return  # the app hung up (a stopped answer)
-            record.finished.set()
-
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    record.url = f"http://127.0.0.1:{server.server_port}/v1"
-    try:
-        yield record
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _configure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
@@ -113,12 +34,12 @@ def _configure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
     get_settings.cache_clear()
 
 
-def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,  # noqa: F811
+def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     client = Client(app_url, verbose=False)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
-    with listener() as operator, listener() as visitor:
+    with openai_listener() as operator, openai_listener() as visitor:
         _configure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BASE_URL=operator.url, SPIQA_MODEL="m",
                    SPIQA_UI_VISITOR_ENDPOINTS="none")
         # Shared (the default on a Space): another endpoint gets a message and no request at all.
@@ -148,7 +69,7 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         assert not visitor.saw(CANARY)
 
 
-def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "non-local.pdf"  # a copy with other bytes: not in the extraction cache yet
     pdf.write_bytes((shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf").read_bytes() + b"\n%cancelled load\n")
     client = Client(app_url, verbose=False)
@@ -164,11 +85,11 @@ def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tm
     assert "Loaded **" in texts(chat) and "Table" in texts(chat), texts(chat)  # it finished loading
 
 
-def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:
     slow_visitor, quick_visitor = Client(app_url, verbose=False), Client(app_url, verbose=False)
     slow_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     quick_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
-    with listener(chunk_delay_s=1.0, chunks=8) as slow:
+    with openai_listener(chunk_delay_s=1.0, chunks=8) as slow:
         streaming = slow_visitor.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
         assert slow.started.wait(60)
         asked = time.monotonic()
@@ -179,10 +100,10 @@ def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, 
     assert slow.finished.is_set()
 
 
-def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:
     client = Client(app_url, verbose=False)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
-    with listener(chunk_delay_s=1.0, chunks=10) as slow:
+    with openai_listener(chunk_delay_s=1.0, chunks=10) as slow:
         job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
         deadline = time.monotonic() + 60
         while "Rationale" not in json.dumps(job.outputs()[-1:]) and time.monotonic() < deadline:
@@ -196,7 +117,7 @@ def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: P
     assert "Table 1" in texts(chat).split("HDM05?")[-1]
 
 
-def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "cbam.pdf"
     pdf.write_bytes((shared / "papers" / "cbam-eccv2018.pdf").read_bytes() + b"\n%asked at once\n")
     client = Client(app_url, verbose=False)
@@ -221,7 +142,7 @@ def _status(url: str) -> int:
         return exc.code
 
 
-def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:  # noqa: F811
+def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:
     from spiqa_demo.settings import get_settings
 
     client = Client(app_url, verbose=False, download_files=False)

@@ -32,11 +32,13 @@ def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.Mon
     assert resolve_backend(choice, "sk-visitor")[0] is None
 
 
-def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path) -> None:
+def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from spiqa_demo.ui import chat
     from spiqa_demo.ui.chat import NO_PAPER, ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
 
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     inputs = ("cot", "none", "", "", 8, 0, True, "")
     history, *_ = list(ask("Which figure?", Session(), *inputs))[-1]
     assert history[-1]["content"] == NO_PAPER
@@ -53,6 +55,22 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path) -> No
     assert not session.loading and session.paper is not None and box == ""
     assert history[0]["content"].startswith("Loaded **") and history[1]["content"].startswith("Which table")
     assert session.last_answer is not None and session.last_answer.figure is not None
+
+
+def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(shared: Path) -> None:
+    """The browser sends the question while the dropped file is still uploading."""
+    from spiqa_demo.ui.chat import ask
+    from spiqa_demo.ui.loading import PaperLoad
+    from spiqa_demo.ui.session import Session
+
+    session = Session()
+    pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
+    starter = threading.Timer(0.5, lambda: PaperLoad(lambda: pdf, session))
+    starter.start()
+    history, session, _ = list(ask("Which table compares the non-local block with the baseline on Kinetics?",
+                                   session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    starter.join()
+    assert session.paper is not None and session.last_answer is not None, history
 
 
 def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ class HalfJudge:
     """A stand-in judge: every answer scores 0.5."""
 
     name = "stand-in"
-    names = {"stand-in"}
+    names = frozenset({"stand-in"})
 
     def score(self, question: str, ground_truth: str, candidate: str) -> L3Result:
         return L3Result(score=0.5, judge=self.name, case="both", exact=0.25)

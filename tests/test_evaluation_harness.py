@@ -11,8 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, free_port, make_image, served_cot_vlm, tiny_cot_vlm, tiny_llama, tiny_model_dir  # noqa: F401
+from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm, tiny_llama  # noqa: F401
 
+from evalsuite.tiny_models import make_image, tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results
 from spiqa_demo.settings import get_settings

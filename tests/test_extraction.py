@@ -2,8 +2,8 @@
 the real papers in ../shared (manifest numbers, and the CS-150 gold set with pdffigures2's rule).
 
 Every PDF is extracted once per session (fixtures below); the tests only look at the results. Box
-checks use `gold.score_document`, the scoring the benchmark prints, so a test failure and a
-benchmark row describe the same thing.
+checks use `evalsuite.extraction_gold.score_document`, the scoring the benchmark prints, so a test
+failure and a benchmark row describe the same thing.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,20 +21,12 @@ import pymupdf
 import pytest
 from PIL import Image
 
-import pdf_factory
-from pdf_factory import Corpus, SyntheticPaper
+from evalsuite import pdf_factory
+from evalsuite.extraction_gold import GoldDocument, ink_bbox, iou, load_gold_set, score_against_gold, score_document
+from evalsuite.paper_checks import check_manifest, crop_problem
+from evalsuite.pdf_factory import Corpus, SyntheticPaper
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import extract_paper, extract_to_dir, load_paper
-from spiqa_demo.extraction.gold import (
-    GoldDocument,
-    check_manifest,
-    crop_problem,
-    ink_bbox,
-    iou,
-    load_gold_set,
-    score_against_gold,
-    score_document,
-)
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -453,18 +444,13 @@ def test_second_load_is_a_cache_hit(corpus: Corpus, tmp_path: Path, monkeypatch:
     shutil.copy(corpus.papers["two_column"].path, first_copy)
     shutil.copy(first_copy, second_copy)
     counts = _count_calls(monkeypatch, "get_text", "get_drawings", "get_pixmap")
-    started = time.perf_counter()
     first = load_paper(first_copy)
-    cold = time.perf_counter() - started
     assert counts["get_text"] > 0 and counts["get_pixmap"] > 0, "the spies saw no extraction"
     counts.update(dict.fromkeys(counts, 0))
-    started = time.perf_counter()
     second = load_paper(second_copy)  # same bytes, other name: the key is the content
-    warm = time.perf_counter() - started
     assert not any(counts.values()), f"cache hit re-parsed or re-rendered: {counts}"
     assert [f.id for f in second.items] == [f.id for f in first.items]
     assert all(crop_problem(f.image) is None for f in second.items)
-    assert warm < cold / 3, f"cache hit took {warm * 1000:.0f} ms vs {cold * 1000:.0f} ms cold"
 
 
 def test_changed_file_is_extracted_again(corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -562,10 +548,16 @@ def test_cli_scanned_pdf_succeeds_with_a_warning(corpus: Corpus, tmp_path: Path,
 # ---------------------------------------------------------------------------------------------
 
 
-def test_shared_papers_have_the_manifest_numbers(manifest: list[dict], shared_papers: dict[str, Paper]) -> None:
-    """Figure and table numbers found == the manifest's, no duplicates, for every paper."""
-    checks = [check_manifest(entry, shared_papers[entry["file"]]) for entry in manifest]
-    bad = [c.describe() for c in checks if not c.ok]
+def test_shared_papers_have_the_manifest_numbers(
+    shared: Path, manifest: list[dict], shared_papers: dict[str, Paper]
+) -> None:
+    """Every number the manifest lists is found, once; a number it does not list is printed in the PDF.
+
+    The manifest is hand-made and can miss items (appendix figures, say), so a find it lacks is not
+    an error when its label is in the text of its page; one that is not printed there is.
+    """
+    checks = [check_manifest(entry, shared_papers[entry["file"]], shared / "papers" / entry["file"]) for entry in manifest]
+    bad = [c.describe() for c in checks if not c.all_listed_found or any(not u.printed for u in c.unlisted)]
     assert not bad, f"{len(bad)} of {len(checks)} papers differ:\n" + "\n".join(bad)
 
 

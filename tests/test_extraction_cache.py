@@ -20,7 +20,7 @@ def _entries(settings: Settings) -> list[Path]:
 
 def test_eviction_keeps_the_newest_and_drops_the_least_recently_used(shared: Path, tmp_path: Path) -> None:
     roomy = Settings(cache_dir=tmp_path / "cache", cache_max_mb=10_000)
-    first, second = (load_paper(shared / "papers" / name, settings=roomy) for name in PAPERS)
+    _, second = (load_paper(shared / "papers" / name, settings=roomy) for name in PAPERS)
     assert len(_entries(roomy)) == 2
     # Touch the first paper again so that the second becomes the least recently used.
     os.utime(paper_cache_dir(second, roomy) / "paper.json", (time.time() - 60, time.time() - 60))

@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tiny_bert import tiny_bert  # noqa: F401
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1, coco_metrics, ptb_tokenize
 from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
-from tiny_bert import tiny_bert  # noqa: F401
 
 PREDICTIONS = [
     "The model improves accuracy by 3 points on the test set.",

@@ -80,7 +80,7 @@ def test_missing_probability_is_floored() -> None:
 
 def test_neither_is_zero_and_no_logprobs_is_an_error() -> None:
     assert score_top_logprobs(top(("The", 0.5), ("Maybe", 0.3))) == (0.0, "neither")
-    with pytest.raises(PaperError, match="no log-probabilities"):
+    with pytest.raises(PaperError, match=r"no log-probabilities"):
         score_top_logprobs([])
 
 
@@ -195,7 +195,7 @@ def test_empty_candidate_scores_zero_without_a_call() -> None:
 
 def test_judge_without_logprobs_says_so_and_falls_back_only_when_asked() -> None:
     silent = ScriptedBackend("served", NextTokenLogprobs([], note="the server ignored top_logprobs"))
-    with pytest.raises(BackendError, match="'served' returned no log-probabilities .the server ignored") as caught:
+    with pytest.raises(BackendError, match=r"'served' returned no log-probabilities .the server ignored") as caught:
         L3Judge(silent).score("Q?", "GT", "answer")
     assert not caught.value.retryable  # the same server answers the same way
     local = ScriptedBackend("local", NextTokenLogprobs(top(("No", 0.9), ("Yes", 0.1))))

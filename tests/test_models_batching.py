@@ -12,8 +12,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from tiny_models import make_image, tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
+from tiny_models import tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
 
+from evalsuite.tiny_models import make_image
 from spiqa_demo.cli import main
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models import load_backend

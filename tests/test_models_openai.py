@@ -19,8 +19,9 @@ from pathlib import Path
 import httpx2
 import openai
 import pytest
-from tiny_models import COT_REPLY, Server, free_port, make_image, served_cot_vlm, tiny_cot_vlm  # noqa: F401
+from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm  # noqa: F401
 
+from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import BackendError, PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, ModelBackend, Usage
@@ -37,7 +38,7 @@ def scripted_server(respond: Callable[[BaseHTTPRequestHandler, bytes], Reply]) -
     """A real HTTP server on 127.0.0.1 whose POST replies come from `respond`; yields its /v1 URL."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             status, headers, payload = respond(self, body)
             self.send_response(status)
@@ -142,7 +143,7 @@ def test_a_server_without_log_probs_says_so(api: OpenAIBackend) -> None:
 
 def test_an_unknown_model_name_is_a_clear_error(served_cot_vlm: Server) -> None:
     backend = load_backend(backend="openai", base_url=served_cot_vlm.base_url, model="no/such-model", max_retries=0)
-    with pytest.raises(BackendError, match="no/such-model") as caught:
+    with pytest.raises(BackendError, match=r"no/such-model") as caught:
         backend.generate([Message("user", ["hi"])], max_new_tokens=4)
     assert not caught.value.retryable
 
@@ -191,7 +192,7 @@ def test_a_rejected_key_is_reported_without_echoing_it() -> None:
 
     with scripted_server(unauthorized) as url:
         backend = load_backend(backend="openai", base_url=url, model="m", api_key=SECRET, max_retries=2)
-        with pytest.raises(BackendError, match="rejected the API key") as caught:
+        with pytest.raises(BackendError, match=r"rejected the API key") as caught:
             backend.generate([Message("user", ["hi"])])
     assert not caught.value.retryable  # the same key fails the same way
     assert seen == [f"Bearer {SECRET}"]  # sent once (401 is not retried) and only in the header
@@ -213,7 +214,7 @@ def test_a_server_that_is_down() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     backend = load_backend(backend="openai", base_url=url, model="m", max_retries=1)
     started = time.monotonic()
-    with pytest.raises(BackendError, match="cannot reach .* is the server running") as caught:
+    with pytest.raises(BackendError, match=r"cannot reach .* is the server running") as caught:
         backend.generate([Message("user", ["hi"])])
     assert caught.value.retryable  # the server may come up
     assert time.monotonic() - started < 10
@@ -226,7 +227,7 @@ def test_a_hanging_server_times_out() -> None:
         with pytest.raises(BackendError, match=r"no reply from .* within 0.5 s") as caught:
             backend.generate([Message("user", ["hi"])])
         assert caught.value.retryable
-        with pytest.raises(BackendError, match="no reply") as caught:
+        with pytest.raises(BackendError, match=r"no reply") as caught:
             list(backend.stream([Message("user", ["hi"])]))
         assert caught.value.retryable
         assert time.monotonic() - started < 10
@@ -236,10 +237,10 @@ def test_a_missing_key_for_openai_itself(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("SPIQA_API_KEY", raising=False)
     get_settings.cache_clear()
-    with pytest.raises(BackendError, match="no API key .* SPIQA_API_KEY or OPENAI_API_KEY") as caught:
+    with pytest.raises(BackendError, match=r"no API key .* SPIQA_API_KEY or OPENAI_API_KEY") as caught:
         load_backend(backend="openai")
     assert not caught.value.retryable
-    with pytest.raises(PaperError, match="SPIQA_MODEL"):
+    with pytest.raises(PaperError, match=r"SPIQA_MODEL"):
         load_backend(backend="openai", base_url="http://127.0.0.1:1/v1")
 
 
@@ -258,7 +259,7 @@ def test_the_key_comes_from_the_environment_and_stays_out_of_reprs(monkeypatch: 
 def test_text_only_api_models_refuse_images() -> None:
     backend = load_backend(backend="openai", base_url="http://127.0.0.1:1/v1", model="m", max_images=0)
     assert not backend.supports_images
-    with pytest.raises(PaperError, match="text-only"):
+    with pytest.raises(PaperError, match=r"text-only"):
         backend.generate(figure_messages(1))
 
 

@@ -12,14 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tiny_models import (  # noqa: F401
-    COT_REPLY,
-    make_image,
-    tiny_cot_vlm,
-    tiny_llama,
-    tiny_llava_yes,
-)
+from tiny_models import tiny_cot_vlm, tiny_llama, tiny_llava_yes  # noqa: F401
 
+from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, NextTokenLogprobs, Usage

@@ -22,13 +22,13 @@ def official_image(response: str) -> object:
     head = response.split("The answer is:")[0]
     try:
         return ast.literal_eval(head)["Image"]
-    except Exception:  # noqa: BLE001 - the reference swallows everything
+    except Exception:
         try:
             return int(_OFFICIAL_IMAGE.findall(head)[0])
-        except Exception:  # noqa: BLE001
+        except Exception:
             try:
                 return int(_OFFICIAL_IMAGE_2.findall(head)[0])
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return None
 
 

@@ -10,13 +10,14 @@ from retrieval_fixtures import embedder  # noqa: F401
 
 from retrieval import Embedder
 from spiqa_demo.cli import main
+from spiqa_demo.evaluation.retrieval_benchmark import RetrievalReport, random_top_k, run_retrieval_benchmark
 from spiqa_demo.spiqa import load_dataset
-from spiqa_demo.spiqa.retrieval_bench import random_top_k, run_retrieval_benchmark
 
 # Issue 3's bars: test-A top-1 >= 0.70 and top-3 >= 0.88 (captions only); test-B top-1 >= 0.50.
-# Measured: test-A 0.715 / 0.871 (the top-3 bar is not reached; the ablation and the methods
-# tried are in the issue notes), so top-3 is held just under the measured level as a regression floor.
-TEST_A_TOP1, TEST_A_TOP3, TEST_B_TOP1 = 0.70, 0.865, 0.50
+TEST_A_TOP1, TEST_A_TOP3, TEST_B_TOP1 = 0.70, 0.88, 0.50
+# The test-A top-3 bar is not reached (the ablation and the methods tried are in the issue notes):
+# its test is a strict xfail, and this floor, just under the level reached, still catches a regression.
+TEST_A_TOP3_FLOOR = 0.865
 
 
 def test_random_baseline() -> None:
@@ -26,14 +27,23 @@ def test_random_baseline() -> None:
     assert random_top_k(2, 1, 5) == 1.0 and random_top_k(0, 1, 1) == 0.0
 
 
-def test_test_a_bars(shared: Path, embedder: Embedder) -> None:
-    report = run_retrieval_benchmark(load_dataset(shared / "spiqa" / "SPIQA_testA.json"), embedder)
-    summary = report.summary()
+@pytest.fixture(scope="module")
+def test_a(shared: Path, embedder: Embedder) -> RetrievalReport:
+    return run_retrieval_benchmark(load_dataset(shared / "spiqa" / "SPIQA_testA.json"), embedder)
+
+
+def test_test_a_bars(test_a: RetrievalReport) -> None:
+    summary = test_a.summary()
     assert summary["questions"] == 666 and summary["documents"] == "captions"
     assert summary["top1"] >= TEST_A_TOP1, summary
-    assert summary["top3"] >= TEST_A_TOP3, summary
+    assert summary["top3"] >= TEST_A_TOP3_FLOOR, summary
     assert summary["top1"] > 5 * summary["random_top1"]
     assert set(summary["by_figure_type"]) == {"table", "schematic", "plot", "visualization", "other"}
+
+
+@pytest.mark.xfail(reason="test-A top-3 is below issue 3's 0.88 bar (see the ablation in benchmarks/retrieval.py)", strict=True)
+def test_test_a_top3_bar(test_a: RetrievalReport) -> None:
+    assert test_a.summary()["top3"] >= TEST_A_TOP3
 
 
 def test_test_b_bar_and_cli(shared: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]) -> None:

@@ -121,11 +121,11 @@ def test_overrides_are_validated_and_keep_the_rest(env: pytest.MonkeyPatch) -> N
     settings = get_settings().with_overrides(backend="local", model="m", api_key=SECRET, max_images="0")
     assert (settings.backend, settings.model, settings.max_images, settings.dpi) == ("local", "m", 0, 150)
     assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
-    with pytest.raises(InputError, match="^backend: expected one of local, openai, none, got 'gpt'$"):
+    with pytest.raises(InputError, match=r"^backend: expected one of local, openai, none, got 'gpt'$"):
         get_settings().with_overrides(backend="gpt")
-    with pytest.raises(TypeError, match="unknown settings"):
+    with pytest.raises(TypeError, match=r"unknown settings"):
         get_settings().with_overrides(no_such_setting=1)
-    with pytest.raises(InputError, match="max_images: expected an integer"):
+    with pytest.raises(InputError, match=r"max_images: expected an integer"):
         load_backend(backend="openai", max_images="all")
 
 

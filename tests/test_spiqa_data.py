@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.spiqa import (
     FIGURE_TYPES,
     find_spiqa_paper,
     load_dataset,
     map_figures,
-    normalise_arxiv_id,
     normalise_figure_type,
     parse_figure_file,
 )

@@ -1,6 +1,6 @@
 """A tiny text Llama as a GGUF file, served by llama.cpp's OpenAI-compatible server (which returns log-probs).
 
-The model is the 2-layer Llama of `tiny_models` (byte-level BPE tokenizer trained offline), trained a
+The model is the 2-layer Llama of `evalsuite.tiny_models` (byte-level BPE tokenizer trained offline), trained a
 few steps towards "Yes" and then "No" so both words sit in the top-5 of its first reply token (the
 L3Score case that uses both), saved as a transformers folder and converted here to GGUF with the
 `gguf` package: the same weights (f32; Q/K rows permuted into llama.cpp's rotary layout) and the same
@@ -12,7 +12,6 @@ per test session. Import the fixtures you need (`from tiny_gguf import served_gg
 from __future__ import annotations
 
 import importlib.util
-
 import json
 import subprocess
 import sys
@@ -22,7 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, build, free_port, train
+from tiny_models import Server, free_port
+
+from evalsuite.tiny_models import build, train
 
 # Training of the judge, in order: "Yes" first, then a little "No" (measured: first-token top-5 holds
 # Yes ~0.05 and No ~0.02, the rest byte-level fragments).

@@ -1,20 +1,12 @@
-"""Tiny random-weight chat models built offline, shared by the whole test session.
+"""Tiny model fixtures shared by the whole test session (the models come from `evalsuite.tiny_models`).
 
-Each model is a 2-layer transformers checkpoint with a byte-level BPE tokenizer trained here by
-`tokenizers`, so it loads through the same generic API as a real hub model (`AutoProcessor` +
-`AutoModelForImageTextToText`, or `AutoTokenizer` + `AutoModelForCausalLM`) and nothing is
-downloaded. `trained_to` runs a few optimiser steps so a model always replies with one fixed text,
-which makes flow tests deterministic. Built once per session under pytest's base temp folder;
-import the fixtures you need into a test module (`from tiny_models import tiny_llava  # noqa: F401`).
-
-Architectures: llava (CLIP + Llama; one image per prompt), idefics3 (SmolVLM-style; many images),
-llama (text only). Qwen-VL and SmolVLM processors need torchvision, which is never installed here.
-`served_cot_vlm` runs a real OpenAI-compatible server (`transformers serve`) on 127.0.0.1.
+Built once per session under pytest's base temp folder; import the fixtures you need into a test
+module (`from tiny_models import tiny_llava  # noqa: F401`). `served_cot_vlm` runs a real
+OpenAI-compatible server (`transformers serve`) on 127.0.0.1.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import subprocess
@@ -27,188 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from evalsuite.tiny_models import COT_REPLY, tiny_model_dir
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-# The reply the "CoT" model is trained to give: SPIQA's format, picking Image 1. Its pieces are
-# added tokens, so a 2-layer model learns the sequence in a few dozen steps.
-COT_PIECES = ["{'Image': 1, 'Rationale': '", "Image 1 shows the results.", "'}\nThe answer is: ", "Yes"]
-COT_REPLY = "".join(COT_PIECES)
-
-_CORPUS = [
-    "Yes", "No", "Yes.", "No.", " Yes", " No", COT_REPLY,
-    "You are given a question, a few input images, and a caption corresponding to each input image.",
-    "First, please determine which image and caption is most helpful to answer the question.",
-    "Image 0: Caption 0: Figure 1: Accuracy of the model over training epochs.",
-    "Table 2 reports precision, recall and F1 on the test set. The answer is: Yes",
-    "Is the input image and caption helpful to answer the following question. Answer in one word - Yes or No.",
-    "Please provide a brief answer to the following question after looking into the input image and caption.",
-    "system user assistant image caption figure table chart plot axis legend paper question answer",
-    "0 1 2 3 4 5 6 7 8 9 10 100 2024 % , . : ; ! ? ( ) [ ] { } - + = / * \" '",
-]
-
-_PARTS = (
-    "{% if message['content'] is string %}{{ message['content'] }}"
-    "{% else %}{% for c in message['content'] %}"
-    "{% if c['type'] == 'image' %}IMG{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}"
-    "{% endfor %}{% endif %}"
-)
-CHAT_LLAVA = (
-    "{% for message in messages %}<|{{ message['role'] }}|>\n" + _PARTS.replace("IMG", "<image>\n")
-    + "<|end|>\n{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
-)
-CHAT_IDEFICS3 = (
-    "<|im_start|>{% for message in messages %}{{ message['role'] | capitalize }}:"
-    + _PARTS.replace("IMG", "<image>")
-    + "<end_of_utterance>\n{% endfor %}{% if add_generation_prompt %}Assistant:{% endif %}"
-)
-CHAT_TEXT = CHAT_LLAVA.replace("<image>\n", "")
-
-IMAGE_PX, PATCH_PX = 32, 8
-
-
-def _tokenizer(special_tokens: list[str], chat_template: str, vocab_size: int = 600, **kwargs):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tk = Tokenizer(models.BPE())
-    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tk.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=special_tokens,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
-    )
-    tk.train_from_iterator(_CORPUS * 20, trainer)
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, chat_template=chat_template, **kwargs)
-    tok.model_max_length = 8192
-    tok.add_tokens(COT_PIECES[:-1])
-    return tok
-
-
-def _llama_config(tok, bos: str, eos: str, pad: str):
-    from transformers import LlamaConfig
-
-    ids = tok.convert_tokens_to_ids
-    return LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-        bos_token_id=ids(bos), eos_token_id=ids(eos), pad_token_id=ids(pad),
-    )
-
-
-def build(arch: str):
-    """(model, processor or tokenizer) with random weights, seeded."""
-    import torch
-    import transformers as T
-
-    torch.manual_seed(0)
-    if arch == "llava":
-        from transformers.models.llava.image_processing_pil_llava import LlavaImageProcessorPil
-
-        tok = _tokenizer(
-            ["<pad>", "<s>", "</s>", "<image>", "<|user|>", "<|assistant|>", "<|system|>", "<|end|>"], CHAT_LLAVA,
-            bos_token="<s>", eos_token="<|end|>", pad_token="<pad>", extra_special_tokens={"image_token": "<image>"},
-        )
-        vision = T.CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                                    image_size=IMAGE_PX, patch_size=PATCH_PX, projection_dim=32)
-        config = T.LlavaConfig(
-            vision_config=vision, text_config=_llama_config(tok, "<s>", "<|end|>", "<pad>"),
-            image_token_index=tok.convert_tokens_to_ids("<image>"), image_seq_length=(IMAGE_PX // PATCH_PX) ** 2,
-            vision_feature_select_strategy="default", vision_feature_layer=-1,
-        )
-        model = T.LlavaForConditionalGeneration(config)
-        images = LlavaImageProcessorPil(size={"shortest_edge": IMAGE_PX}, crop_size={"height": IMAGE_PX, "width": IMAGE_PX})
-        proc = T.LlavaProcessor(image_processor=images, tokenizer=tok, patch_size=PATCH_PX,
-                                num_additional_image_tokens=1, vision_feature_select_strategy="default",
-                                chat_template=CHAT_LLAVA, image_token="<image>")
-    elif arch == "idefics3":
-        from transformers.models.idefics3.configuration_idefics3 import Idefics3VisionConfig
-        from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
-
-        specials = ["<|endoftext|>", "<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>", "<image>",
-                    "<global-img>"] + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
-        tok = _tokenizer(specials, CHAT_IDEFICS3, vocab_size=700, bos_token="<|im_start|>",
-                         eos_token="<end_of_utterance>", pad_token="<|endoftext|>")
-        scale = 2
-        vision = Idefics3VisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                      num_attention_heads=2, image_size=IMAGE_PX, patch_size=PATCH_PX)
-        config = T.Idefics3Config(
-            vision_config=vision, text_config=_llama_config(tok, "<|im_start|>", "<end_of_utterance>", "<|endoftext|>"),
-            image_token_id=tok.convert_tokens_to_ids("<image>"), scale_factor=scale,
-        )
-        model = T.Idefics3ForConditionalGeneration(config)
-        images = Idefics3ImageProcessorPil(size={"longest_edge": 2 * IMAGE_PX}, max_image_size={"longest_edge": IMAGE_PX},
-                                           do_image_splitting=False)
-        proc = T.Idefics3Processor(image_processor=images, tokenizer=tok, chat_template=CHAT_IDEFICS3,
-                                   image_seq_len=(IMAGE_PX // PATCH_PX) ** 2 // scale**2)
-    elif arch == "llama":
-        tok = _tokenizer(["<pad>", "<s>", "</s>", "<|user|>", "<|assistant|>", "<|system|>", "<|end|>"], CHAT_TEXT,
-                         bos_token="<s>", eos_token="<|end|>", pad_token="<pad>")
-        model = T.LlamaForCausalLM(_llama_config(tok, "<s>", "<|end|>", "<pad>"))
-        proc = tok
-    else:
-        raise ValueError(f"unknown arch {arch!r}")
-    tok = getattr(proc, "tokenizer", proc)
-    gc = model.generation_config
-    gc.eos_token_id, gc.pad_token_id, gc.bos_token_id = tok.eos_token_id, tok.pad_token_id, tok.bos_token_id
-    return model.eval(), proc
-
-
-def make_image(i: int = 0, size: tuple[int, int] = (120, 90)):
-    """A small distinct test image (a coloured box with a label)."""
-    from PIL import Image, ImageDraw
-
-    im = Image.new("RGB", size, "white")
-    draw = ImageDraw.Draw(im)
-    draw.rectangle([10 + 5 * i, 20, 60, 80], fill=(200, (40 * i) % 255, 40))
-    draw.text((5, 5), f"fig {i}", fill="black")
-    return im
-
-
-def train(model, proc, reply: str, steps: int, lr: float = 3e-3) -> float:
-    """AdamW steps until the model replies `reply` (then eos) to any prompt with 0-3 images."""
-    import torch
-
-    tok = getattr(proc, "tokenizer", proc)
-    target = tok.encode(reply, add_special_tokens=False) + [tok.eos_token_id]
-    is_vlm = hasattr(proc, "image_processor")
-    prompts = ["Does the caption match the figure? Answer Yes or No.", "Which image answers the question?",
-               "Caption 0: accuracy over epochs. Question: is it better?", " ".join(_CORPUS[7:])]
-    batches = []
-    for k, prompt in enumerate(prompts * 2):
-        n_images = (k % 4) if is_vlm else 0
-        content = [{"type": "image", "image": make_image(k + j)} for j in range(n_images)] if is_vlm else prompt
-        if is_vlm:
-            content.append({"type": "text", "text": prompt})
-        inputs = dict(proc.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True,
-                                               tokenize=True, return_dict=True, return_tensors="pt"))
-        ids = torch.cat([inputs["input_ids"], torch.tensor([target])], 1)
-        labels = ids.clone()
-        labels[:, : inputs["input_ids"].shape[1]] = -100
-        inputs.update(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels)
-        batches.append(inputs)
-    model.train()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=lr)
-    for step in range(steps):
-        loss = model(**batches[step % len(batches)]).loss
-        loss.backward()
-        optimiser.step()
-        optimiser.zero_grad()
-    model.eval()
-    return float(loss.detach())
-
-
-def tiny_model_dir(base: Path, arch: str, reply: str | None = None, steps: int = 60) -> Path:
-    """The saved checkpoint (built on first call, reused afterwards)."""
-    name = arch if reply is None else f"{arch}-{hashlib.sha1(f'{reply}|{steps}'.encode()).hexdigest()[:10]}"
-    out = base / "tiny-models" / name
-    if not (out / "config.json").exists():
-        model, proc = build(arch)
-        if reply is not None:
-            train(model, proc, reply, steps)
-        model.save_pretrained(out)
-        proc.save_pretrained(out)
-    return out
 
 
 def _base(factory: pytest.TempPathFactory) -> Path:

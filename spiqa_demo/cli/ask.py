@@ -37,7 +37,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from spiqa_demo.extraction import load_paper
     from spiqa_demo.models import load_backend
-    from spiqa_demo.qa.flows import ask, check_question
+    from spiqa_demo.qa.flows import ask
+    from spiqa_demo.questions import check_question
 
     check_question(args.question)  # before the (slower) extraction
     _quiet_progress_bars()

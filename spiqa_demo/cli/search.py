@@ -22,11 +22,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from retrieval import FigureIndex
-    from retrieval.index import check_question
+    from retrieval.index import check_query
     from spiqa_demo.extraction import load_paper
     from spiqa_demo.extraction.cache import paper_cache_dir
 
-    check_question(args.question, args.k)  # fail before a long extraction
+    check_query(args.question, args.k)  # fail before a long extraction
     paper = load_paper(args.pdf)
     index = FigureIndex.load_or_build(paper, paper_cache_dir(paper) / "retrieval")
     hits = index.search(args.question, args.k)

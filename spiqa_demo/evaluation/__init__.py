@@ -11,6 +11,9 @@
 - `check`: the app's SPIQA check: `check_answer` scores one answer about an extracted PDF against
   its SPIQA question, `check_paper` runs all questions of the paper.
 - `analysis`: a result file as a pandas table for error analysis (filters, plots, comparisons).
+- `retrieval_benchmark`: `run_retrieval_benchmark` measures figure retrieval alone on a split
+  (top-k accuracy against the random baseline, per figure category) and `run_ablation` what each
+  retrieval signal adds (the `bench-retrieval` command).
 """
 
 from spiqa_demo.evaluation.reader import Alignment, align_with_dataset, read_results

@@ -30,10 +30,10 @@ from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
 from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.models.batching import BatchingBackend, can_batch
 from spiqa_demo.qa import Answer, Task, ask
+from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
 
 CandidateMode = Literal["spiqa", "retrieval"]
-SPIQA_COT_CANDIDATES = 8
 STOP_AFTER_FIRST_FAILURES = 5  # all of the first N questions failing means a setup problem, not bad luck
 T = TypeVar("T")
 R = TypeVar("R")
@@ -206,7 +206,7 @@ def _answer_one(
         return record, ""
 
     def shortlist(_paper: object, _question: str, k: int) -> list:
-        return spiqa_candidates(source, paper, question, SPIQA_COT_CANDIDATES if task == "cot" else k)
+        return spiqa_candidates(source, paper, question, SPIQA_MAX_CANDIDATES if task == "cot" else k)
 
     try:
         answer = ask(source.paper, question.question, backend, task=task,

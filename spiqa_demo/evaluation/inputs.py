@@ -3,9 +3,10 @@
 SPIQA gives figure images (from its image archives) and captions, not PDFs. `ImageFolder` finds
 each figure's image under the folder the user unpacked the archive into, whatever the archive's
 top-level layout; `spiqa_paper_input` turns a `SpiqaPaper` into the `Paper` the flows read (one
-`Figure` per SPIQA image, with its caption; the passages where the split has paper text), and
+`Figure` per SPIQA image, with its caption; the passages and the sentences citing each figure
+where the split has paper text), and
 `spiqa_candidates` is SPIQA's candidate protocol: the ground-truth figure(s) and other figures of
-the paper, at most 8, in an order shuffled with a seed of the question, so runs are repeatable.
+the paper, at most `SPIQA_MAX_CANDIDATES`, in an order shuffled with a seed of the question, so runs are repeatable.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.qa import Candidate
+from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.spiqa import SpiqaPaper, SpiqaQuestion
-from spiqa_demo.types import Figure, Paper, Passage
+from spiqa_demo.spiqa.convert import to_paper
+from spiqa_demo.types import Figure, Paper
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg"}
 HUB_IMAGES_HINT = (
@@ -73,36 +76,16 @@ class PaperInput:
 
 
 def spiqa_paper_input(paper: SpiqaPaper, images: ImageFolder | None) -> PaperInput:
-    """The `Paper` of a SPIQA entry: every figure with its caption and image (when found)."""
-    items, files, missing = [], {}, []
-    for index, (file, figure) in enumerate(paper.figures.items()):
-        image = images.find(paper, file) if images is not None else None
-        if images is not None and image is None:
-            missing.append(file)
-        item = Figure(
-            kind=figure.kind,
-            label=figure.label,
-            number=figure.number,
-            page=figure.page or 0,
-            bbox=(0.0, float(index), 0.0, float(index)),  # no layout: keep SPIQA's order as "paper order"
-            caption=figure.caption,
-            image=str(image) if image else "",
-        )
-        items.append(item)
-        files[item.id] = file
-    built = Paper(
-        sha256="",
-        source=f"SPIQA {paper.split} {paper.source_id}",
-        title=paper.title,
-        arxiv_id=paper.paper_id,
-        page_sizes=[],
-        passages=[Passage(text=p, page=0, bbox=(0.0, 0.0, 0.0, 0.0)) for p in paper.passages],
-        items=items,
-    )
-    return PaperInput(paper=built, files=files, missing=missing)
+    """The `Paper` of a SPIQA entry (`spiqa.convert.to_paper`): every figure with its caption and image."""
+    found = {file: images.find(paper, file) for file in paper.figures} if images is not None else {}
+    built, by_file = to_paper(paper, images={file: str(path) for file, path in found.items() if path})
+    missing = [file for file, path in found.items() if path is None]
+    return PaperInput(paper=built, files={figure.id: file for file, figure in by_file.items()}, missing=missing)
 
 
-def spiqa_candidates(source: PaperInput, paper: SpiqaPaper, question: SpiqaQuestion, k: int = 8) -> list[Candidate]:
+def spiqa_candidates(
+    source: PaperInput, paper: SpiqaPaper, question: SpiqaQuestion, k: int = SPIQA_MAX_CANDIDATES
+) -> list[Candidate]:
     """SPIQA's protocol: the reference figure(s) plus other figures, at most `k`, in a seeded shuffle.
 
     Scores fall with the position, so a flow that must drop figures drops the last ones.

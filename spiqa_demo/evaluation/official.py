@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from spiqa_demo.evaluation.records import FigureAnswer, ResultRecord, ResultSet
+from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.qa.parsing import parse_cot
-from spiqa_demo.spiqa import normalise_arxiv_id, normalise_figure_type, parse_figure_file
+from spiqa_demo.spiqa import normalise_figure_type, parse_figure_file
 
 _IMAGE_KEY = re.compile(r"""['"]Image['"]\s*:""")
 _TEST_C = re.compile(r"test[-_ ]?c(?![a-z])", re.IGNORECASE)

@@ -19,7 +19,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1
 from spiqa_demo.metrics.l3score import L3Judge
-from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
+from spiqa_demo.metrics.retrieval_accuracy import retrieval_accuracy
 from spiqa_demo.spiqa import FIGURE_TYPES
 
 METRIC_KEYS = ("retrieval_accuracy", *COCO_KEYS, "BERTScore-F1", "L3Score")
@@ -198,10 +198,9 @@ def score_records(
 
 
 def _retrieval_accuracy(records: Sequence[ResultRecord]) -> float | None:
+    """SPIQA's top-1 accuracy over the CoT records (only that task names a chosen figure)."""
     cot = [r for r in records if r.task == "cot"]
-    if not cot:
-        return None
-    return sum(is_retrieval_hit(r.chosen_figure, r.reference_figures) for r in cot) / len(cot)
+    return retrieval_accuracy([r.chosen_figure for r in cot], [r.reference_figures for r in cot])
 
 
 def _l3_values(

@@ -1,4 +1,5 @@
-"""PDF -> `Paper`: every figure and table with label, caption, page, boxes, crop, text and mentions.
+"""PDF -> `Paper`: every figure and table with label, caption, page, boxes, crop, text and mentions,
+and the bibliography with the citations of passages, figures and tables linked to it.
 
 Public entry points:
 - `extract_paper(pdf, image_dir=None)`: extract (crops written to `image_dir` when given);
@@ -17,24 +18,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from spiqa_demo.extraction.pdf import pymupdf
-
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import cache
 from spiqa_demo.extraction.captions import Caption, find_captions
+from spiqa_demo.extraction.citations import link_citations
 from spiqa_demo.extraction.crops import CropWriter
-from spiqa_demo.extraction.document import find_arxiv_id, find_title, open_pdf, sha256_of
+from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
 from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
+from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
+from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 
 Progress = Callable[[float, str], None]
 
@@ -68,6 +71,7 @@ def extract_paper(
         summary = _summary(layouts)
         searches = []
         passages = []
+        rows: list[Row] = []
         # Each page is dropped once searched: nothing after this loop reads glyph runs, and a
         # 300-page file need not hold them all.
         unsearched = deque(layouts)
@@ -76,12 +80,15 @@ def extract_paper(
             classified = classify_page(unsearched.popleft(), layout)
             searches.append(page_search(classified, layout, find_captions(classified, layout)))
             passages += page_passages(classified, layout)
+            rows += page_rows(classified, layout)
+        references = find_references(rows)
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
             raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         items = _items(_deduplicate(regions), doc)
         attach_mentions(passages, items)
+        passages, items = link_citations(passages, items, references)
         if image_dir is not None:
             image_dir.mkdir(parents=True, exist_ok=True)
             with CropWriter(dpi, settings.max_crop_pixels) as crops:
@@ -94,10 +101,11 @@ def extract_paper(
             sha256=sha256_of(path),
             source=path.name,
             title=find_title(doc, summary.upper_lines),
-            arxiv_id=find_arxiv_id(doc, summary.first_page_text, path.name),
+            arxiv_id=read_arxiv_id(doc, summary.first_page_text, path.name),
             page_sizes=summary.page_sizes,
             passages=passages,
             items=items,
+            references=references,
             warnings=_warnings(summary, items, doc.is_repaired),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
@@ -132,14 +140,9 @@ def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Sett
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
     try:
         extract_to_dir(path, staging, dpi=settings.dpi, progress=progress)
-        if folder.exists():
-            shutil.rmtree(staging)
-        else:
-            staging.rename(folder)
+        paper = cache.commit(staging, folder, settings)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    cache.evict(settings, keep=folder)
-    paper = cache.read_entry(folder)
     if paper is None:
         raise PaperError(f"{path.name}: the extraction cache at {folder} is not writable")
     return paper

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from spiqa_demo.settings import Settings
@@ -23,6 +24,11 @@ def entry_dir(settings: Settings, sha256: str, version: str, dpi: int) -> Path:
     return papers_root(settings) / f"{sha256[:32]}-v{version}-{dpi}dpi"
 
 
+# Committing an entry and evicting others are serialised within the process: otherwise one load's
+# eviction can delete another load's entry between its rename and its first read.
+_COMMIT_LOCK = threading.RLock()
+
+
 def paper_cache_dir(paper: Paper, settings: Settings | None = None) -> Path:
     """The folder of `paper`'s cache entry, where other artefacts (its retrieval index) are saved."""
     from spiqa_demo.settings import get_settings
@@ -35,10 +41,24 @@ def read_entry(folder: Path) -> Paper | None:
     path = folder / "paper.json"
     try:
         paper = Paper.from_json(path.read_text(encoding="utf-8"))
+        os.utime(path)  # least-recently-used eviction reads this
     except (OSError, ValueError, KeyError):
-        return None
-    os.utime(path)  # least-recently-used eviction reads this
+        return None  # absent, unreadable, or evicted by another load meanwhile
     return paper.with_image_root(folder)
+
+
+def commit(staging: Path, folder: Path, settings: Settings) -> Paper | None:
+    """Move a finished `staging` folder into place as `folder`, evict to fit, and read it back.
+
+    When another load committed the same entry first, its copy wins and `staging` is dropped.
+    """
+    with _COMMIT_LOCK:
+        if folder.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+        else:
+            staging.rename(folder)
+        evict(settings, keep=folder)
+        return read_entry(folder)
 
 
 def evict(settings: Settings, keep: Path) -> None:
@@ -48,6 +68,11 @@ def evict(settings: Settings, keep: Path) -> None:
     counted but never deleted, and files that vanish meanwhile (another process evicting or
     renaming) are skipped, so concurrent extraction and eviction never break each other.
     """
+    with _COMMIT_LOCK:
+        _evict(settings, keep)
+
+
+def _evict(settings: Settings, keep: Path) -> None:
     root = papers_root(settings)
     entries = []
     total = 0

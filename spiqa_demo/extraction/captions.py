@@ -7,41 +7,15 @@ to a change of font size or an unusually large line gap.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines, union
+from spiqa_demo.paper_text import parse_caption_label, roman_to_int
 from spiqa_demo.types import BBox, Kind
 
-_WORDS = {
-    "figure": "figure", "fig": "figure", "fig.": "figure", "figs.": "figure",
-    "table": "table", "tab": "table", "tab.": "table", "tbl.": "table",
-}  # fmt: skip
-NUMBER = r"(?:[A-Z]\.?\s?\d+|\d+(?:\.\d+)?|[IVXLC]+)"
-CAPTION_RE = re.compile(
-    rf"^(?P<word>Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\.)\s*(?P<num>{NUMBER})(?=\W|$)"
-    r"(?P<sub>[a-z](?![a-z]))?\s*(?P<delim>[:.|\u2013\u2014-])?\s*(?P<rest>.*)$"
-)
-_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-
-
-def roman_to_int(text: str) -> int | None:
-    """"IV" -> 4; None when the text is not a well-formed roman numeral."""
-    if not text or any(ch not in _ROMAN for ch in text):
-        return None
-    total = 0
-    for ch, nxt in zip(text, text[1:] + " "):
-        value = _ROMAN[ch]
-        total += -value if nxt in _ROMAN and _ROMAN[nxt] > value else value
-    return total if total > 0 else None
-
-
-def normalise_number(raw: str) -> str:
-    """Printed number -> canonical: "II" -> "2", "A.1" -> "A1", "3" -> "3"."""
-    if any(c.isdigit() for c in raw):
-        return raw.replace(" ", "").replace(".", "") if raw[:1].isalpha() else raw
-    roman = roman_to_int(raw)
-    return str(roman) if roman is not None else raw
+# The caption words that IEEE-style roman numbers follow ("TABLE IV", "Table II"); after the others
+# ("Fig.", "Tab.") a roman-looking word is not a label.
+_ROMAN_WORDS = ("TABLE", "Table", "FIGURE", "FIG.")
 
 
 @dataclass(frozen=True)
@@ -70,33 +44,28 @@ def _label_stands_out(line: Line, label: str) -> bool:
 
 def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
     """(kind, printed label, number, confidence) when the line opens like a caption, else None."""
-    m = CAPTION_RE.match(line.text)
-    if not m:
+    found = parse_caption_label(line.text)
+    if found is None:
         return None
-    word = m.group("word")
-    kind: Kind = _WORDS[word.lower()]  # type: ignore[assignment]
-    raw_num = m.group("num")
-    if roman_to_int(raw_num) is not None and word not in ("TABLE", "Table", "FIGURE", "FIG."):
+    word, delim, rest = found.word, found.delimiter, found.rest
+    if roman_to_int(found.printed_number) is not None and word not in _ROMAN_WORDS:
         return None
-    label = line.text[: m.end("num")].strip()
-    delim = m.group("delim")
-    rest = m.group("rest")
     score = 0.0
     if delim in (":", ".", "|", "\u2013", "\u2014"):
         score += 2.0
     elif delim == "-":
         score += 1.0
-    if _label_stands_out(line, label):
+    if _label_stands_out(line, found.label):
         score += 2.0
     if word.isupper():
         score += 1.0
     if not rest and (word.isupper() or score >= 2.0):
         score += 1.0  # IEEE "TABLE II" alone on its line, caption below (a plain "Table 9" is a cell)
-    if rest[:1].islower() and not delim:
+    if found.is_running_text:
         score -= 3.0  # "Figure 3 shows ..."
     if score < 1.0:
         return None
-    return kind, label, normalise_number(raw_num), score
+    return found.kind, found.label, found.number, score
 
 
 def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
@@ -152,7 +121,8 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
     box = first.bbox
     row_right = first.x1
     # IEEE style: "TABLE II" alone on its line, the caption centred on the lines below it.
-    centred = CAPTION_RE.match(first.text) is not None and not CAPTION_RE.match(first.text).group("rest")
+    opening = parse_caption_label(first.text)
+    centred = opening is not None and not opening.rest
     centre = (first.x0 + first.x1) / 2
     candidates = sorted((ln for ln in page.lines if ln is not first and ln.y1 > first.y0), key=lambda ln: (ln.y0, ln.x0))
     for line in candidates:
@@ -164,7 +134,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         next_row = box[3] - 2 <= line.y0 <= box[3] + max(4.0, 0.9 * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
         on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < 2 * size
-        if not (same_row or next_row and (x_overlap > 0.5 * line.width or on_centre)):
+        if not (same_row or (next_row and (x_overlap > 0.5 * line.width or on_centre))):
             continue
         size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
         if not size_ok:
@@ -172,10 +142,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         filled = on_centre if centred else row_right >= right_edge - 3 * size or _continues(lines[-1], line, first)
         if next_row and (not filled or match_caption_line(line)):
             break
-        if next_row:
-            row_right = line.x1
-        else:
-            row_right = max(row_right, line.x1)
+        row_right = line.x1 if next_row else max(row_right, line.x1)
         lines.append(line)
         box = union([box, line.bbox])
     return lines

@@ -6,25 +6,13 @@ many pages) becomes a `PaperError` with a message a person can act on.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
-from spiqa_demo.extraction.pdf import pymupdf
-
 from spiqa_demo.errors import PaperError
+from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import Settings
-
-ARXIV_RE = re.compile(r"(?:arXiv:\s*|arxiv\.org/(?:abs|pdf)/)?\b(\d{4}\.\d{4,5})(v\d+)?\b", re.IGNORECASE)
-_ARXIV_STAMP_RE = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(v\d+)?", re.IGNORECASE)
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
@@ -58,14 +46,13 @@ def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
     return doc
 
 
-def find_arxiv_id(doc: pymupdf.Document, first_page_text: str, file_name: str) -> str | None:
+def read_arxiv_id(doc: pymupdf.Document, first_page_text: str, file_name: str) -> str | None:
     """The arXiv id (with version when printed) from the first page stamp, metadata or file name."""
     for text in (first_page_text, " ".join(str(v) for v in (doc.metadata or {}).values() if v)):
-        m = _ARXIV_STAMP_RE.search(text)
-        if m:
-            return m.group(1) + (m.group(2) or "")
-    m = ARXIV_RE.search(file_name)
-    return m.group(1) + (m.group(2) or "") if m else None
+        if stamped := find_arxiv_id(text, stamped=True):
+            return str(stamped)
+    named = find_arxiv_id(file_name)
+    return str(named) if named else None
 
 
 def find_title(doc: pymupdf.Document, first_page_lines: list[tuple[str, float]]) -> str:

@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from spiqa_demo.extraction.pdf import pymupdf
-
 from spiqa_demo.types import BBox
 
 # A line is "bold" when PyMuPDF flags it or the font name says so (Type 1 LaTeX fonts such as

@@ -7,22 +7,9 @@ that a retriever gets the sentence that talks about the figure, not a whole para
 
 from __future__ import annotations
 
-import re
-
-from spiqa_demo.extraction.captions import NUMBER, normalise_number
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
+from spiqa_demo.paper_text import find_label_refs, split_sentences
 from spiqa_demo.types import Figure, Mention, Passage
-
-# A sub-figure letter attached to the number: "3b", "3(b)", "3 (b)" (not the "a" of "and").
-_SUB = r"(?:\s?\([a-z]\)|[a-z](?![A-Za-z]))?"
-_REF_RE = re.compile(
-    rf"\b(?P<word>Figures?|Figs?\.|Fig\.?|FIGURES?|Tables?|TABLES?|Tabs?\.)\s*"
-    rf"(?P<nums>{NUMBER}{_SUB}(?:\s*(?:,|and|&|or|to|\u2013|-)\s*{NUMBER}{_SUB})*)"
-)
-_NUM_RE = re.compile(NUMBER)
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-# "Fig." / "e.g." / "et al." end with a period but not a sentence.
-_NO_SPLIT = re.compile(r"(?:Figs?|Tabs?|Eqs?|Sec|Secs|e\.g|i\.e|et al|cf|vs|resp|approx|No)\.$", re.IGNORECASE)
 
 
 def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
@@ -55,40 +42,14 @@ def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
     return out
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a paragraph, not split after abbreviations such as "Fig." or "e.g."."""
-    parts = _SENTENCE_RE.split(text)
-    sentences: list[str] = []
-    for part in parts:
-        if sentences and _NO_SPLIT.search(sentences[-1]):
-            sentences[-1] = f"{sentences[-1]} {part}"
-        else:
-            sentences.append(part)
-    return sentences
-
-
-def cited_items(sentence: str) -> set[tuple[str, str]]:
-    """(kind, number) pairs a sentence cites: "Figs. 2 and 3(b)" -> {("figure","2"), ("figure","3")}."""
-    found: set[tuple[str, str]] = set()
-    for m in _REF_RE.finditer(sentence):
-        kind = "table" if m.group("word").lower().startswith("tab") else "figure"
-        nums = [normalise_number(n) for n in _NUM_RE.findall(m.group("nums"))]
-        if re.search(r"\d\s*(?:\u2013|-|to)\s*\d", m.group("nums")) and len(nums) == 2 and all(n.isdigit() for n in nums):
-            lo, hi = int(nums[0]), int(nums[1])
-            if 0 < hi - lo <= 10:
-                nums = [str(n) for n in range(lo, hi + 1)]
-        found.update((kind, n) for n in nums)
-    return found
-
-
 def attach_mentions(passages: list[Passage], items: list[Figure]) -> None:
     """Fill each item's `mentions` with the sentences that cite it (its own caption excluded)."""
     by_key = {(item.kind, item.number): item for item in items if item.number}
     for index, passage in enumerate(passages):
-        if not _REF_RE.search(passage.text):
+        if not find_label_refs(passage.text):
             continue
         for sentence in split_sentences(passage.text):
-            for key in cited_items(sentence):
+            for key in find_label_refs(sentence):
                 item = by_key.get(key)
                 if item is not None and not any(m.sentence == sentence for m in item.mentions):
                     item.mentions.append(Mention(passage=index, sentence=sentence))

@@ -123,7 +123,6 @@ def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Captio
 
 def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
     """Regions for the page's captions (those with no content are dropped) plus unlabelled figures."""
-    elements = search.elements
     claimed: set[int] = set()
     done: set[Caption] = set()
     regions: list[Region] = []
@@ -236,7 +235,7 @@ def _candidate(
     full_width: bool,
 ) -> _Candidate | None:
     sx0, sx1 = span
-    cx0, cy0, cx1, cy1 = caption.bbox
+    _, cy0, _, cy1 = caption.bbox
     body_size = max_gap / _GAP_IN_BODY_SIZES
     min_overlap = 0.2 * (sx1 - sx0)
 
@@ -274,7 +273,7 @@ def _candidate(
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
     chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
     chosen = _trim_far_text(chosen, boxes, elements, direction, body_size, first_page=page.number == 1)
-    if not chosen or not any(elements[i].graphic for i in chosen) and len(chosen) < 2:
+    if not chosen or (not any(elements[i].graphic for i in chosen) and len(chosen) < 2):
         return None
     box = union([boxes[i] for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
@@ -318,7 +317,7 @@ def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: fl
     chosen: list[int] = []
     frontier = edge
     for i in order:
-        x0, y0, x1, y1 = boxes[i]
+        _, y0, _, y1 = boxes[i]
         gap = frontier - y1 if up else y0 - frontier
         if gap > (_MAX_GAP if not chosen else max_gap):
             break

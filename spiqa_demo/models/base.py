@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from PIL import Image as PILImage
 
 ImageLike = Union[Path, "PILImage.Image"]
-Part = Union[str, ImageLike]
+Part = str | ImageLike
 Role = Literal["system", "user", "assistant"]
 
 

@@ -136,7 +136,7 @@ class BatchingBackend:
                 )
             except PaperError:  # one bad chat (an unreadable image, ...): find which below
                 pass
-            except BaseException as exc:  # noqa: BLE001 - the model failed (out of memory, ...): every caller hears
+            except BaseException as exc:
                 for request in batch:
                     request.error = exc
                 return
@@ -147,5 +147,5 @@ class BatchingBackend:
         for request in batch:
             try:
                 request.reply = self.backend.generate(request.messages, request.max_new_tokens, usage=request.usage)
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            except BaseException as exc:
                 request.error = exc

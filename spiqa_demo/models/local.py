@@ -261,7 +261,7 @@ class LocalBackend:
         try:
             with self.loaded.encode_lock:
                 return self._apply_template(conversations)
-        except Exception as exc:  # noqa: BLE001 - processors raise many types
+        except Exception as exc:
             raise self._template_error(exc) from exc
 
     def _accepted_chat(self, messages: list[Message]) -> list[Message]:
@@ -269,13 +269,13 @@ class LocalBackend:
         try:
             self._render(messages)
             return messages
-        except Exception as exc:  # noqa: BLE001 - template errors come from jinja with many types
+        except Exception as exc:
             if not any(m.role == "system" for m in messages):
                 raise self._template_error(exc) from exc
         folded = _fold_system(messages)
         try:
             self._render(folded)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise self._template_error(exc) from exc
         return folded
 
@@ -387,7 +387,7 @@ class LocalBackend:
                         stopping_criteria=StoppingCriteriaList([_Abandoned()]),
                     )
                 result["new_tokens"] = int(output.shape[1] - inputs["input_ids"].shape[1])
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the consuming thread
+            except BaseException as exc:
                 result["error"] = exc
                 streamer.end()
 

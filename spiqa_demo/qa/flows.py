@@ -28,13 +28,13 @@ from spiqa_demo.models.base import Message, ModelBackend, Usage
 from spiqa_demo.qa import prompts
 from spiqa_demo.qa.answer import TASKS, Answer, Candidate, Task
 from spiqa_demo.qa.parsing import clean_answer, parse_cot, parse_direct
+from spiqa_demo.questions import SPIQA_MAX_CANDIDATES, check_question
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 # (paper, question, k) -> the k best figures/tables, best first, with their retrieval scores.
 Shortlister = Callable[[Paper, str, int], list[Candidate]]
 
-SPIQA_MAX_CANDIDATES = 8
 CONTEXT_MARGIN_TOKENS = 16  # chat-template tokens a count may miss
 
 Steps = Generator[str, None, None]  # a flow step: yields streamed text, returns when done
@@ -85,14 +85,6 @@ def ask_stream(
     return _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, True)
 
 
-def check_question(question: str) -> str:
-    """The question with its whitespace collapsed; `PaperError` when nothing is left."""
-    question = " ".join((question or "").split())
-    if not question:
-        raise PaperError("the question is empty: type a question about the paper's figures or tables")
-    return question
-
-
 def _last(events: Iterator[str | Answer]) -> Answer:
     result = None
     for event in events:
@@ -118,11 +110,11 @@ def _run(
     settings = settings or get_settings()
     if task not in TASKS:
         raise PaperError(f"unknown task {task!r}: use one of {', '.join(TASKS)}")
-    question = check_question(question)
+    checked = check_question(question, settings)
+    question = checked.text
     messages: list[str] = []
-    if len(question) > settings.max_question_chars:
-        question = question[: settings.max_question_chars]
-        messages.append(f"the question was cut to its first {settings.max_question_chars} characters")
+    if checked.cut_to is not None:
+        messages.append(f"the question was cut to its first {checked.cut_to} characters")
     k = settings.shortlist_k if k is None else k
     if k < 1:
         raise PaperError(f"k must be at least 1 (got {k})")

@@ -11,15 +11,13 @@ Public API (everything else is internal):
   (file, caption, kind, number, page hint, `figure_type`).
 - `FIGURE_TYPES` / `FIGURE_TYPE_NAMES`: SPIQA Table 6 categories (table, schematic, plot,
   visualization, other); `normalise_figure_type(raw, kind)` maps SPIQA's raw labels.
-- `parse_figure_file(name) -> FigureName | None`: `3-TableII-1.png` -> kind table, number "2", page 3.
-- `normalise_arxiv_id(text)`: "arXiv:1611.05742v3" -> "1611.05742".
+- `parse_figure_file(name) -> FigureName | None`: `3-TableII-1.png` -> kind table, number "2", page 3
+  (labels and arXiv ids follow `spiqa_demo.paper_text`).
 - `find_spiqa_paper(paper, datasets)` and `map_figures(spiqa_paper, paper)` (in `match`): an
   extracted `Paper` -> its SPIQA paper, and SPIQA figure files -> extracted `Figure`s.
 - `fetch_split_json(split)`, `fetch_split_images(split)` (in `hub`): Hugging Face downloads.
 - `convert.to_paper(spiqa_paper)`: a SPIQA paper as a `spiqa_demo.types.Paper` (captions,
   passages, mentions), so retrieval and QA run on benchmark data unchanged.
-- `retrieval_bench.run_retrieval_benchmark(dataset)`: retrieval accuracy on a split (the
-  `bench-retrieval` command and `benchmarks/retrieval.py`).
 
 Every bad input raises `spiqa_demo.errors.PaperError`.
 """
@@ -27,7 +25,6 @@ Every bad input raises `spiqa_demo.errors.PaperError`.
 from spiqa_demo.spiqa.figure_names import FigureName, parse_figure_file
 from spiqa_demo.spiqa.figure_types import FIGURE_TYPE_NAMES, FIGURE_TYPES, FigureType, normalise_figure_type
 from spiqa_demo.spiqa.hub import fetch_split_images, fetch_split_json
-from spiqa_demo.spiqa.ids import normalise_arxiv_id
 from spiqa_demo.spiqa.loaders import detect_shape, load_dataset
 from spiqa_demo.spiqa.match import FigureMatch, find_spiqa_paper, map_figures
 from spiqa_demo.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
@@ -48,7 +45,6 @@ __all__ = [
     "find_spiqa_paper",
     "load_dataset",
     "map_figures",
-    "normalise_arxiv_id",
     "normalise_figure_type",
     "parse_figure_file",
 ]

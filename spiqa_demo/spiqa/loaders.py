@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.spiqa.figure_names import parse_figure_file
 from spiqa_demo.spiqa.figure_types import normalise_figure_type
-from spiqa_demo.spiqa.ids import normalise_arxiv_id
 from spiqa_demo.spiqa.model import Shape, SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 
 _SPLIT_PATTERNS = (

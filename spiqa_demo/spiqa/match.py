@@ -1,8 +1,8 @@
 """Link an uploaded paper to SPIQA: which SPIQA paper it is, and which extracted figure each SPIQA file is.
 
 A PDF's `Paper` matches a SPIQA paper by arXiv id (versions ignored), else by exact normalised
-title. SPIQA figure files map to the extracted `Figure`s by kind and number (roman numerals
-already converted by the file-name parser); when several extracted items share that key, or none
+title. SPIQA figure files map to the extracted `Figure`s by kind and canonical number (both sides
+parse labels with `spiqa_demo.paper_text`); when several extracted items share that key, or none
 has it (an unlabelled figure), caption similarity decides. This is what lets the app say "the
 ground-truth figure is Figure 3" and check whether the model chose it.
 """
@@ -15,15 +15,13 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from spiqa_demo.spiqa.ids import normalise_arxiv_id
+from spiqa_demo.paper_text import normalise_arxiv_id, strip_caption_label
 from spiqa_demo.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper
 from spiqa_demo.types import Figure, Paper
 
 # Caption similarity needed to accept a figure matched by caption alone (no kind+number match).
 # SequenceMatcher ratio of two unrelated captions of one paper is typically 0.2-0.4.
 MIN_CAPTION_SIMILARITY = 0.6
-
-_LABEL_PREFIX = re.compile(r"^\s*(fig(ure)?|table)\.?\s*[\divxlcA-Z.]*\s*[:.|-]?\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ def map_figures(spiqa_paper: SpiqaPaper, paper: Paper) -> dict[str, FigureMatch]
 
 def match_figure(figure: SpiqaFigure, paper: Paper) -> FigureMatch:
     """The extracted item that is this SPIQA figure: same kind and number, caption as tie-breaker."""
-    same_number = [f for f in paper.items if f.kind == figure.kind and figure.number and f.number.lower() == figure.number.lower()]
+    same_number = [f for f in paper.items if f.kind == figure.kind and figure.number and f.number == figure.number]
     if same_number:
         best, score = _best_by_caption(figure.caption, same_number)
         return FigureMatch(figure.file, best, "number", score)
@@ -84,7 +82,7 @@ def _best_by_caption(caption: str, candidates: list[Figure]) -> tuple[Figure, fl
 
 
 def _normalise_caption(text: str) -> str:
-    return _normalise_text(_LABEL_PREFIX.sub("", text or "", count=1))
+    return _normalise_text(strip_caption_label(text or ""))
 
 
 def _normalise_text(text: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.spiqa.figure_types import FigureType
 
 Shape = Literal["test-A", "test-B", "test-C", "test-C-derived"]
@@ -82,8 +83,6 @@ class SpiqaDataset:
 
     def paper(self, paper_id: str) -> SpiqaPaper | None:
         """The paper with this arXiv id (version optional) or source key."""
-        from spiqa_demo.spiqa.ids import normalise_arxiv_id
-
         wanted = normalise_arxiv_id(paper_id) or paper_id
         return next((p for p in self.papers if p.paper_id == wanted or p.source_id == paper_id), None)
 

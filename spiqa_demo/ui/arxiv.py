@@ -7,26 +7,24 @@ error says so and suggests uploading the file instead. `SPIQA_ARXIV_PDF_URL` poi
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import get_settings
-from spiqa_demo.spiqa import normalise_arxiv_id
 
 TIMEOUT_S = 30
 
 
 def parse_arxiv_id(text: str) -> str:
     """"arXiv:1706.03762v5", "https://arxiv.org/abs/1706.03762" -> "1706.03762v5" / "1706.03762"."""
-    base = normalise_arxiv_id(text or "")
-    if base is None:
+    found = find_arxiv_id(text)
+    if found is None:
         raise PaperError(f"{(text or '').strip()[:80]!r} is not an arXiv id: type one like 1706.03762 or an arxiv.org link")
-    version = re.search(re.escape(base) + r"(v\d+)", text)
-    return base + (version.group(1) if version else "")
+    return str(found)
 
 
 def download_arxiv_pdf(text: str, folder: Path) -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from html import escape
 from typing import Any
@@ -28,6 +29,9 @@ SHORTLIST_TITLE = "Shortlist"
 
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
 POLL_S = 0.2  # how often a waiting question looks again
+# A file dropped just before Enter is still travelling to the server when the question arrives;
+# a question with no paper waits this long for that upload's load to begin.
+UPLOAD_GRACE_S = 5.0
 
 
 def clear(session: Session | None) -> Session:
@@ -113,8 +117,11 @@ def _notes(answer, session: Session, notice: str) -> list[str]:  # type: ignore[
 
 def _wait_for_paper(session: Session, turn: Turn) -> Iterator[None]:
     """While the session's paper is being read and indexed, say so (yielding to show it) and wait."""
-    job = session.load_job
     turn.waiting_for_paper = True
+    deadline = time.monotonic() + UPLOAD_GRACE_S
+    while session.paper is None and session.load_job is None and time.monotonic() < deadline and not turn.stopped:
+        time.sleep(POLL_S)
+    job = session.load_job
     while job is not None and not job.wait(0) and not turn.stopped:
         turn.thought["content"] = f"Waiting for the paper to be read and indexed: {escape(job.message)}…"
         turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}

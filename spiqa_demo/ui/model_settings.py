@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
 TASK_CHOICES = [
@@ -32,7 +33,7 @@ IMAGE_SIZE_CHOICES = [
     ("768 px", 768),
     ("1024 px", 1024),
 ]
-MAX_SHORTLIST = 8  # SPIQA's CoT protocol shows at most 8 candidates
+MAX_SHORTLIST = SPIQA_MAX_CANDIDATES  # the slider never offers more than the flows accept
 
 RETRIEVAL_ONLY_NOTICE = (
     "No model is configured, so the app answers in retrieval-only mode: it shows the figure or table "
@@ -107,7 +108,6 @@ def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-
     operator's endpoint (`load_backend`).
     """
     from spiqa_demo.models import load_backend
-
     from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
     if choice.backend == "none":

@@ -9,7 +9,6 @@ paper loaded and says why.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 import gradio as gr
 
+from spiqa_demo.paper_text import strip_caption_label
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import examples, storage
 from spiqa_demo.ui.loading import PaperLoad
@@ -26,7 +26,6 @@ from spiqa_demo.ui.session import Session
 log = logging.getLogger(__name__)
 
 CAPTION_CHARS = 90
-_LABEL_PREFIX = re.compile(r"^\s*(fig(ure)?|tab(le)?)\.?\s*[\w.]*\s*[:.|]\s*", re.IGNORECASE)
 MAX_MENTIONS = 8
 POLL_S = 0.2  # how often a load's progress is reported
 DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
@@ -36,7 +35,7 @@ def gallery_items(paper: Paper) -> list[tuple[str, str]]:
     """(crop, "Figure 3 · p. 5 — caption…") for every item that has a crop, in page order."""
     items = []
     for figure in shown_items(paper):
-        caption = _LABEL_PREFIX.sub("", figure.caption.strip(), count=1) if figure.label else figure.caption.strip()
+        caption = strip_caption_label(figure.caption) if figure.label else figure.caption.strip()
         if len(caption) > CAPTION_CHARS:
             caption = caption[: CAPTION_CHARS - 1].rstrip() + "…"
         name = f"{figure.title} · p. {figure.page}" if figure.label else figure.title  # the title has the page then

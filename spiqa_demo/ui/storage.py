@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import re
+import secrets
 import shutil
 import threading
 from pathlib import Path
 
+from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Paper
 
@@ -132,12 +133,8 @@ def keep_upload(source: Path, settings: Settings | None = None) -> Path:
     The copy outlives Gradio's temp file, so the paper's pages can still be shown later; it keeps
     the file's name (made safe), which may carry the arXiv id the extraction looks for.
     """
-    digest = hashlib.sha256()
-    with source.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
     name = re.sub(r"[^\w.\-]+", "_", source.stem)[:100] or "paper"
-    target = uploads_dir(settings) / digest.hexdigest()[:32] / f"{name}.pdf"
+    target = uploads_dir(settings) / sha256_of(source)[:32] / f"{name}.pdf"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")

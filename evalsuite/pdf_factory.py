@@ -15,8 +15,8 @@ tables (caption above), caption styles "Figure 1:", "Figure 1.", "Fig. 1.", "FIG
 page numbers. Bad inputs too: not a PDF, empty, truncated, encrypted, zero pages, scanned (page
 images only), no figures, and a 300-page paper.
 
-Ground-truth boxes are the ink inside the area each element was given (`gold.ink_bbox`), the same
-convention as the pdffigures2 gold set, so they are exact whatever font metrics an extractor uses.
+Ground-truth boxes are the ink inside the area each element was given (`extraction_gold.ink_bbox`),
+the same convention as the pdffigures2 gold set, so they are exact whatever font metrics an extractor uses.
 Coordinates: PDF points, origin top-left, `(x0, y0, x1, y1)`. Everything is deterministic per seed.
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import pymupdf
 from PIL import Image
 
-from spiqa_demo.extraction.gold import GoldDocument, GoldItem, ink_bbox
+from evalsuite.extraction_gold import GoldDocument, GoldItem, ink_bbox
 
 BBox = tuple[float, float, float, float]
 Color = tuple[float, float, float]

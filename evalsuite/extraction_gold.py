@@ -1,8 +1,8 @@
 """Scoring extracted figures/tables against ground truth: the one place the quality bar is computed.
 
 Used by `benchmarks/extraction.py` (prints the numbers) and by the tests (assert them), on the
-pdffigures2 CS-150 gold set (`extraction-gt/cs150-icml13`), on the synthetic PDFs the tests generate,
-and on the figure/table numbers listed in `papers/manifest.json`.
+pdffigures2 CS-150 gold set (`extraction-gt/cs150-icml13`) and on the synthetic PDFs of
+`evalsuite.pdf_factory`.
 
 The gold-set rule is pdffigures2's own (its `evaluation/build_evaluation.py`): an extracted item is
 correct when page, kind and number match a gold item and both its region and its caption box have
@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,7 +142,7 @@ class Report:
 
     @property
     def doc_ids(self) -> list[str]:
-        return sorted({m.doc_id for m in self.matches + self.unlabelled}, key=_natural_key)
+        return sorted({m.doc_id for m in self.matches + self.unlabelled}, key=natural_key)
 
 
 def iou(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
@@ -195,7 +194,7 @@ def load_gold_set(root: Path) -> list[GoldDocument]:
     annotations = json.loads((root / "annotations.json").read_text())
     documents = {d["doc_id"]: d for d in json.loads((root / "documents.json").read_text())}
     gold = []
-    for doc_id in sorted(annotations, key=_natural_key):
+    for doc_id in sorted(annotations, key=natural_key):
         entry = annotations[doc_id]
         items = [
             GoldItem(
@@ -247,7 +246,7 @@ def score_document(
     for key, truth in expected.items():
         if key not in seen:
             report.matches.append(Match(gold.doc_id, *key, "missing", gold=truth))
-    report.matches.sort(key=lambda m: (m.page, m.kind, _natural_key(m.number)))
+    report.matches.sort(key=lambda m: (m.page, m.kind, natural_key(m.number)))
     return report
 
 
@@ -267,75 +266,6 @@ def score_against_gold(
         report.matches += one.matches
         report.unlabelled += one.unlabelled
     return report
-
-
-@dataclass
-class ManifestCheck:
-    """Figure/table numbers found in one paper vs the numbers its manifest entry lists."""
-
-    file: str
-    missing: dict[str, list[str]]
-    extra: dict[str, list[str]]
-    duplicates: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return not (any(self.missing.values()) or any(self.extra.values()) or self.duplicates)
-
-    def describe(self) -> str:
-        if self.ok:
-            return f"{self.file}: ok"
-        parts = [f"{self.file}:"]
-        for kind in ("figure", "table"):
-            if self.missing[kind]:
-                parts.append(f"missing {kind}s {', '.join(self.missing[kind])};")
-            if self.extra[kind]:
-                parts.append(f"extra {kind}s {', '.join(self.extra[kind])};")
-        if self.duplicates:
-            parts.append(f"duplicates {', '.join(self.duplicates)}")
-        return " ".join(parts).rstrip(";")
-
-
-# Items the PDFs print but `papers/manifest.json` does not list (checked in the PDF text; remove an
-# entry once the manifest is fixed): MoCo's appendix has "Figure A.1." and "Table A.1." on page 10.
-MANIFEST_ADDITIONS: dict[str, dict[str, list[str]]] = {"moco-1911.05722.pdf": {"figure": ["A1"], "table": ["A1"]}}
-
-
-def check_manifest(entry: Mapping[str, Any], paper: Paper) -> ManifestCheck:
-    """Compare a paper's labelled items with a `papers/manifest.json` entry (plus `MANIFEST_ADDITIONS`)."""
-    found = {"figure": [f.number for f in paper.figures if f.number], "table": [t.number for t in paper.tables if t.number]}
-    additions = MANIFEST_ADDITIONS.get(entry["file"], {})
-    listed = {
-        kind: [str(n) for n in entry[f"{kind}_numbers"]] + additions.get(kind, []) for kind in ("figure", "table")
-    }
-    counts = Counter((f.kind, f.number) for f in paper.items if f.number)
-    return ManifestCheck(
-        file=entry["file"],
-        missing={k: sorted(set(listed[k]) - set(found[k]), key=_natural_key) for k in listed},
-        extra={k: sorted(set(found[k]) - set(listed[k]), key=_natural_key) for k in listed},
-        duplicates=sorted(f"{kind} {number} x{n}" for (kind, number), n in counts.items() if n > 1),
-    )
-
-
-def crop_problem(path: str | Path) -> str | None:
-    """Why a crop is unusable ("missing", "not a PNG", "blank", ...), or None when it is fine."""
-    from PIL import Image, UnidentifiedImageError
-
-    path = Path(path)
-    if not path.is_file() or path.stat().st_size == 0:
-        return "missing or empty file"
-    try:
-        with Image.open(path) as img:
-            if img.format != "PNG":
-                return f"not a PNG ({img.format})"
-            if img.width < 2 or img.height < 2:
-                return f"degenerate size {img.width}x{img.height}"
-            low, high = img.convert("L").getextrema()
-    except (OSError, UnidentifiedImageError) as exc:
-        return f"unreadable ({exc})"
-    if low == high:
-        return f"blank (uniform gray {low})"
-    return None
 
 
 def _grade(doc_id: str, truth: GoldItem, item: Figure, doc: pymupdf.Document, crop: bool, by_text: bool) -> Match:
@@ -368,7 +298,8 @@ def _squash(text: str) -> str:
     return unicodedata.normalize("NFKC", re.sub(r"-|\s+", "", text))
 
 
-def _natural_key(value: str) -> tuple[Any, ...]:
+def natural_key(value: str) -> tuple[Any, ...]:
+    """Sort key that orders "A2" before "A10" (digit runs compare as numbers)."""
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", value))
 
 

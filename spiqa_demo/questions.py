@@ -1,0 +1,33 @@
+"""What a question may be, for every entry point (CLI, app, evaluation, retrieval alike).
+
+A question is its words with whitespace collapsed; an empty one is an input error, and a very long
+one is cut to `Settings.max_question_chars` (SPIQA_MAX_QUESTION_CHARS) so that a pasted page cannot
+crowd the paper out of a model's context. SPIQA's chain-of-thought protocol shows the model at
+most `SPIQA_MAX_CANDIDATES` candidate figures per question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import Settings, get_settings
+
+SPIQA_MAX_CANDIDATES = 8
+
+
+@dataclass(frozen=True)
+class Question:
+    """A checked question: its text, and whether it was cut to the length limit."""
+
+    text: str
+    cut_to: int | None = None  # the limit it was cut to; None when it was short enough
+
+
+def check_question(question: object, settings: Settings | None = None) -> Question:
+    """The question with its whitespace collapsed and cut to the limit; `PaperError` when empty."""
+    text = " ".join(question.split()) if isinstance(question, str) else ""
+    if not text:
+        raise PaperError("the question is empty: type a question about the paper's figures or tables")
+    limit = (settings or get_settings()).max_question_chars
+    return Question(text[:limit], limit) if len(text) > limit else Question(text)
