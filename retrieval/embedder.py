@@ -72,7 +72,7 @@ class Embedder:
         self._lock = threading.Lock()
 
     @property
-    def model(self):  # type: ignore[no-untyped-def]
+    def model(self):
         """The loaded `SentenceTransformer` (first use loads it; a bad name raises `PaperError`)."""
         self.load()
         return self._model
@@ -83,7 +83,7 @@ class Embedder:
             if self._model is None:
                 self._model = self._load()
 
-    def _load(self):  # type: ignore[no-untyped-def]
+    def _load(self):
         from spiqa_demo.errors import PaperError
 
         try:
@@ -140,7 +140,7 @@ class MemoEmbedder(Embedder):
         self._memo: dict[str, np.ndarray] = {}
 
     @property
-    def model(self):  # type: ignore[no-untyped-def]
+    def model(self):
         return self._base.model
 
     def load(self) -> None:

@@ -100,7 +100,7 @@ class FigureIndex:
         self,
         items: list[Figure],
         documents: list[ItemDocument],
-        faiss_index,  # type: ignore[no-untyped-def]
+        faiss_index,
         owners: np.ndarray,
         main_rows: np.ndarray,
         embedder: Embedder,
@@ -227,7 +227,7 @@ def _vector_texts(documents: list[ItemDocument]) -> tuple[list[str], np.ndarray,
     return texts, np.asarray(owners, dtype=np.int64), np.asarray(main_rows, dtype=np.int64)
 
 
-def _atomic_write(path: Path, write) -> None:  # type: ignore[no-untyped-def]
+def _atomic_write(path: Path, write) -> None:
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(handle)
     try:

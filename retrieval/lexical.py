@@ -18,7 +18,7 @@ _EMPTY = "\x00"
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer():
     try:
         import Stemmer
     except ImportError:

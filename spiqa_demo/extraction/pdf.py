@@ -7,8 +7,8 @@ project does not use. Marking the module absent before the import skips it.
 
 import sys
 
-sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]  # None blocks an import (Python's documented way)
 
-import pymupdf  # noqa: E402
+import pymupdf  # noqa: E402  # only after pymupdf.layout is blocked above
 
 __all__ = ["pymupdf"]

@@ -165,7 +165,10 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
 def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Element]:
     """Graphics and non-body, non-caption text lines outside the running header and footer."""
     body = [page.blocks[i].bbox for i in page.body_blocks]
-    inside_margins = lambda b: b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1  # noqa: E731
+
+    def inside_margins(b: BBox) -> bool:
+        return b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1
+
     out: list[Element] = []
     for box in page.drawings + page.images:
         if not inside_margins(box):
