@@ -120,7 +120,7 @@ class FigureIndex:
 
     @classmethod
     def build(cls, paper: Paper | list[Figure], embedder: Embedder | None = None, config: FusionConfig | None = None) -> FigureIndex:
-        """Index a paper's figures and tables (embeds their texts: ~0.4 s for a 10-page paper on 2 cores)."""
+        """Index a paper's figures and tables (embeds their texts once; `load_or_build` caches them)."""
         items, passages = _items_and_passages(paper)
         embedder = embedder or get_embedder()
         documents = [item_document(item, passages) for item in items]
