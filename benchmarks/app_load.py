@@ -23,8 +23,9 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.app_startup import ROOT, SHARED, free_port, wait_served
+from benchmarks.app_startup import free_port, wait_served
 from evalsuite.openai_listener import openai_listener
+from evalsuite.paths import REPO, SHARED
 
 QUESTIONS = ("Which table reports the main results?", "What does Figure 1 show?",
              "Which method has the lowest error?", "How does the ablation change the accuracy?")
@@ -131,7 +132,7 @@ def main() -> None:
                "SPIQA_BACKEND": "none", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         log = Path(cache) / "app.log"
         with log.open("w") as stderr:
-            process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+            process = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
                                        stderr=stderr)
         try:
             wait_served(url, process)

@@ -72,7 +72,7 @@ def match_paper(session: Session) -> Session:
     session.spiqa, session.spiqa_figures = None, {}
     if session.paper is not None:
         session.spiqa = find_spiqa_paper(session.paper, benchmark_datasets())
-    if session.spiqa is not None:
+    if session.spiqa is not None and session.paper is not None:
         session.spiqa_figures = {file: m.figure for file, m in map_figures(session.spiqa, session.paper).items()}
     return session
 
