@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from test_models_openai import scripted_server
-from tiny_models import tiny_idefics3  # noqa: F401
+from tiny_models import tiny_idefics3
 
 from spiqa_demo.cli import main
 from spiqa_demo.crosspaper import ocr
@@ -23,7 +23,7 @@ from spiqa_demo.crosspaper.metrics import expected_random, ndcg_at, score_ranks
 from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker, parse_ranking
 from spiqa_demo.crosspaper.names import candidate_names
 from spiqa_demo.crosspaper.ranking import CitationRanker
-from spiqa_demo.crosspaper.types import AnchorFigure, CitedCandidate, seeded_order
+from spiqa_demo.crosspaper.types import AnchorFigure, CitationMark, CitedCandidate, seeded_order
 from spiqa_demo.errors import InputError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message
@@ -59,7 +59,7 @@ def test_loader_reads_every_question_with_its_gold_in_a_seeded_order(shared: Pat
 
 
 def test_loader_says_what_is_missing(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="paper_cluster_S2.json"):
+    with pytest.raises(InputError, match=r"paper_cluster_S2\.json"):
         load_locality(tmp_path)
 
 
@@ -108,7 +108,7 @@ def test_names_the_question_spells_out_count_against_them() -> None:
 
 
 def test_citation_markers_point_at_their_reference() -> None:
-    ranking = CitationRanker().rank("Which method is cited?", AnchorFigure(citation_keys=("[12]",)), CANDIDATES)
+    ranking = CitationRanker().rank("Which method is cited?", AnchorFigure(citations=(CitationMark("[12]"),)), CANDIDATES)
     assert ranking.ranked[0].candidate.key == "[12]" and ranking.ranked[0].signals.citation == 1.0
 
 
@@ -238,7 +238,7 @@ def test_a_small_context_shows_fewer_candidates_and_says_so() -> None:
     assert any(f"saw {len(shown)} of {len(CANDIDATES)}" in n for n in ranking.notes)
 
 
-def test_a_tiny_random_local_vlm_falls_back_cleanly(tiny_idefics3: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_tiny_random_local_vlm_falls_back_cleanly(tiny_idefics3: Path, tmp_path: Path) -> None:
     backend = load_backend(backend="local", model=str(tiny_idefics3))
     assert backend is not None and backend.supports_images
     image = _drawn(tmp_path / "fig.png", ["TFN"])

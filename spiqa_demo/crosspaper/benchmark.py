@@ -145,7 +145,8 @@ GRID = {
 }
 
 
-def grid_weights(base: RankWeights = RankWeights()) -> list[RankWeights]:
+def grid_weights(base: RankWeights | None = None) -> list[RankWeights]:
+    base = base or RankWeights()
     keys = list(GRID)
     return [replace(base, **dict(zip(keys, values))) for values in itertools.product(*(GRID[k] for k in keys))]
 
@@ -172,16 +173,15 @@ def cross_validated(items: list[CollectedSignals], grid: list[RankWeights], fold
 
 
 def ablation(items: list[CollectedSignals], weights: RankWeights) -> list[tuple[str, Scores]]:
-    """Each signal alone, the fusion without each signal, and the full fusion."""
+    """Each signal alone, the fusion without each signal, and the full fusion (signals that are
+    zero for every question, such as citations on image-only data, get no rows)."""
     rows = []
-    for name in SIGNALS:
-        if getattr(weights, name):
-            alone = weights.only(name)
-            sign = 1.0 if getattr(weights, name) > 0 else -1.0
-            rows.append((f"{name} alone", score_ranks(gold_rank(i, replace(alone, **{name: sign})) for i in items)))
-    for name in SIGNALS:
-        if getattr(weights, name):
-            rows.append((f"fusion without {name}", score_ranks(gold_rank(i, replace(weights, **{name: 0.0})) for i in items)))
+    present = [name for name in SIGNALS if getattr(weights, name) and any(i.raw[name].any() for i in items)]
+    for name in present:
+        sign = 1.0 if getattr(weights, name) > 0 else -1.0
+        rows.append((f"{name} alone", score_ranks(gold_rank(i, replace(weights.only(name), **{name: sign})) for i in items)))
+    for name in present:
+        rows.append((f"fusion without {name}", score_ranks(gold_rank(i, replace(weights, **{name: 0.0})) for i in items)))
     rows.append(("fusion", score_ranks(gold_rank(i, weights) for i in items)))
     return rows
 

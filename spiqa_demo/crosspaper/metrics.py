@@ -9,8 +9,9 @@ a uniformly random order of the whole cluster.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 KS = (1, 3, 5)
 NDCG_K = 3
@@ -63,12 +64,12 @@ def expected_random(cluster_sizes: Iterable[int]) -> Scores:
     """The expected scores of a uniformly random ranking of clusters of these sizes."""
     sizes = list(cluster_sizes)
 
-    def expect(score, n: int) -> float:  # type: ignore[no-untyped-def]
+    def expect(score: Callable[[int], float], n: int) -> float:
         return sum(score(r) for r in range(1, n + 1)) / n
 
     return Scores(
         questions=len(sizes),
         mrr=_mean([expect(reciprocal_rank, n) for n in sizes]),
-        recall={k: _mean([expect(lambda r: recall_at(r, k), n) for n in sizes]) for k in KS},
-        ndcg3=_mean([expect(lambda r: ndcg_at(r, NDCG_K), n) for n in sizes]),
+        recall={k: _mean([expect(partial(recall_at, k=k), n) for n in sizes]) for k in KS},
+        ndcg3=_mean([expect(partial(ndcg_at, k=NDCG_K), n) for n in sizes]),
     )

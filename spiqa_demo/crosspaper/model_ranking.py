@@ -90,7 +90,13 @@ def _listing(candidates: list[CitedCandidate], abstract_chars: int | None) -> st
     lines = []
     for number, c in enumerate(candidates, 1):
         abstract = c.abstract if abstract_chars is None else c.abstract[:abstract_chars]
-        lines.append(f"[{number}] Title: {c.title}" + (f"\nAbstract: {abstract}" if abstract else ""))
+        lines.append(f"[{number}] Title: {c.title}")
+        if c.key or c.aliases:
+            # how the anchor cites it, so markers and names printed in the figure can be matched
+            cited_as = [f"cited as {c.key}"] if c.key else []
+            lines.append("Note: " + "; ".join(cited_as + ([f"called {', '.join(c.aliases)}"] if c.aliases else [])))
+        if abstract:
+            lines.append(f"Abstract: {abstract}")
     return "\n".join(lines)
 
 

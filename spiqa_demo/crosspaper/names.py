@@ -2,6 +2,7 @@
 
 Figures and tables print short names ("TFN", "LLaMA-30B", "MolXPT"); titles and abstracts define
 them. A candidate's names come from:
+- the names the anchor paper prints just before citing it ("VGG-16 [41]"), weight 1;
 - the title's lead before a colon ("MolXPT: Wrapping Molecules ..." -> MolXPT), weight 1;
 - acronyms its abstract defines in parentheses ("Tensor Fusion Network (TFN)"), weight 1;
 - initials of capitalised runs in the title ("Tensor Fusion Network" -> TFN), weight 0.7;
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 from spiqa_demo.crosspaper.types import CitedCandidate
 
@@ -35,7 +37,7 @@ def normalise(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def _distinctive(word: str) -> bool:
+def distinctive(word: str) -> bool:
     """Mixed case after the first letter ("LLaMA", "RoBERTa", "XLNet"), or letters with digits ("T5")."""
     letters = re.sub(r"[^A-Za-z]", "", word)
     if not letters:
@@ -47,7 +49,8 @@ def _distinctive(word: str) -> bool:
 def _initials(title: str) -> list[str]:
     """Initials of each run of two or more capitalised words (hyphenated words give each part);
     runs are cut at lower-case words ("Tensor Fusion Network for ..." -> TFN)."""
-    out, run = [], []
+    out: list[str] = []
+    run: list[str] = []
     for word in re.findall(r"[A-Za-z][A-Za-z\-]*", title) + ["."]:
         if word[0].isupper():
             run.extend(part[0].upper() for part in word.split("-") if part)
@@ -68,6 +71,8 @@ def candidate_names(candidate: CitedCandidate) -> dict[str, float]:
             names[key] = max(names.get(key, 0.0), weight)
 
     title, abstract = candidate.title, candidate.abstract
+    for alias in candidate.aliases:
+        add(alias, 1.0)
     if ":" in title:
         lead = title.split(":", 1)[0].strip()
         if 0 < len(lead.split()) <= 3:
@@ -80,7 +85,7 @@ def candidate_names(candidate: CitedCandidate) -> dict[str, float]:
         if len(acronym) <= 6:
             add(acronym, 0.7)
     for word in _WORD.findall(f"{title} {abstract}"):
-        if _distinctive(word):
+        if distinctive(word):
             add(word, 0.5)
     return names
 
@@ -89,7 +94,7 @@ def printed_forms(text: str) -> set[str]:
     """Normalised single tokens and adjacent pairs of `text` ("Llama 2" -> "llama2")."""
     tokens = [normalise(t) for t in re.split(r"[\s/|,;()\[\]{}]+", text)]
     tokens = [t for t in tokens if t]
-    return set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
+    return set(tokens) | {a + b for a, b in pairwise(tokens)}
 
 
 def _stems(forms: set[str]) -> set[str]:

@@ -17,11 +17,19 @@ from pathlib import Path
 
 import numpy as np
 
+from retrieval.embedder import Embedder
 from retrieval.fusion import zscore
 from retrieval.lexical import BM25Index
 from spiqa_demo.crosspaper.names import NameMatcher, normalise
 from spiqa_demo.crosspaper.ocr import ocr_text
-from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking, CitedCandidate, RankedCandidate, SignalScores
+from spiqa_demo.crosspaper.types import (
+    AnchorFigure,
+    CandidateRanking,
+    CitationMark,
+    CitedCandidate,
+    RankedCandidate,
+    SignalScores,
+)
 from spiqa_demo.errors import InputError
 
 SIGNALS = ("figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "citation")
@@ -68,21 +76,20 @@ class CitationRanker:
     results (None: no disk cache).
     """
 
-    def __init__(self, embedder=None, weights: RankWeights | None = None, ocr_cache: Path | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, embedder: Embedder | None = None, weights: RankWeights | None = None, ocr_cache: Path | None = None) -> None:
         self.embedder = embedder
         self.weights = weights or RankWeights()
         self.ocr_cache = ocr_cache
-        self._clusters: dict[tuple[str, ...], _Cluster] = {}
+        self._clusters: dict[tuple[CitedCandidate, ...], _Cluster] = {}
 
     def _cluster(self, candidates: list[CitedCandidate]) -> _Cluster:
-        key = tuple(sorted(c.id for c in candidates))
-        if len(set(key)) != len(key):
-            raise InputError("candidate ids must be unique within one ranking")
         ordered = tuple(sorted(candidates, key=lambda c: c.id))  # per-cluster work never sees input order
-        if key not in self._clusters:
+        if len({c.id for c in ordered}) != len(ordered):
+            raise InputError("candidate ids must be unique within one ranking")
+        if ordered not in self._clusters:
             vectors = self.embedder.encode([c.text for c in ordered]) if self.embedder is not None else None
-            self._clusters[key] = _Cluster(ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), vectors)
-        return self._clusters[key]
+            self._clusters[ordered] = _Cluster(ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), vectors)
+        return self._clusters[ordered]
 
     def figure_text(self, figure: AnchorFigure, notes: list[str]) -> str:
         """The figure's printed words: given text, else OCR of its image (a note when OCR fails)."""
@@ -106,11 +113,11 @@ class CitationRanker:
             "figure_bm25": cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
             "question_bm25": cluster.bm25.scores(question).astype(np.float64),
             "question_names": np.asarray(cluster.names.scores(question), dtype=np.float64),
-            "citation": _citation_hits(cluster.candidates, figure.citation_keys),
+            "citation": _citation_hits(cluster.candidates, figure.citations),
             "figure_dense": np.zeros(n),
             "question_dense": np.zeros(n),
         }
-        if cluster.vectors is not None:
+        if cluster.vectors is not None and self.embedder is not None:
             queries = self.embedder.encode([figure_words, question])
             raw["figure_dense"] = cluster.vectors @ queries[0] if figure_words else np.zeros(n)
             raw["question_dense"] = cluster.vectors @ queries[1]
@@ -164,6 +171,16 @@ def ranking_from_scores(
     return CandidateRanking(question=question, ranked=ranked, notes=notes, figure_text=figure_text)
 
 
-def _citation_hits(candidates: tuple[CitedCandidate, ...], keys: tuple[str, ...]) -> np.ndarray:
-    wanted = {normalise(k) for k in keys if normalise(k)}
-    return np.array([float(bool(c.key) and normalise(c.key) in wanted) for c in candidates])
+# A marker inside the figure names a row or a line of it; the sentence that cites the figure often
+# names what it is compared with; the rest of that paragraph cites more loosely.
+CITATION_PLACES = {"figure": 1.0, "mention": 0.6, "passage": 0.3}
+
+
+def _citation_hits(candidates: tuple[CitedCandidate, ...], marks: tuple[CitationMark, ...]) -> np.ndarray:
+    """Per candidate: the strongest place its key is cited in (0 when not cited)."""
+    strength: dict[str, float] = {}
+    for mark in marks:
+        key = normalise(mark.key)
+        if key:
+            strength[key] = max(strength.get(key, 0.0), CITATION_PLACES[mark.place])
+    return np.array([strength.get(normalise(c.key), 0.0) if c.key else 0.0 for c in candidates])

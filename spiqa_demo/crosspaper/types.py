@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -22,10 +22,26 @@ class CitedCandidate:
     title: str
     abstract: str = ""
     key: str = ""  # the citation key as printed ("[12]", "Devlin et al., 2019"), when known
+    aliases: tuple[str, ...] = ()  # names the anchor prints before its citation ("VGG-16 [41]")
 
     @property
     def text(self) -> str:
         return f"{self.title}. {self.abstract}".strip() if self.abstract else self.title
+
+
+Place = Literal["figure", "mention", "passage"]
+
+
+@dataclass(frozen=True)
+class CitationMark:
+    """A citation printed in or around the anchor figure: the key as printed and where it stands.
+
+    `figure`: inside the figure/table or its caption; `mention`: in a sentence that cites the
+    figure; `passage`: elsewhere in the paragraph of such a sentence.
+    """
+
+    key: str
+    place: Place = "figure"
 
 
 @dataclass(frozen=True)
@@ -33,7 +49,7 @@ class AnchorFigure:
     """The figure or table a question starts from.
 
     `text` is the words printed inside it (vector text from a PDF); when empty and `image` is given,
-    the ranker reads the image by OCR. `citation_keys` are the citation markers printed in the
+    the ranker reads the image by OCR. `citations` are the citation markers printed in the
     figure or in the passages that mention it ("[12]", "Devlin et al., 2019").
     """
 
@@ -41,7 +57,7 @@ class AnchorFigure:
     caption: str = ""
     text: str = ""
     mentions: tuple[str, ...] = ()
-    citation_keys: tuple[str, ...] = ()
+    citations: tuple[CitationMark, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,7 +68,8 @@ class SignalScores:
     - `figure_bm25` / `figure_dense`: the figure's words (and caption) against title + abstract
     - `question_bm25` / `question_dense`: the question against title + abstract
     - `question_names`: names the question itself spells out (comparison points, often not the answer)
-    - `citation`: the candidate's key is among the figure's citation markers
+    - `citation`: the candidate's key is cited in the figure (1), in a sentence citing the figure,
+      or in that sentence's paragraph (less: `ranking.CITATION_PLACES`)
     - `model`: the model's ranking as a score (1/rank), 0 for candidates it left out
     """
 
