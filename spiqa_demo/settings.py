@@ -111,8 +111,13 @@ class Settings(BaseSettings):
     max_retries: int = 3
     device: str = "auto"
     dtype: str = "auto"
-    # ZeroGPU Spaces: seconds requested per call (quota is charged on the request).
+    # ZeroGPU Spaces: GPU seconds requested per model call, sized from the call (a visitor's quota
+    # must cover the request, and shorter requests queue first): base + per image + per token that
+    # may be generated, at most gpu_duration_s.
     gpu_duration_s: int = 60
+    gpu_base_s: float = 10.0
+    gpu_s_per_image: float = 1.0
+    gpu_s_per_token: float = 0.05
 
     # Question answering (issue 4): SPIQA shows at most 8 candidates, with captions.
     shortlist_k: int = 8
