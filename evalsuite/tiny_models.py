@@ -244,6 +244,9 @@ def train(model, proc, reply: str, steps: int, lr: float = 3e-3) -> float:
         labels = ids.clone()
         labels[:, : inputs["input_ids"].shape[1]] = -100
         inputs.update(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels)
+        if "mm_token_type_ids" in inputs:  # Qwen-VL: which tokens are image placeholders (the reply's are text)
+            types = inputs["mm_token_type_ids"]
+            inputs["mm_token_type_ids"] = torch.cat([types, torch.zeros(1, len(target), dtype=types.dtype)], 1)
         batches.append(inputs)
     model.train()
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr)
