@@ -27,10 +27,11 @@ def load_processor(name: str, config: Any) -> Any:
     return AutoProcessor.from_pretrained(name)
 
 
-def _mapped_processor_class(config: Any) -> type | None:
+def _mapped_processor_class(config: Any) -> Any:
+    """The processor class transformers maps this config's type to, or None."""
     from transformers.models.auto.processing_auto import PROCESSOR_MAPPING
 
-    return PROCESSOR_MAPPING[type(config)] if type(config) in PROCESSOR_MAPPING else None
+    return PROCESSOR_MAPPING.get(type(config), None)
 
 
 class _NoVideos:
@@ -41,7 +42,7 @@ class _NoVideos:
 
 
 @functools.cache
-def without_video(processor_class: type) -> type:
+def without_video(processor_class: type[Any]) -> type[Any]:
     """`processor_class` with no video processor among its parts (same name, so it saves as the original).
 
     A processor's parts are `get_attributes()`; this one's are the image processor and the
@@ -50,7 +51,7 @@ def without_video(processor_class: type) -> type:
     (SmolVLM's `image_seq_len`, ...) from that function's own parameters, so it must stay the original.
     Video defaults read while formatting a chat are unset.
     """
-    original = processor_class.__init__
+    original: Any = processor_class.__init__  # a plain function: its code and defaults are reused below
     code = original.__code__
     positional = code.co_varnames[1 : code.co_argcount]
     defaults = original.__defaults__ or ()
@@ -59,7 +60,7 @@ def without_video(processor_class: type) -> type:
                               (None,) * max(0, needed - len(defaults)) + defaults, original.__closure__)
     init.__kwdefaults__ = original.__kwdefaults__
 
-    def get_attributes(cls: type) -> list[str]:
+    def get_attributes(cls: type[Any]) -> list[str]:
         return [name for name in processor_class.get_attributes() if name != VIDEO_PROCESSOR]
 
     attributes = {
