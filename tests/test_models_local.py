@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from tiny_models import tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
+from tiny_models import tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava
 
 from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import BackendError, InputError, PaperError
