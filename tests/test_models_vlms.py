@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 from test_models_local import figure_prompt, manual_inputs
-from tiny_models import tiny_qwen2_5_vl, tiny_qwen3_vl, tiny_smolvlm  # noqa: F401
+from tiny_models import tiny_qwen2_5_vl, tiny_qwen3_vl, tiny_smolvlm
 
 from spiqa_demo.cli import main
 from spiqa_demo.extraction import load_paper

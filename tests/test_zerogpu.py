@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from test_models_local import figure_prompt
-from tiny_models import tiny_idefics3  # noqa: F401
+from tiny_models import tiny_idefics3
 
 from spiqa_demo.models import load_backend, local, zerogpu
 from spiqa_demo.models.preload import preload_on_zerogpu
