@@ -202,7 +202,7 @@ def _answer(question: str, session: Session, turn: Turn, choice: ModelChoice, ap
     reply = _text("assistant", "")
     streamed = ""
     answer = None
-    events = ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,  # type: ignore[arg-type]
+    events = ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,
                         use_captions=choice.captions, notice=notice)
     try:
         for event in events:

@@ -1,4 +1,5 @@
-"""The settings panel: task, model backend, shortlist size, image resolution, captions.
+"""The settings panel: task (SPIQA's tasks and its caption-only / image-only ablations), model
+backend, shortlist size, image resolution, captions.
 
 Defaults come from the environment (`spiqa_demo.settings`), so a Space is configured without code.
 The API key field starts empty (a key from the environment is used but never sent to the browser);
@@ -12,14 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.qa.answer import TASKS, Task
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
-TASK_CHOICES = [
-    ("CoT: pick the most helpful figure, then answer", "cot"),
-    ("Direct: all figures and tables", "direct"),
-    ("Full paper: text and figures", "full"),
-]
+TASK_LABELS: dict[Task, str] = {
+    "cot": "CoT: pick the most helpful figure, then answer",
+    "direct": "Direct: all figures and tables",
+    "full": "Full paper: text and figures",
+    "caption-only": "Caption only: the captions, no images (SPIQA ablation)",
+    "image-only": "Image only: the images, no captions (SPIQA ablation)",
+}
+TASK_CHOICES = [(TASK_LABELS[task], task) for task in TASKS]
 BACKEND_CHOICES = [
     ("No model (retrieval only)", "none"),
     ("Local model (transformers)", "local"),
@@ -45,7 +50,7 @@ RETRIEVAL_ONLY_NOTICE = (
 class ModelChoice:
     """What the settings panel asks for (everything but the API key)."""
 
-    task: str = "cot"
+    task: Task = "cot"
     backend: str = "none"
     model: str = ""
     base_url: str = ""
@@ -69,7 +74,7 @@ class ModelChoice:
         except (TypeError, ValueError):
             size = defaults.image_size
         return cls(
-            task=task if task in {v for _, v in TASK_CHOICES} else "cot",
+            task=next((t for t in TASKS if t == task), "cot"),
             backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
             model=str(model or "").strip(),
             base_url=str(base_url or "").strip(),
@@ -133,7 +138,7 @@ def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-
 
 def describe(choice: ModelChoice) -> str:
     """One line for people: which model answers, with which task."""
-    task = dict((v, label) for label, v in TASK_CHOICES)[choice.task]
+    task = TASK_LABELS[choice.task]
     if choice.backend == "none":
         return "Retrieval only (no model)"
     where = f" at {choice.base_url}" if choice.backend == "openai" and choice.base_url else ""
