@@ -202,7 +202,7 @@ def _answer(question: str, session: Session, turn: Turn, choice: ModelChoice, ap
     reply = _text("assistant", "")
     streamed = ""
     answer = None
-    events = ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,
+    events = ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,  # type: ignore[arg-type]
                         use_captions=choice.captions, notice=notice)
     try:
         for event in events:
