@@ -10,13 +10,16 @@ With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.qa.answer import TASKS, Task
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
+if TYPE_CHECKING:
+    from spiqa_demo.qa.answer import Task
+
+# In the order of spiqa_demo.qa.TASKS (tests/test_app_units.py checks): the panel imports the QA package for typing only.
 TASK_LABELS: dict[Task, str] = {
     "cot": "CoT: pick the most helpful figure, then answer",
     "direct": "Direct: all figures and tables",
@@ -24,7 +27,7 @@ TASK_LABELS: dict[Task, str] = {
     "caption-only": "Caption only: the captions, no images (SPIQA ablation)",
     "image-only": "Image only: the images, no captions (SPIQA ablation)",
 }
-TASK_CHOICES = [(TASK_LABELS[task], task) for task in TASKS]
+TASK_CHOICES: list[tuple[str, Task]] = [(label, task) for task, label in TASK_LABELS.items()]
 BACKEND_CHOICES = [
     ("No model (retrieval only)", "none"),
     ("Local model (transformers)", "local"),
@@ -74,7 +77,7 @@ class ModelChoice:
         except (TypeError, ValueError):
             size = defaults.image_size
         return cls(
-            task=next((t for t in TASKS if t == task), "cot"),
+            task=next((v for _, v in TASK_CHOICES if v == task), "cot"),
             backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
             model=str(model or "").strip(),
             base_url=str(base_url or "").strip(),
@@ -104,7 +107,7 @@ def default_choice(settings: Settings | None = None) -> ModelChoice:
     )
 
 
-def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-untyped-def]
+def resolve_backend(choice: ModelChoice, api_key: str = ""):
     """`(backend or None, notice)`: the model to ask, or None with the reason in words.
 
     Local weights are loaded once per process (the models package caches them); API backends are
