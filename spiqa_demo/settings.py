@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     eval_concurrency: int = 4
     # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
     eval_batch_size: int = 4
+    # Longest reply in batch evaluation: SPIQA's GPT scripts ask for 128 tokens in every task.
+    eval_max_new_tokens: int = Field(default=128, gt=0)
     # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
     # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
     judge_model: str = ""

@@ -20,6 +20,17 @@ def test_model_choice_is_clamped_to_valid_values() -> None:
     assert ModelChoice.from_inputs("direct", "local", "", "", 0, 224, False).k == 1
 
 
+def test_spiqas_ablations_are_tasks_of_the_settings_panel() -> None:
+    from spiqa_demo.qa import TASKS
+    from spiqa_demo.ui.model_settings import TASK_CHOICES, ModelChoice, describe
+
+    assert [value for _, value in TASK_CHOICES] == list(TASKS)
+    for task in ("caption-only", "image-only"):
+        choice = ModelChoice.from_inputs(task, "openai", "gpt-4o", "", 8, 0, True)
+        assert choice.task == task
+    assert describe(ModelChoice.from_inputs("caption-only", "openai", "gpt-4o", "", 8, 0, True)) == "gpt-4o · Caption only"
+
+
 def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.MonkeyPatch) -> None:
     from spiqa_demo.settings import get_settings
     from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
