@@ -113,10 +113,7 @@ class CorpusIndex:
             return []
         query = self.embedder.encode([question])[0]
         lexical = self._bm25.scores(question)
-        if papers is not None:
-            chosen = self._rows.rows(papers)
-        else:
-            chosen = self._candidates(query, lexical, max(candidates, k))
+        chosen = self._rows.rows(papers) if papers is not None else self._candidates(query, lexical, max(candidates, k))
         if chosen.size == 0:
             return []
         dense = np.array([self._dense_item(int(i), query) for i in chosen])
