@@ -42,7 +42,7 @@ class CorpusIndex:
         keys: list[str],
         items: list[Figure],
         lexical: list[str],
-        faiss_index,  # type: ignore[no-untyped-def]
+        faiss_index,
         owners: np.ndarray,
         main_rows: np.ndarray,
         embedder: Embedder,
