@@ -23,13 +23,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalsuite.paths import SHARED
 from retrieval import get_embedder
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.parallel import available_cores
 from spiqa_demo.settings import get_settings
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 BAR_S = 15.0
 ANCHOR = "vit-2010.11929.pdf"
 CITED = [
