@@ -8,8 +8,9 @@ ten, so matching meets unmatched papers too. Each run uses its own empty extract
 (never asserted): seconds per step (parallel extraction, matching, the corpus index over every
 figure, table and passage), pages, the references found available, and the ratio to ingesting the
 anchor alone the same way; bar: <= 15 s on 2 cores. The embedding model is loaded before timing
-(the app loads it once at start-up), and the load average is printed, since the machine may be
-shared. The last line is JSON with the headline numbers. Data: `SPIQA_SHARED` (default ../shared).
+(the app loads it once at start-up). The machine may be shared, so the load average is printed
+and so is the CPU time of each run (this process and its extraction workers): CPU seconds / 2 is
+what the run would take on 2 idle cores if both stayed busy. The last line is JSON with the headline numbers. Data: `SPIQA_SHARED` (default ../shared).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -48,10 +50,17 @@ class Run:
     available: int
     items: int
     passages: int
+    cpu_s: float
 
     @property
     def total_s(self) -> float:
         return self.extract_s + self.match_s + self.index_s
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process and of its finished children (the pool's workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def ingest(anchor: Path, cited: list[Path], workers: int | None) -> Run:
@@ -59,6 +68,7 @@ def ingest(anchor: Path, cited: list[Path], workers: int | None) -> Run:
     with tempfile.TemporaryDirectory(prefix="spiqa-library-bench-") as cache:
         os.environ["SPIQA_CACHE_DIR"] = cache
         get_settings.cache_clear()
+        cpu = cpu_seconds()
         started = time.perf_counter()
         library = PaperLibrary.open(anchor)
         library.add(cited, workers=workers)
@@ -67,19 +77,21 @@ def ingest(anchor: Path, cited: list[Path], workers: int | None) -> Run:
         matched = time.perf_counter()
         corpus = library.corpus()
         indexed = time.perf_counter()
+        cpu = cpu_seconds() - cpu
         for notice in library.notices:
             print(f"  note: {notice.message}")
     papers = [library.anchor, *(p.paper for p in library.papers)]
     return Run(
         extract_s=extracted - started, match_s=matched - extracted, index_s=indexed - matched,
         pages=sum(p.page_count for p in papers), papers=len(papers), available=available,
-        items=len(corpus), passages=len(corpus.passages),
+        items=len(corpus), passages=len(corpus.passages), cpu_s=cpu,
     )  # fmt: skip
 
 
 def describe(name: str, run: Run) -> None:
     print(f"  {name:<22} {run.papers:>2} papers {run.pages:>4} pages  {run.items:>4} figures/tables {run.passages:>5} passages  "
-          f"extract {run.extract_s:6.2f} s  match {run.match_s:5.2f} s  index {run.index_s:6.2f} s  total {run.total_s:6.2f} s")
+          f"extract {run.extract_s:6.2f} s  match {run.match_s:5.2f} s  index {run.index_s:6.2f} s  total {run.total_s:6.2f} s  "
+          f"CPU {run.cpu_s:6.2f} s")
 
 
 def main() -> int:
@@ -110,7 +122,7 @@ def main() -> int:
         "seconds": round(library.total_s, 2), "pages": library.pages, "papers": library.papers,
         "extract_s": round(library.extract_s, 2), "index_s": round(library.index_s, 2),
         "single_seconds": round(single.total_s, 2), "single_pages": single.pages, "ratio": round(ratio, 2),
-        "available": library.available, "cores": available_cores(), "load_before": round(load_before[0], 1),
+        "cpu_s": round(library.cpu_s, 2), "single_cpu_s": round(single.cpu_s, 2), "available": library.available, "cores": available_cores(), "load_before": round(load_before[0], 1),
         "load_after": round(load_after[0], 1),
     }))  # fmt: skip
     return 0
