@@ -121,13 +121,13 @@ def test_messages_become_sentences_without_renaming_files(message: str, expected
     ("hep-th/9901001", "hep-th/9901001"),
 ])
 def test_arxiv_ids_are_read_from_ids_and_links(text: str, expected: str) -> None:
-    from spiqa_demo.ui.arxiv import parse_arxiv_id
+    from spiqa_demo.arxiv import parse_arxiv_id
 
     assert parse_arxiv_id(text) == expected
 
 
 def test_not_an_arxiv_id_says_so() -> None:
-    from spiqa_demo.ui.arxiv import parse_arxiv_id
+    from spiqa_demo.arxiv import parse_arxiv_id
 
     with pytest.raises(PaperError, match="not an arXiv id"):
         parse_arxiv_id("attention is all you need")
