@@ -48,6 +48,24 @@ def tiny_idefics3(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_qwen2_5_vl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Qwen2.5-VL with random weights (its processor saved without the video processor)."""
+    return tiny_model_dir(_base(tmp_path_factory), "qwen2_5_vl")
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3_vl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Qwen3-VL with random weights (its processor saved without the video processor)."""
+    return tiny_model_dir(_base(tmp_path_factory), "qwen3_vl")
+
+
+@pytest.fixture(scope="session")
+def tiny_smolvlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """SmolVLM2 with random weights (its processor saved without the video processor)."""
+    return tiny_model_dir(_base(tmp_path_factory), "smolvlm")
+
+
+@pytest.fixture(scope="session")
 def tiny_cot_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Idefics3 trained to reply `COT_REPLY` (SPIQA's CoT format, picking Image 1) to any prompt."""
     return tiny_model_dir(_base(tmp_path_factory), "idefics3", reply=COT_REPLY, steps=40)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from spiqa_demo.cli import ask, bench_m3sciqa, bench_retrieval, cited, evaluate, extract, score, search
+from spiqa_demo.cli import ask, bench_m3sciqa, bench_retrieval, cited, evaluate, extract, library, score, search
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 
-COMMANDS = [extract, ask, search, cited, score, evaluate, bench_retrieval, bench_m3sciqa]
+COMMANDS = [extract, ask, search, cited, score, evaluate, bench_retrieval, bench_m3sciqa, library]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""The settings panel: task, model backend, shortlist size, image resolution, captions.
+"""The settings panel: task (SPIQA's tasks and its caption-only / image-only ablations), model
+backend, shortlist size, image resolution, captions.
 
 Defaults come from the environment (`spiqa_demo.settings`), so a Space is configured without code.
 The API key field starts empty (a key from the environment is used but never sent to the browser);
@@ -18,11 +19,15 @@ from spiqa_demo.settings import Settings, get_settings
 if TYPE_CHECKING:
     from spiqa_demo.qa.answer import Task
 
-TASK_CHOICES: list[tuple[str, Task]] = [
-    ("CoT: pick the most helpful figure, then answer", "cot"),
-    ("Direct: all figures and tables", "direct"),
-    ("Full paper: text and figures", "full"),
-]
+# In the order of spiqa_demo.qa.TASKS (tests/test_app_units.py checks): the panel imports the QA package for typing only.
+TASK_LABELS: dict[Task, str] = {
+    "cot": "CoT: pick the most helpful figure, then answer",
+    "direct": "Direct: all figures and tables",
+    "full": "Full paper: text and figures",
+    "caption-only": "Caption only: the captions, no images (SPIQA ablation)",
+    "image-only": "Image only: the images, no captions (SPIQA ablation)",
+}
+TASK_CHOICES: list[tuple[str, Task]] = [(label, task) for task, label in TASK_LABELS.items()]
 BACKEND_CHOICES = [
     ("No model (retrieval only)", "none"),
     ("Local model (transformers)", "local"),
@@ -136,7 +141,7 @@ def resolve_backend(choice: ModelChoice, api_key: str = ""):
 
 def describe(choice: ModelChoice) -> str:
     """One line for people: which model answers, with which task."""
-    task = dict((v, label) for label, v in TASK_CHOICES)[choice.task]
+    task = TASK_LABELS[choice.task]
     if choice.backend == "none":
         return "Retrieval only (no model)"
     where = f" at {choice.base_url}" if choice.backend == "openai" and choice.base_url else ""
