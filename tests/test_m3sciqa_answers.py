@@ -2,8 +2,9 @@
 
 Scripted backends drive the parser, resume and failure tests; the plumbing runs end to end with a
 tiny random local Llama answering and llama.cpp's OpenAI-compatible server judging: a tiny Llama
-trained to reply `{"selection": "0.5"}` (parseable), and the Yes/No judge of the L3Score tests
-(unparseable on this scale: every record is kept with the reason).
+trained to reply a bare "0.5" (the 2-layer model does not learn the `"selection"` key reliably;
+the parser reads a bare selection too), and the Yes/No judge of the L3Score tests (unparseable on
+this scale: every record is kept with the reason).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from spiqa_demo.evaluation.analysis import load_results
 from spiqa_demo.evaluation.reader import read_results
 from spiqa_demo.models.base import Message
 
-SELECTION_REPLY = '{"selection": "0.5"}'
+SELECTION_REPLY = "0.5"
 QUESTIONS = [  # (anchor, reference arXiv id, visual question, combined question, reference answer)
     ("2401.00001", "1707.07250", "Which method scores 34.9?",
      "Consider the paper that introduces the method that scores 34.9. What kind of model does it introduce?",
@@ -285,9 +286,9 @@ def test_the_report_splits_abstention_by_gold_in_context() -> None:
 
 @pytest.fixture(scope="module")
 def served_selection_judge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """llama.cpp serving a tiny Llama trained to reply `{"selection": "0.5"}` to any prompt."""
+    """llama.cpp serving a tiny Llama trained to reply "0.5" to any prompt."""
     base = tmp_path_factory.getbasetemp()
-    model_dir = tiny_model_dir(base, "llama", reply=SELECTION_REPLY, steps=150)
+    model_dir = tiny_model_dir(base, "llama", reply=SELECTION_REPLY, steps=60)
     gguf = base / "tiny-models" / "llama-selection.gguf"
     if not gguf.exists():
         write_gguf(model_dir, gguf)
@@ -302,7 +303,7 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict
 
 
 def test_cli_with_a_tiny_local_model_and_a_llamacpp_judge(
-    tiny_llama: Path, served_selection_judge: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    tiny_llama: Path, served_selection_judge: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     kit, out = combined_kit(tmp_path / "kit"), tmp_path / "results.jsonl"
     args = ["bench-m3sciqa-answers", "--data", str(kit), "--out", str(out), "--backend", "local", "--model", str(tiny_llama),
@@ -321,7 +322,7 @@ def test_cli_with_a_tiny_local_model_and_a_llamacpp_judge(
 
 
 def test_cli_keeps_every_record_when_the_judge_replies_off_scale(
-    tiny_llama: Path, served_gguf_judge: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]  # noqa: F811
+    tiny_llama: Path, served_gguf_judge: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     kit, out = combined_kit(tmp_path / "kit"), tmp_path / "results.jsonl"
     code, summary, text = _cli(["bench-m3sciqa-answers", "--data", str(kit), "--out", str(out), "--backend", "local",
