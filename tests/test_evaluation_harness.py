@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm, tiny_llama  # noqa: F401
+from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm, tiny_llama
 
 from evalsuite.tiny_models import make_image, tiny_model_dir
 from spiqa_demo.cli import main

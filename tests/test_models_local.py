@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from tiny_models import tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
+from tiny_models import tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava
 
 from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import BackendError, InputError, PaperError
@@ -214,7 +214,7 @@ def test_spaces_gpu_wraps_model_calls_only_on_zerogpu(tiny_idefics3: Path, monke
     requested: list[int] = []
     spaces = types.ModuleType("spaces")
     spaces.__spec__ = importlib.machinery.ModuleSpec("spaces", None)
-    spaces.GPU = lambda duration: (lambda fn: requested.append(duration) or fn)  # type: ignore[attr-defined]
+    spaces.GPU = lambda duration: (lambda fn: requested.append(duration) or fn)
     monkeypatch.setitem(sys.modules, "spaces", spaces)
     assert zerogpu.gpu(30)(model_call) is model_call and requested == []  # installed, but not a ZeroGPU Space
     monkeypatch.setenv("SPACES_ZERO_GPU", "true")

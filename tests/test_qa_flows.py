@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tiny_models import tiny_cot_vlm, tiny_llama, tiny_llava_yes  # noqa: F401
+from tiny_models import tiny_cot_vlm, tiny_llama, tiny_llava_yes
 
 from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import PaperError
@@ -312,6 +312,6 @@ def test_a_paper_without_figures(tmp_path: Path) -> None:
 
 def test_unknown_task_and_bad_k(paper: Paper) -> None:
     with pytest.raises(PaperError, match="unknown task"):
-        ask(paper, QUESTION, None, task="summarise", shortlist=keyword_shortlist)  # type: ignore[arg-type]
+        ask(paper, QUESTION, None, task="summarise", shortlist=keyword_shortlist)
     with pytest.raises(PaperError, match="k must be at least 1"):
         ask(paper, QUESTION, None, k=0, shortlist=keyword_shortlist)

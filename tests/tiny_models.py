@@ -1,7 +1,7 @@
 """Tiny model fixtures shared by the whole test session (the models come from `evalsuite.tiny_models`).
 
 Built once per session under pytest's base temp folder; import the fixtures you need into a test
-module (`from tiny_models import tiny_llava  # noqa: F401`). `served_cot_vlm` runs a real
+module (`from tiny_models import tiny_llava`). `served_cot_vlm` runs a real
 OpenAI-compatible server (`transformers serve`) on 127.0.0.1.
 """
 

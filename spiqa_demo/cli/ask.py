@@ -73,7 +73,7 @@ def _quiet_progress_bars() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _print(answer) -> None:  # type: ignore[no-untyped-def]
+def _print(answer) -> None:
     if answer.answered:
         print(f"Answer: {answer.answer}")
     elif answer.model is None:

@@ -46,7 +46,7 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight for API models (default SPIQA_EVAL_CONCURRENCY; local: 1)")
 
 
-def judge_from_args(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def judge_from_args(args: argparse.Namespace):
     """The `L3Judge` the flags (or SPIQA_JUDGE_* settings) ask for, or None."""
     from spiqa_demo.metrics.l3score import load_judge
 

@@ -10,7 +10,7 @@ it; a reply that could not be parsed is a real outcome and is written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -156,7 +156,7 @@ def _run_pool(
             bar.update(1)
 
 
-def each_done(todo: Sequence[T], work: Callable[[T], R], concurrency: int = 1) -> Iterator[tuple[T, R]]:
+def each_done(todo: Sequence[T], work: Callable[[T], R], concurrency: int = 1) -> Generator[tuple[T, R], None, None]:
     """`(item, work(item))` for every item as it is done, at most `concurrency` in flight.
 
     The one question loop of batch evaluation and the app's "run all"; with one in flight the

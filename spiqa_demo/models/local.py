@@ -130,7 +130,7 @@ def _load(name: str, device: str, dtype: Any) -> LoadedModel:
             model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype)
     except (OSError, ValueError, ImportError) as exc:
         raise BackendError(f"cannot load model {name!r}: {_first_line(exc)}", retryable=False) from exc
-    model = model.to(device).eval()
+    model = model.to(device).eval()  # type: ignore[arg-type]  # transformers annotates .to() through a decorator that mistypes its argument
     tokenizer = getattr(processor, "tokenizer", processor)
     if tokenizer.pad_token is None and tokenizer.eos_token is not None:  # batches are padded (masked out)
         tokenizer.pad_token = tokenizer.eos_token

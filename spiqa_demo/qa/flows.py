@@ -80,7 +80,7 @@ def ask_stream(
     max_new_tokens: int | None = None,
     notice: str = "",
     settings: Settings | None = None,
-) -> Iterator[str | Answer]:
+) -> Generator[str | Answer, None, None]:
     """Like `ask`, streaming: yields the model's reply as text chunks, then the final `Answer`."""
     return _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, True)
 
@@ -105,7 +105,7 @@ def _run(
     notice: str,
     settings: Settings | None,
     stream: bool,
-) -> Iterator[str | Answer]:
+) -> Generator[str | Answer, None, None]:
     started = perf_counter()
     settings = settings or get_settings()
     if task not in TASKS:

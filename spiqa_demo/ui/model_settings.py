@@ -9,13 +9,16 @@ With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
-TASK_CHOICES = [
+if TYPE_CHECKING:
+    from spiqa_demo.qa.answer import Task
+
+TASK_CHOICES: list[tuple[str, Task]] = [
     ("CoT: pick the most helpful figure, then answer", "cot"),
     ("Direct: all figures and tables", "direct"),
     ("Full paper: text and figures", "full"),
@@ -45,7 +48,7 @@ RETRIEVAL_ONLY_NOTICE = (
 class ModelChoice:
     """What the settings panel asks for (everything but the API key)."""
 
-    task: str = "cot"
+    task: Task = "cot"
     backend: str = "none"
     model: str = ""
     base_url: str = ""
@@ -69,7 +72,7 @@ class ModelChoice:
         except (TypeError, ValueError):
             size = defaults.image_size
         return cls(
-            task=task if task in {v for _, v in TASK_CHOICES} else "cot",
+            task=next((v for _, v in TASK_CHOICES if v == task), "cot"),
             backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
             model=str(model or "").strip(),
             base_url=str(base_url or "").strip(),
@@ -99,7 +102,7 @@ def default_choice(settings: Settings | None = None) -> ModelChoice:
     )
 
 
-def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-untyped-def]
+def resolve_backend(choice: ModelChoice, api_key: str = ""):
     """`(backend or None, notice)`: the model to ask, or None with the reason in words.
 
     Local weights are loaded once per process (the models package caches them); API backends are
