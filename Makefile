@@ -18,6 +18,8 @@ run: setup
 	$(PY) app.py
 
 test: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q
 
 bench: setup

@@ -22,8 +22,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SPIQA_SHARED", ROOT / ".." / "shared")).resolve()
+from evalsuite.paths import REPO, SHARED
+
 STARTUP_BAR_S = 10.0
 READY_BAR_S = 3.0
 TEN_PAGE_PAPERS = ["non-local-nn-cvpr2018-1711.07971.pdf", "coordinate-attention-cvpr2021.pdf",
@@ -52,7 +52,7 @@ def wait_served(url: str, process: subprocess.Popen, limit_s: float = 120.0) -> 
     raise SystemExit(f"app.py did not serve {url} within {limit_s:.0f} s")
 
 
-def load_seconds(client, pdf: Path) -> tuple[float, float, str]:  # type: ignore[no-untyped-def]
+def load_seconds(client, pdf: Path) -> tuple[float, float, str]:
     """(seconds until the gallery is shown, seconds until ready to ask, the paper's summary line)."""
     from gradio_client import handle_file
 
@@ -82,7 +82,7 @@ def main() -> None:
                "SPIQA_BACKEND": "none", "SPIQA_DATA_DIR": str(SHARED),
                "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         started = time.monotonic()
-        process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
+        process = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             serve_s = wait_served(url, process)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -34,11 +33,10 @@ import pymupdf
 from evalsuite import pdf_factory
 from evalsuite.extraction_gold import Report, load_gold_set, score_against_gold
 from evalsuite.paper_checks import check_manifest, crop_problem
+from evalsuite.paths import REPO, SHARED
 from spiqa_demo.extraction import extract_paper
 from spiqa_demo.types import Paper
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 SPEED_BAR, TEN_PAGE_BAR_S, QUALITY_BAR = 4.0, 1.0, 0.90
 
 
@@ -89,7 +87,7 @@ def gold_quality() -> Report:
     if report.unlabelled:
         print(f"unlabelled items, not scored ({len(report.unlabelled)}):")
         for match in report.unlabelled:
-            print(f"  {match.doc_id} p{match.page} {match.kind} {[round(v) for v in match.found.bbox]}")  # type: ignore[union-attr]
+            print(f"  {match.doc_id} p{match.page} {match.kind} {[round(v) for v in match.found.bbox]}")
     return report
 
 

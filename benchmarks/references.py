@@ -1,6 +1,6 @@
 """References benchmark: how much of each paper's bibliography is parsed, printed (never asserted).
 
-    python benchmarks/references.py [--refextract]
+    python -m benchmarks.references [--refextract]
 
 (a) per paper of `papers/`: references printed (hand-counted, `references_gold.json`) against
     entries parsed, how many have a title, a year and authors, and how many in-text citations were
@@ -19,20 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import sys
 import time
 import unicodedata
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO)]
+from evalsuite.paths import SHARED
+from spiqa_demo.extraction import extract_paper
+from spiqa_demo.types import Paper
 
-from spiqa_demo.extraction import extract_paper  # noqa: E402
-from spiqa_demo.types import Paper  # noqa: E402
-
-SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 GOLD = Path(__file__).with_name("references_gold.json")
 PARSED_BAR = 0.95
 
@@ -129,7 +124,7 @@ def _refextract_candidates(refs: list[dict], key: str) -> list[dict]:
     number = key.strip("[].")
     if number.isdigit():
         return [r for r in refs if number in r.get("linemarker", [])]
-    name, year = re.match(r"(\S+).*?(\d{4})", key).groups()  # type: ignore[union-attr]
+    name, year = re.match(r"(\S+).*?(\d{4})", key).groups()
     return [r for r in refs if name in " ".join(r.get("raw_ref", [])) and year in " ".join(r.get("raw_ref", []))]
 
 

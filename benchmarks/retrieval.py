@@ -18,24 +18,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
+from evalsuite.paths import SHARED
 from retrieval import FigureIndex, get_embedder
 from spiqa_demo.evaluation.retrieval_benchmark import ablation_table, run_ablation, run_retrieval_benchmark
 from spiqa_demo.spiqa import load_dataset
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 BARS = {("test-A", "top1"): 0.70, ("test-A", "top3"): 0.88, ("test-B", "top1"): 0.50}
 TEN_PAGE_PDF = "non-local-nn-cvpr2018-1711.07971.pdf"
 BUILD_BAR_S = 0.5
 
 
-def build_speed(embedder, repeat: int = 5) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def build_speed(embedder, repeat: int = 5) -> dict[str, float]:
     """Median wall and CPU seconds to build the index of a real 10-page paper (extraction cached first).
 
     CPU seconds help read the wall time on a busy machine (other processes inflate the wall time).
@@ -83,7 +81,7 @@ def main() -> int:
             print()
         headline[dataset.split] = {k: summary[k] for k in ("questions", "top1", "top3", "top5", "random_top1", "mean_candidates", "documents")}
     bars = {
-        f"{split} {metric} >= {bar}": headline[split][metric] >= bar  # type: ignore[index]
+        f"{split} {metric} >= {bar}": headline[split][metric] >= bar
         for (split, metric), bar in BARS.items()
         if split in headline
     }

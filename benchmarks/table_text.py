@@ -1,6 +1,6 @@
 """Table text benchmark: the hand-built grid against PyMuPDF's and pdfplumber's table finders.
 
-    python benchmarks/table_text.py [--skip-retrieval]
+    python -m benchmarks.table_text [--skip-retrieval]
 
 For every table that extraction finds in `SPIQA_SHARED/papers/*.pdf`, the cells inside the table's
 region are read five ways: the extractor's own grid (`spiqa_demo.extraction.tables.table_grid`,
@@ -30,19 +30,15 @@ import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import pdfplumber
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO)]
+from evalsuite.paths import REPO, SHARED
+from spiqa_demo.extraction import extract_paper
+from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.tables import grid_markdown, region_words, table_grid
+from spiqa_demo.types import Figure, Paper
 
-from spiqa_demo.extraction import extract_paper  # noqa: E402
-from spiqa_demo.extraction.pdf import pymupdf  # noqa: E402
-from spiqa_demo.extraction.tables import grid_markdown, region_words, table_grid  # noqa: E402
-from spiqa_demo.types import Figure, Paper  # noqa: E402
-
-SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 # find_tables prints an advert for the layout package (which `spiqa_demo.extraction.pdf` keeps out) on stdout.
 os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
 GOLD = REPO / "benchmarks" / "table_cells_gold.json"

@@ -119,7 +119,7 @@ class Canvas:
         )
         self.ops.append(f"q {width:g} w {_rgb(color)} RG [{dash}] 0 d 1 J {path} S Q")
 
-    def line(self, x0: float, y0: float, x1: float, y1: float, **style) -> None:  # type: ignore[no-untyped-def]
+    def line(self, x0: float, y0: float, x1: float, y1: float, **style) -> None:
         self.polyline([(x0, y0), (x1, y1)], **style)
 
     def rect(self, box: BBox, *, fill: Color | None = None, stroke: Color | None = None, width: float = 0.5) -> None:
@@ -382,7 +382,7 @@ class RasterImage(Graphic):
     pixels: tuple[int, int] = (240, 180)
 
     @property
-    def aspect(self) -> float:  # type: ignore[override]
+    def aspect(self) -> float:
         return self.pixels[1] / self.pixels[0]
 
     def png(self) -> bytes:
@@ -929,7 +929,7 @@ class PaperWriter:
 
 
 def _rounded(box: BBox) -> BBox:
-    return tuple(round(v, 2) for v in box)  # type: ignore[return-value]
+    return tuple(round(v, 2) for v in box)
 
 
 # ---------------------------------------------------------------------------------------------

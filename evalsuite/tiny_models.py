@@ -7,7 +7,10 @@ downloaded. `train` runs a few optimiser steps so a model always replies with on
 which makes flow tests deterministic. `tiny_model_dir` builds a checkpoint once under a folder.
 
 Architectures: llava (CLIP + Llama; one image per prompt), idefics3 (SmolVLM-style; many images),
-llama (text only). Qwen-VL and SmolVLM processors need torchvision, which is never installed here.
+qwen2_5_vl and qwen3_vl (Qwen-VL: dynamic resolution, M-RoPE), smolvlm (SmolVLM2), llama (text
+only). The Qwen-VL and SmolVLM processors are saved without their video processor, whose
+torchvision is never installed here: loading them through `AutoProcessor` fails as it does for the
+hub checkpoints, and `spiqa_demo.models.processors` is what reads them.
 """
 
 from __future__ import annotations
@@ -48,6 +51,15 @@ CHAT_IDEFICS3 = (
     + "<end_of_utterance>\n{% endfor %}{% if add_generation_prompt %}Assistant:{% endif %}"
 )
 CHAT_TEXT = CHAT_LLAVA.replace("<image>\n", "")
+CHAT_QWEN = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    + _PARTS.replace("IMG", "<|vision_start|><|image_pad|><|vision_end|>")
+    + "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+QWEN_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+                 "<|image_pad|>", "<|video_pad|>"]
+IDEFICS3_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>", "<image>",
+                     "<global-img>"] + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
 
 IMAGE_PX, PATCH_PX = 32, 8
 
@@ -110,9 +122,7 @@ def build(arch: str):
         from transformers.models.idefics3.configuration_idefics3 import Idefics3VisionConfig
         from transformers.models.idefics3.image_processing_pil_idefics3 import Idefics3ImageProcessorPil
 
-        specials = ["<|endoftext|>", "<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>", "<image>",
-                    "<global-img>"] + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
-        tok = _tokenizer(specials, CHAT_IDEFICS3, vocab_size=700, bos_token="<|im_start|>",
+        tok = _tokenizer(IDEFICS3_SPECIALS, CHAT_IDEFICS3, vocab_size=700, bos_token="<|im_start|>",
                          eos_token="<end_of_utterance>", pad_token="<|endoftext|>")
         scale = 2
         vision = Idefics3VisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
@@ -126,6 +136,10 @@ def build(arch: str):
                                            do_image_splitting=False)
         proc = T.Idefics3Processor(image_processor=images, tokenizer=tok, chat_template=CHAT_IDEFICS3,
                                    image_seq_len=(IMAGE_PX // PATCH_PX) ** 2 // scale**2)
+    elif arch in ("qwen2_5_vl", "qwen3_vl"):
+        model, proc = _qwen_vl(arch)
+    elif arch == "smolvlm":
+        model, proc = _smolvlm()
     elif arch == "llama":
         tok = _tokenizer(["<pad>", "<s>", "</s>", "<|user|>", "<|assistant|>", "<|system|>", "<|end|>"], CHAT_TEXT,
                          bos_token="<s>", eos_token="<|end|>", pad_token="<pad>")
@@ -137,6 +151,65 @@ def build(arch: str):
     gc = model.generation_config
     gc.eos_token_id, gc.pad_token_id, gc.bos_token_id = tok.eos_token_id, tok.pad_token_id, tok.bos_token_id
     return model.eval(), proc
+
+
+def _qwen_vl(arch: str):
+    """Qwen2.5-VL or Qwen3-VL: a patch-merging ViT and a Qwen text model with multimodal RoPE."""
+    import transformers as T
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    from spiqa_demo.models.processors import without_video
+
+    tok = _tokenizer(QWEN_SPECIALS, CHAT_QWEN, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    ids = tok.convert_tokens_to_ids
+    # head_dim 16: M-RoPE splits its 8 frequency pairs over time, height and width.
+    text = dict(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, head_dim=16, max_position_embeddings=4096, bos_token_id=None,
+                eos_token_id=ids("<|im_end|>"), pad_token_id=ids("<|endoftext|>"))
+    vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, patch_size=PATCH_PX,
+                  spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=64)
+    tokens = dict(image_token_id=ids("<|image_pad|>"), video_token_id=ids("<|video_pad|>"),
+                  vision_start_token_id=ids("<|vision_start|>"), vision_end_token_id=ids("<|vision_end|>"))
+    if arch == "qwen2_5_vl":
+        text["rope_parameters"] = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]}
+        vision.update(window_size=2 * PATCH_PX * 2, fullatt_block_indexes=[1])
+        model = T.Qwen2_5_VLForConditionalGeneration(T.Qwen2_5_VLConfig(text_config=text, vision_config=vision, **tokens))
+        processor_class = T.Qwen2_5_VLProcessor
+    else:
+        text["rope_parameters"] = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3],
+                                   "mrope_interleaved": True}
+        vision.update(num_position_embeddings=64, deepstack_visual_indexes=[1])
+        model = T.Qwen3VLForConditionalGeneration(T.Qwen3VLConfig(text_config=text, vision_config=vision, **tokens))
+        processor_class = T.Qwen3VLProcessor
+    # Images are resized to between 2x2 and 4x4 merged patches (Qwen's min/max pixels, scaled down).
+    pixels = (2 * PATCH_PX) ** 2
+    images = Qwen2VLImageProcessorPil(patch_size=PATCH_PX, merge_size=2, temporal_patch_size=2,
+                                      size={"shortest_edge": 4 * pixels, "longest_edge": 16 * pixels})
+    return model, without_video(processor_class)(image_processor=images, tokenizer=tok, chat_template=CHAT_QWEN)
+
+
+def _smolvlm():
+    """SmolVLM2: a SigLIP-style encoder, pixel shuffle, and a Llama (SmolLM2) text model; its own chat template."""
+    import transformers as T
+    from transformers.models.smolvlm.image_processing_pil_smolvlm import SmolVLMImageProcessorPil
+    from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE
+
+    from spiqa_demo.models.processors import without_video
+
+    tok = _tokenizer(IDEFICS3_SPECIALS, DEFAULT_CHAT_TEMPLATE, vocab_size=700, bos_token="<|im_start|>",
+                     eos_token="<end_of_utterance>", pad_token="<|endoftext|>")
+    scale = 2
+    vision = T.SmolVLMVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                   image_size=IMAGE_PX, patch_size=PATCH_PX)
+    config = T.SmolVLMConfig(
+        vision_config=vision, text_config=_llama_config(tok, "<|im_start|>", "<end_of_utterance>", "<|endoftext|>"),
+        image_token_id=tok.convert_tokens_to_ids("<image>"), scale_factor=scale,
+    )
+    images = SmolVLMImageProcessorPil(size={"longest_edge": 2 * IMAGE_PX}, max_image_size={"longest_edge": IMAGE_PX},
+                                      do_image_splitting=False)
+    proc = without_video(T.SmolVLMProcessor)(image_processor=images, tokenizer=tok, chat_template=DEFAULT_CHAT_TEMPLATE,
+                                              image_seq_len=(IMAGE_PX // PATCH_PX) ** 2 // scale**2)
+    return T.SmolVLMForConditionalGeneration(config), proc
 
 
 def make_image(i: int = 0, size: tuple[int, int] = (120, 90)):
@@ -171,6 +244,9 @@ def train(model, proc, reply: str, steps: int, lr: float = 3e-3) -> float:
         labels = ids.clone()
         labels[:, : inputs["input_ids"].shape[1]] = -100
         inputs.update(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels)
+        if "mm_token_type_ids" in inputs:  # Qwen-VL: which tokens are image placeholders (the reply's are text)
+            types = inputs["mm_token_type_ids"]
+            inputs["mm_token_type_ids"] = torch.cat([types, torch.zeros(1, len(target), dtype=types.dtype)], 1)
         batches.append(inputs)
     model.train()
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr)

@@ -7,8 +7,10 @@ inner text and citing sentences (`documents`).
 
 - `FigureIndex.build(paper)` / `.search(question, k) -> list[Hit]` / `.save(folder)` /
   `FigureIndex.load_or_build(paper, folder)`: one paper.
-- `CorpusIndex.build({key: paper})` / `.search(question, k, papers=[...])`: many papers.
-- `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior).
+- `CorpusIndex.build({key: paper})` / `.search(question, k, papers=[...])` /
+  `.search_passages(question, k, papers=[...])`: many papers (figures, tables and passages).
+- `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior);
+  `PassageHit`: a passage, its paper key, rank and BM25 score.
 - `Embedder` / `get_embedder()`: sentence-transformers, offline MiniLM by default.
 
 Depends only on the leaf modules `spiqa_demo.types`, `spiqa_demo.errors`, `spiqa_demo.settings`,
@@ -19,8 +21,8 @@ code. Bad input raises `spiqa_demo.errors.PaperError`.
 from retrieval.corpus import CorpusIndex
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig
-from retrieval.hits import Hit
+from retrieval.hits import Hit, PassageHit
 from retrieval.index import FigureIndex
 from spiqa_demo.paper_text import find_label_refs
 
-__all__ = ["CorpusIndex", "Embedder", "FigureIndex", "FusionConfig", "Hit", "find_label_refs", "get_embedder"]
+__all__ = ["CorpusIndex", "Embedder", "FigureIndex", "FusionConfig", "Hit", "PassageHit", "find_label_refs", "get_embedder"]

@@ -6,10 +6,9 @@
 - `views`: short texts embedded separately (the first caption sentences, the first citing
   sentences) so that a question matching one of them is not diluted by the rest; the dense
   score combines the `main` match with the best view.
-Citing paragraphs matter where questions come from the paper's text: in BM25 they raise top-1
-on the test-B sample (captions + mentions) from 0.53 (citing sentences only) to 0.72. They are
-not embedded, nor is the item's inner text (table cells): long texts would triple the index
-build time, and BM25 already matches their words and numbers.
+Citing paragraphs matter where questions come from the paper's text (SPIQA test-B), so BM25
+reads them whole. They are not embedded, nor is the item's inner text (table cells): embedding
+time grows with tokens, and BM25 already matches their words and numbers.
 """
 
 from __future__ import annotations
@@ -20,10 +19,9 @@ from dataclasses import dataclass
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.types import Figure, Passage
 
-# Caps keep index building fast: at most 1 + 3 + 4 texts per item. Embedding time grows with
-# tokens (MiniLM: ~5,000 tokens/s on 2 cores); a 10-page paper with 10 items is ~60 texts,
-# ~1,900 tokens, 0.4 s. Without the 4 citing-sentence views it would be 0.32 s, but test-B top-1
-# would fall from 0.69 to 0.59.
+# Caps keep index building fast: at most 1 + 3 + 4 texts per item, since embedding time grows with
+# tokens. The citing-sentence views cost a little build time and are worth it on test-B (see the
+# retrieval benchmark's ablation).
 MAX_CAPTION_SENTENCES = 3
 MAX_MENTIONS = 4
 MAX_TEXT_CHARS = 300

@@ -6,15 +6,12 @@ local path works (`SPIQA_EMBEDDER`). Vectors are float32, L2-normalised (inner p
 encoded in small batches of at most `SPIQA_EMBED_MAX_TOKENS` tokens per text. Models are loaded
 once per process and shared (`get_embedder`).
 
-Speed is compute-bound: MiniLM embeds about 5,000 tokens/s on 2 cores, so batches stay small
-(sentence-transformers sorts texts by length, and a small batch pads little). Measured on
-SPIQA test-A (118 papers): batch 8 builds an index in 217-240 ms/paper, batch 64 in 394-415 ms;
-for one 10-page paper (60 texts) batch 8 takes 0.43 s, batch 64 1.2-1.7 s. 128 tokens is the
-length MiniLM was trained on; it cut the 10-page build by 10% and left test-A accuracy unchanged
-(top-1 0.712 -> 0.713). On CPUs with native bfloat16 (AVX512-BF16 or AMX) the model runs under
-bf16 autocast (`SPIQA_EMBED_BF16=auto`): 1.8x faster (10-page paper 0.26 s instead of 0.48 s;
-test-A 124-136 instead of 230 ms/paper), vectors within cosine 0.9999 of fp32, test-A accuracy equal
-(top-1 0.715, top-3 0.871). Elsewhere bf16 is emulated and slow, so `auto` keeps fp32 there.
+Speed is compute-bound on CPU, so batches stay small (sentence-transformers sorts texts by
+length, and a small batch pads little). 128 tokens is the length MiniLM was trained on: longer
+texts cost time without helping retrieval. On CPUs with native bfloat16 (AVX512-BF16 or AMX) the
+model runs under bf16 autocast (`SPIQA_EMBED_BF16=auto`), much faster with vectors and accuracy
+all but equal to fp32; elsewhere bf16 is emulated and slow, so `auto` keeps fp32 there. The
+figures are printed by `python -m benchmarks.retrieval` and collected in the README.
 """
 
 from __future__ import annotations
@@ -72,7 +69,7 @@ class Embedder:
         self._lock = threading.Lock()
 
     @property
-    def model(self):  # type: ignore[no-untyped-def]
+    def model(self):
         """The loaded `SentenceTransformer` (first use loads it; a bad name raises `PaperError`)."""
         self.load()
         return self._model
@@ -83,7 +80,7 @@ class Embedder:
             if self._model is None:
                 self._model = self._load()
 
-    def _load(self):  # type: ignore[no-untyped-def]
+    def _load(self):
         from spiqa_demo.errors import PaperError
 
         try:
@@ -140,7 +137,7 @@ class MemoEmbedder(Embedder):
         self._memo: dict[str, np.ndarray] = {}
 
     @property
-    def model(self):  # type: ignore[no-untyped-def]
+    def model(self):
         return self._base.model
 
     def load(self) -> None:

@@ -1,10 +1,11 @@
-"""The result type of every search: one ranked item with the scores that explain its rank."""
+"""The result types of searches: a ranked figure/table with the scores that explain its rank, and a
+ranked passage."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spiqa_demo.types import Figure, RetrievalScores
+from spiqa_demo.types import Figure, Passage, RetrievalScores
 
 
 @dataclass(frozen=True)
@@ -30,3 +31,13 @@ class Hit:
         if scores.label:
             parts.append("label match")
         return f"{self.item.title}  score {self.score:.2f} ({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class PassageHit:
+    """A retrieved paragraph of body text: `paper` is its paper key, `score` its BM25 score."""
+
+    passage: Passage
+    paper: str
+    rank: int
+    score: float

@@ -100,7 +100,7 @@ class FigureIndex:
         self,
         items: list[Figure],
         documents: list[ItemDocument],
-        faiss_index,  # type: ignore[no-untyped-def]
+        faiss_index,
         owners: np.ndarray,
         main_rows: np.ndarray,
         embedder: Embedder,
@@ -120,7 +120,7 @@ class FigureIndex:
 
     @classmethod
     def build(cls, paper: Paper | list[Figure], embedder: Embedder | None = None, config: FusionConfig | None = None) -> FigureIndex:
-        """Index a paper's figures and tables (embeds their texts: ~0.4 s for a 10-page paper on 2 cores)."""
+        """Index a paper's figures and tables (embeds their texts once; `load_or_build` caches them)."""
         items, passages = _items_and_passages(paper)
         embedder = embedder or get_embedder()
         documents = [item_document(item, passages) for item in items]
@@ -227,7 +227,7 @@ def _vector_texts(documents: list[ItemDocument]) -> tuple[list[str], np.ndarray,
     return texts, np.asarray(owners, dtype=np.int64), np.asarray(main_rows, dtype=np.int64)
 
 
-def _atomic_write(path: Path, write) -> None:  # type: ignore[no-untyped-def]
+def _atomic_write(path: Path, write) -> None:
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(handle)
     try:

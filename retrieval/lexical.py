@@ -2,8 +2,8 @@
 
 Tokens are lower-cased words of two or more characters, English stop words removed, Snowball-
 stemmed when PyStemmer is installed, plus adjacent-word bigrams so that phrases ("true
-gradient", "mean squared error") count more than their words apart. Measured on SPIQA test-A
-captions (per-paper BM25 alone, top-1): 0.617 plain, 0.668 stemmed, 0.682 stemmed + bigrams.
+gradient", "mean squared error") count more than their words apart; stemming and bigrams each
+raise BM25's top-1 on SPIQA captions.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ _EMPTY = "\x00"
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer():
     try:
         import Stemmer
     except ImportError:

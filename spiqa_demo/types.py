@@ -10,6 +10,7 @@ import this module.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,8 +21,14 @@ Kind = Literal["figure", "table"]
 SCHEMA_VERSION = 2
 
 
+def round_bbox(value: Sequence[float]) -> BBox:
+    """A box in points rounded to 0.01 pt: finer than any rendering, and stored papers stay small."""
+    x0, y0, x1, y1 = (round(float(v), 2) for v in value)
+    return (x0, y0, x1, y1)
+
+
 def _bbox(value: Any) -> BBox | None:
-    return None if value is None else tuple(round(float(v), 2) for v in value)  # type: ignore[return-value]
+    return None if value is None else round_bbox(value)
 
 
 def _citations(d: dict[str, Any]) -> tuple[int, ...]:
@@ -77,7 +84,7 @@ class Passage:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Passage:
-        return cls(text=d["text"], page=int(d["page"]), bbox=_bbox(d["bbox"]), citations=_citations(d))  # type: ignore[arg-type]
+        return cls(text=d["text"], page=int(d["page"]), bbox=round_bbox(d["bbox"]), citations=_citations(d))
 
 
 @dataclass
@@ -137,7 +144,7 @@ class Figure:
             label=d.get("label", ""),
             number=str(d.get("number", "")),
             page=int(d["page"]),
-            bbox=_bbox(d["bbox"]),  # type: ignore[arg-type]
+            bbox=round_bbox(d["bbox"]),
             caption=d.get("caption", ""),
             caption_bbox=_bbox(d.get("caption_bbox")),
             image=d.get("image", ""),

@@ -6,7 +6,7 @@ and arXiv pointed at a closed local port (no network in tests); its environment 
 while a test that uses it runs, so other test modules see their usual settings. `grnet_pdf`: a synthetic PDF of a
 SPIQA test-A paper (1611.05742, "GrNet": arXiv stamp, figures and captions as in SPIQA), so the
 SPIQA check has a paper to match. Import the fixtures you use:
-`from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401`.
+`from app_harness import _served_app, app_url, grnet_pdf`.
 """
 
 from __future__ import annotations

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from evalsuite.paths import SHARED
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-SHARED = Path(os.environ.get("SPIQA_SHARED", Path(__file__).resolve().parents[1] / ".." / "shared")).resolve()
 
 _real_connect = socket.socket.connect
 
 
-def _loopback_only(sock: socket.socket, address, *args, **kwargs):  # type: ignore[no-untyped-def]
+def _loopback_only(sock: socket.socket, address, *args, **kwargs):
     """Fail loudly on any connection off this machine: tests never touch the network."""
     if sock.family in (socket.AF_INET, socket.AF_INET6):
         host = address[0]
@@ -26,7 +27,7 @@ def _loopback_only(sock: socket.socket, address, *args, **kwargs):  # type: igno
     return _real_connect(sock, address, *args, **kwargs)
 
 
-socket.socket.connect = _loopback_only  # type: ignore[method-assign]
+socket.socket.connect = _loopback_only
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ def embedder() -> Embedder:
 def item(kind: str, number: str, caption: str, text: str = "", mentions: list[Mention] | None = None, label: str = "") -> Figure:
     if not label and number:
         label = f"{'Figure' if kind == 'figure' else 'Table'} {number}"
-    return Figure(kind=kind, label=label, number=number, page=1, bbox=BOX, caption=caption, text=text, mentions=mentions or [])  # type: ignore[arg-type]
+    return Figure(kind=kind, label=label, number=number, page=1, bbox=BOX, caption=caption, text=text, mentions=mentions or [])
 
 
 def small_paper() -> Paper:

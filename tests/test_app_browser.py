@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
-from tiny_models import tiny_cot_vlm, tiny_llama  # noqa: F401
+from app_harness import _served_app, app_url, grnet_pdf
+from tiny_models import tiny_cot_vlm, tiny_llama
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -47,7 +47,7 @@ def page(browser, app_url: str) -> Iterator:
     context.close()
 
 
-def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"app-{name}.png"), full_page=True)
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf  # noqa: F401
+from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf
 from gradio_client import Client, handle_file
-from tiny_models import free_port, tiny_cot_vlm, tiny_llama  # noqa: F401
+from tiny_models import free_port, tiny_cot_vlm, tiny_llama
 
 RETRIEVAL_ONLY = "retrieval-only mode"
 

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, grnet_pdf  # noqa: F401
+from app_harness import _served_app, app_url, grnet_pdf
 from gradio_client import Client, handle_file
 from test_app_client import ask_args, files, texts
 

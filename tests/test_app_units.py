@@ -20,6 +20,17 @@ def test_model_choice_is_clamped_to_valid_values() -> None:
     assert ModelChoice.from_inputs("direct", "local", "", "", 0, 224, False).k == 1
 
 
+def test_spiqas_ablations_are_tasks_of_the_settings_panel() -> None:
+    from spiqa_demo.qa import TASKS
+    from spiqa_demo.ui.model_settings import TASK_CHOICES, ModelChoice, describe
+
+    assert [value for _, value in TASK_CHOICES] == list(TASKS)
+    for task in ("caption-only", "image-only"):
+        choice = ModelChoice.from_inputs(task, "openai", "gpt-4o", "", 8, 0, True)
+        assert choice.task == task
+    assert describe(ModelChoice.from_inputs("caption-only", "openai", "gpt-4o", "", 8, 0, True)) == "gpt-4o · Caption only"
+
+
 def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.MonkeyPatch) -> None:
     from spiqa_demo.settings import get_settings
     from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
@@ -110,13 +121,13 @@ def test_messages_become_sentences_without_renaming_files(message: str, expected
     ("hep-th/9901001", "hep-th/9901001"),
 ])
 def test_arxiv_ids_are_read_from_ids_and_links(text: str, expected: str) -> None:
-    from spiqa_demo.ui.arxiv import parse_arxiv_id
+    from spiqa_demo.arxiv import parse_arxiv_id
 
     assert parse_arxiv_id(text) == expected
 
 
 def test_not_an_arxiv_id_says_so() -> None:
-    from spiqa_demo.ui.arxiv import parse_arxiv_id
+    from spiqa_demo.arxiv import parse_arxiv_id
 
     with pytest.raises(PaperError, match="not an arXiv id"):
         parse_arxiv_id("attention is all you need")

@@ -27,9 +27,9 @@ def test_load_backend_never_sends_the_configured_key_elsewhere() -> None:
     from spiqa_demo.models import load_backend
 
     operator = Settings(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m", api_key="sk-operator")
-    assert load_backend(operator)._secret == "sk-operator"  # type: ignore[union-attr]
-    assert load_backend(operator, base_url="http://127.0.0.1:9/v1")._secret == ""  # type: ignore[union-attr]
-    assert load_backend(operator, base_url="http://127.0.0.1:9/v1", api_key="sk-own")._secret == "sk-own"  # type: ignore[union-attr]
+    assert load_backend(operator)._secret == "sk-operator"
+    assert load_backend(operator, base_url="http://127.0.0.1:9/v1")._secret == ""
+    assert load_backend(operator, base_url="http://127.0.0.1:9/v1", api_key="sk-own")._secret == "sk-own"
 
 
 @pytest.mark.parametrize(("setting", "server", "space", "allowed"), [

@@ -11,12 +11,15 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm, tiny_llama  # noqa: F401
+from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm, tiny_llama
 
 from evalsuite.tiny_models import make_image, tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results
+from spiqa_demo.evaluation.harness import run_evaluation
+from spiqa_demo.models.base import Message, Usage
 from spiqa_demo.settings import get_settings
+from spiqa_demo.spiqa import load_dataset
 
 PAPERS = {"1611.05742v3": ["Figure1-1", "Table1-1", "Figure2-1"], "1702.01234v1": ["Figure1-1", "Figure2-1", "Table3-1"]}
 
@@ -205,6 +208,51 @@ def test_other_tasks_and_a_text_only_full_paper_run(
                                tiny_llama, "--out", tmp_path / "full.jsonl", "--no-bertscore", "--limit", "1")
     assert code == 0, stderr
     assert lines(tmp_path / "full.jsonl")[0]["task"] == "full"
+
+
+def test_caption_only_and_image_only_ablations(
+    split: tuple[Path, Path], tiny_cot_vlm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, images = split
+    # Caption-only needs no images, even for a multimodal model.
+    code, _, stderr = evaluate(capsys, "--dataset", dataset, "--task", "caption-only", "--backend", "local", "--model",
+                               tiny_cot_vlm, "--out", tmp_path / "captions.jsonl", "--no-bertscore", "--limit", "2")
+    assert code == 0, stderr
+    assert [(r["task"], r["parse"]) for r in lines(tmp_path / "captions.jsonl")] == [("caption-only", "direct")] * 2
+    code, _, stderr = evaluate(capsys, "--dataset", dataset, "--task", "image-only", "--backend", "local", "--model",
+                               tiny_cot_vlm, "--out", tmp_path / "images.jsonl", "--no-bertscore", "--limit", "1")
+    assert code == 2 and "needs the SPIQA figure images for task 'image-only'" in stderr
+    code, _, stderr = evaluate(capsys, "--dataset", dataset, "--task", "image-only", "--backend", "local", "--model",
+                               tiny_cot_vlm, "--images", images, "--out", tmp_path / "images.jsonl", "--no-bertscore",
+                               "--limit", "1")
+    assert code == 0, stderr
+    assert lines(tmp_path / "images.jsonl")[0]["task"] == "image-only"
+
+
+class RecordingBackend:
+    """A text-only backend that answers in SPIQA's direct format and records each request's reply budget."""
+
+    name, supports_images, max_images, context_tokens = "recording", False, 0, 100_000
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
+        self.calls.append((messages[0].text, max_new_tokens))
+        return "{'Answer': 'Yes'}"
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        return sum(len(m.text) // 4 for m in messages)
+
+
+def test_evaluation_replies_default_to_spiqas_128_tokens(split: tuple[Path, Path], tmp_path: Path) -> None:
+    dataset = load_dataset(str(split[0]))
+    backend = RecordingBackend()
+    run_evaluation(dataset, backend, tmp_path / "a.jsonl", task="caption-only", limit=1, progress=False)
+    run_evaluation(dataset, backend, tmp_path / "b.jsonl", task="caption-only", limit=1, max_new_tokens=7,
+                   progress=False)
+    assert [tokens for _, tokens in backend.calls] == [128, 7] == [get_settings().eval_max_new_tokens, 7]
+    assert backend.calls[0][0].startswith("You are given a question, and a few input captions.")
 
 
 def test_resuming_another_run_into_the_same_file_is_refused(

@@ -22,7 +22,7 @@ DERIVED_TEST_C = "spiqa/testC_qa_derived_from_official_responses.json"
 
 
 def record(key: str = "1", answer: str = "Yes", **extra: object) -> ResultRecord:
-    return ResultRecord(paper_id="1611.05742", question_key=key, question="Q?", ground_truth="Yes", answer=answer, **extra)  # type: ignore[arg-type]
+    return ResultRecord(paper_id="1611.05742", question_key=key, question="Q?", ground_truth="Yes", answer=answer, **extra)
 
 
 def test_records_round_trip_through_a_jsonl_line() -> None:

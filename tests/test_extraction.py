@@ -431,7 +431,7 @@ def _count_calls(monkeypatch: pytest.MonkeyPatch, *names: str) -> dict[str, int]
     for name in names:
         original: Callable = getattr(pymupdf.Page, name)
 
-        def spy(self, *args, _name=name, _original=original, **kwargs):  # type: ignore[no-untyped-def]
+        def spy(self, *args, _name=name, _original=original, **kwargs):
             counts[_name] += 1
             return _original(self, *args, **kwargs)
 

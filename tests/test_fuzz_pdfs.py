@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from retrieval_fixtures import embedder  # noqa: F401  # the session's MiniLM fixture
+from retrieval_fixtures import embedder  # the session's MiniLM fixture
 
 from evalsuite.pdf_mutations import KINDS, mutations, run_case, small_pdf
 from retrieval import Embedder

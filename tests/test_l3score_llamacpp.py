@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 import pytest
-from tiny_gguf import served_gguf_judge, tiny_gguf_judge  # noqa: F401
+from tiny_gguf import served_gguf_judge, tiny_gguf_judge
 from tiny_models import Server
 
 from spiqa_demo.cli import main

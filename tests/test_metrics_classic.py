@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tiny_bert import tiny_bert  # noqa: F401
+from tiny_bert import tiny_bert
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1, coco_metrics, ptb_tokenize

@@ -166,7 +166,7 @@ class ScriptedBackend:
         self.reply = reply
         self.prompts: list[str] = []
 
-    def next_token_logprobs(self, messages, candidates=None, top_k=5):  # type: ignore[no-untyped-def]
+    def next_token_logprobs(self, messages, candidates=None, top_k=5):
         self.prompts.append(messages[0].text)
         assert top_k == 5 and candidates == CANDIDATES
         return self.reply

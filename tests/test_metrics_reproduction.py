@@ -21,7 +21,7 @@ HAND_REFERENCES = ["Accuracy improves by three points.", "No", "The encoder has 
 
 
 @pytest.fixture(scope="module")
-def direct_meteor():  # type: ignore[no-untyped-def]
+def direct_meteor():
     """pycocoevalcap's `Meteor` wrapper object, on the Java process our metrics already started.
 
     Starting METEOR costs 10-20 s (it loads its paraphrase tables) and the program keeps no state
@@ -33,7 +33,7 @@ def direct_meteor():  # type: ignore[no-untyped-def]
     return classic._meteor_process
 
 
-def pycocoevalcap_directly(predictions: list[str], references: list[str], meteor) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def pycocoevalcap_directly(predictions: list[str], references: list[str], meteor) -> dict[str, float]:
     """What SPIQA's COCOEvalCap.evaluate does: PTB-tokenize both sides, then each scorer on the whole set."""
     from pycocoevalcap.bleu.bleu import Bleu
     from pycocoevalcap.cider.cider import Cider
@@ -48,7 +48,7 @@ def pycocoevalcap_directly(predictions: list[str], references: list[str], meteor
     return dict(zip(COCO_KEYS, values))
 
 
-def test_coco_metrics_equal_pycocoevalcap_on_hand_cases(direct_meteor) -> None:  # type: ignore[no-untyped-def]
+def test_coco_metrics_equal_pycocoevalcap_on_hand_cases(direct_meteor) -> None:
     ours = coco_metrics(HAND_PREDICTIONS, HAND_REFERENCES)
     direct = pycocoevalcap_directly(HAND_PREDICTIONS, HAND_REFERENCES, direct_meteor)
     assert list(ours) == list(COCO_KEYS)
@@ -56,7 +56,7 @@ def test_coco_metrics_equal_pycocoevalcap_on_hand_cases(direct_meteor) -> None: 
         assert ours[key] == pytest.approx(direct[key], abs=1e-12), key
 
 
-def test_official_gpt4o_cot_responses_reproduce(shared: Path, direct_meteor) -> None:  # type: ignore[no-untyped-def]
+def test_official_gpt4o_cot_responses_reproduce(shared: Path, direct_meteor) -> None:
     results = read_results(shared / GPT4O_COT)
     assert len(results) == 493 and results.kind == "spiqa-cot" and not results.warnings
     summary = score_records(results.records, bertscore=False)

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from tiny_models import tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
+from tiny_models import tiny_idefics3, tiny_llama, tiny_llava
 
 from evalsuite.tiny_models import make_image
 from spiqa_demo.cli import main

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from tiny_models import tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava  # noqa: F401
+from tiny_models import tiny_cot_vlm, tiny_idefics3, tiny_llama, tiny_llava
 
 from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import BackendError, InputError, PaperError
@@ -197,31 +197,6 @@ def test_device_and_dtype_choice() -> None:
     assert pick_dtype("cpu", "bfloat16") == torch.bfloat16
     with pytest.raises(PaperError, match="unknown dtype"):
         pick_dtype("cpu", "float7")
-
-
-def test_spaces_gpu_wraps_model_calls_only_on_zerogpu(tiny_idefics3: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.machinery
-    import sys
-    import types
-
-    from spiqa_demo.models import zerogpu
-
-    def model_call() -> int:
-        return 1
-
-    monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
-    assert zerogpu.gpu(30)(model_call) is model_call  # no `spaces` package here
-    requested: list[int] = []
-    spaces = types.ModuleType("spaces")
-    spaces.__spec__ = importlib.machinery.ModuleSpec("spaces", None)
-    spaces.GPU = lambda duration: (lambda fn: requested.append(duration) or fn)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "spaces", spaces)
-    assert zerogpu.gpu(30)(model_call) is model_call and requested == []  # installed, but not a ZeroGPU Space
-    monkeypatch.setenv("SPACES_ZERO_GPU", "true")
-    assert zerogpu.on_zerogpu()
-    backend = load_backend(backend="local", model=str(tiny_idefics3), gpu_duration_s=45)
-    assert requested == [45, 45, 45]  # generate, stream and forward pass
-    assert backend.generate(figure_prompt(1), max_new_tokens=2) is not None
 
 
 def test_a_counted_prompt_is_encoded_once_and_edits_are_noticed(tiny_idefics3: Path, monkeypatch: pytest.MonkeyPatch) -> None:

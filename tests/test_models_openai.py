@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx2
 import openai
 import pytest
-from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm  # noqa: F401
+from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm
 
 from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import BackendError, PaperError

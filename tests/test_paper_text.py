@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from retrieval_fixtures import embedder  # noqa: F401
+from retrieval_fixtures import embedder
 
 from retrieval import Embedder, FigureIndex, FusionConfig
 from retrieval.index import check_query, score_candidates
@@ -83,7 +83,7 @@ def _line(text: str) -> Line:
 
 
 def _item(kind: str, number: str, caption: str = "") -> Figure:
-    return Figure(kind=kind, label=f"{kind.capitalize()} {number}", number=number, page=1, bbox=BOX, caption=caption)  # type: ignore[arg-type]
+    return Figure(kind=kind, label=f"{kind.capitalize()} {number}", number=number, page=1, bbox=BOX, caption=caption)
 
 
 def _labelled(question: str, items: list[Figure]) -> list[bool]:

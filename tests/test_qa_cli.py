@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import free_port, tiny_cot_vlm  # noqa: F401
+from tiny_models import free_port, tiny_cot_vlm
 
 from spiqa_demo.cli import main
 from spiqa_demo.extraction import load_paper

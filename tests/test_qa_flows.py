@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tiny_models import tiny_cot_vlm, tiny_llama, tiny_llava_yes  # noqa: F401
+from tiny_models import tiny_cot_vlm, tiny_llama, tiny_llava_yes
 
 from evalsuite.tiny_models import COT_REPLY, make_image
 from spiqa_demo.errors import PaperError
@@ -143,7 +143,7 @@ def test_cot_shows_at_most_eight_candidates_with_captions(tmp_path: Path) -> Non
     (request,) = backend.requests
     text = request[0].text
     assert text.startswith("You are given a question, a few input images, and a caption")
-    assert "determine which image and caption is most helpful" in text and f"Question: {QUESTION}" in text
+    assert "determine which image and corresponding caption is most helpful" in text and f"Question: {QUESTION}" in text
     assert [f"Image {i}: " in text for i in range(9)] == [True] * 8 + [False]
     assert "Caption 7: " in text and len(request[0].images) == 8
     assert answer.figure is answer.candidates[7].figure and answer.answer == "3"
@@ -154,6 +154,29 @@ def test_captions_can_be_switched_off(paper: Paper) -> None:
     ask(paper, QUESTION, backend, shortlist=keyword_shortlist, use_captions=False)
     text = backend.requests[0][0].text
     assert "Caption" not in text and "caption" not in text and "Image 0: " in text
+
+
+def test_caption_only_shows_every_caption_and_no_image(paper: Paper, tiny_llama: Path) -> None:
+    backend = ScriptedBackend("{'Answer': 'ten epochs'}")
+    answer = ask(paper, QUESTION, backend, task="caption-only", shortlist=keyword_shortlist)
+    (request,) = backend.requests
+    text = request[0].text
+    assert text.startswith("You are given a question, and a few input captions.") and not request[0].images
+    assert [f"Caption {i}: " in text for i in range(6)] == [True] * 5 + [False] and "Image 0" not in text
+    assert answer.task == "caption-only" and answer.answer == "ten epochs" and answer.figure_source == "retrieval"
+    text_only = ask(paper, QUESTION, load_backend(backend="local", model=str(tiny_llama)), task="caption-only",
+                    shortlist=keyword_shortlist, max_new_tokens=8)
+    assert text_only.raw_response and not any("text-only" in m for m in text_only.messages)
+
+
+def test_image_only_shows_every_image_and_no_caption(paper: Paper) -> None:
+    backend = ScriptedBackend("{'Answer': 'ten epochs'}")
+    answer = ask(paper, QUESTION, backend, task="image-only", shortlist=keyword_shortlist, use_captions=True)
+    (request,) = backend.requests
+    text = request[0].text
+    assert text.startswith("You are given a question, and a few input images.") and len(request[0].images) == 5
+    assert "Caption" not in text and "Image 4: " in text
+    assert answer.task == "image-only" and answer.answer == "ten epochs"
 
 
 def test_single_image_models_get_the_one_image_per_turn_protocol(paper: Paper, tiny_llava_yes: Path) -> None:
@@ -312,6 +335,6 @@ def test_a_paper_without_figures(tmp_path: Path) -> None:
 
 def test_unknown_task_and_bad_k(paper: Paper) -> None:
     with pytest.raises(PaperError, match="unknown task"):
-        ask(paper, QUESTION, None, task="summarise", shortlist=keyword_shortlist)  # type: ignore[arg-type]
+        ask(paper, QUESTION, None, task="summarise", shortlist=keyword_shortlist)
     with pytest.raises(PaperError, match="k must be at least 1"):
         ask(paper, QUESTION, None, k=0, shortlist=keyword_shortlist)

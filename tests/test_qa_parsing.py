@@ -88,6 +88,7 @@ def test_declined_images_are_recorded_not_guessed(cot_responses: list[str]) -> N
     ("response", "image", "method", "answer"),
     [
         ("{'Image': 3, 'Rationale': 'It has the table.'}\nThe answer is: 42%", 3, "dict", "42%"),
+        ("{'Image': 2, 'Rationale': 'Image 2 plots accuracy per epoch'} The answer is : 0.92", 2, "dict", "0.92"),
         ('```json\n{"Image": 2, "Rationale": "plot"}\n```\nThe answer is: "Yes."', 2, "dict", "Yes."),
         ("{'Image': 'Image 5', 'Rationale': 'x'} The answer is : The answer is : BLEU", 5, "dict", "BLEU"),
         ("{'Image': 12, 'Rationale': 'out of range'}\nThe answer is: no", 12, "dict", "no"),

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from pdf_factory import two_column_paper
 
+from evalsuite.pdf_factory import two_column_paper
 from spiqa_demo.extraction import extract_paper
 from spiqa_demo.extraction.citations import CitationIndex, link_citations
 from spiqa_demo.extraction.references import Row, find_references, parse_entry
@@ -91,12 +91,12 @@ def test_table_rows_cite_the_references_they_name(papers: dict[str, Paper]) -> N
     assert cited["[41]"] == "Very deep convolutional networks for large-scale image recognition"
     # an author-year row: "Bapna et al. (2018) | 28.0"
     deep = papers["deep-transformer-mt-acl2019-1906.01787.pdf"]
-    assert "Bapna et al., 2018" in _keys(deep, deep.get("table-2").citations)  # type: ignore[union-attr]
+    assert "Bapna et al., 2018" in _keys(deep, deep.get("table-2").citations)
 
 
 def test_mentions_and_passages_cite_references(papers: dict[str, Paper]) -> None:
     bert = papers["bert-1810.04805.pdf"]
-    mention = next(m for m in bert.get("table-2").mentions if "top published systems" in m.sentence)  # type: ignore[union-attr]
+    mention = next(m for m in bert.get("table-2").mentions if "top published systems" in m.sentence)
     assert "Seo et al., 2017" in _keys(bert, mention.citations)
     # the paragraph of the mention cites the whole list "(Seo et al., 2017; Clark and Gardner, 2018; ...)"
     assert {"Seo et al., 2017", "Clark and Gardner, 2018", "Peters et al., 2018a"} <= set(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from retrieval_fixtures import embedder, item, small_paper  # noqa: F401
+from retrieval_fixtures import embedder, item, small_paper
 
 from retrieval import CorpusIndex, Embedder, FigureIndex, FusionConfig, find_label_refs
 from retrieval.embedder import cpu_has_native_bf16, default_model, use_bf16

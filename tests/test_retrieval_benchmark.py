@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from retrieval_fixtures import embedder  # noqa: F401
+from retrieval_fixtures import embedder
 
 from retrieval import Embedder
 from spiqa_demo.cli import main

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_bert import tiny_bert  # noqa: F401
+from tiny_bert import tiny_bert
 from tiny_models import free_port
 
 from evalsuite.tiny_models import tiny_model_dir

@@ -200,7 +200,7 @@ def _paper(items: list[Figure], arxiv_id: str | None = "1611.05742v2", title: st
 
 def _item(kind: str, number: str, caption: str, page: int = 1) -> Figure:
     label = f"{'Fig.' if kind == 'figure' else 'TABLE'} {number}" if number else ""
-    return Figure(kind=kind, label=label, number=number, page=page, bbox=(0, 0, 100, 100), caption=caption)  # type: ignore[arg-type]
+    return Figure(kind=kind, label=label, number=number, page=page, bbox=(0, 0, 100, 100), caption=caption)
 
 
 def test_find_and_map_figures(shared: Path) -> None:

@@ -1,6 +1,6 @@
 """A tiny random-weight BERT built offline, loadable like `bert-base-uncased` (for BERTScore tests).
 
-Import the fixture into a test module: `from tiny_bert import tiny_bert  # noqa: F401`.
+Import the fixture into a test module: `from tiny_bert import tiny_bert`.
 """
 
 from __future__ import annotations

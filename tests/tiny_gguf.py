@@ -6,7 +6,7 @@ L3Score case that uses both), saved as a transformers folder and converted here 
 `gguf` package: the same weights (f32; Q/K rows permuted into llama.cpp's rotary layout) and the same
 tokenizer (GPT-2 pre-tokenizer, merges, added tokens) and chat template. `served_gguf_judge` runs
 `python -m llama_cpp.server` (llama-cpp-python, requirements-dev.txt) on a free 127.0.0.1 port, once
-per test session. Import the fixtures you need (`from tiny_gguf import served_gguf_judge  # noqa: F401`).
+per test session. Import the fixtures you need (`from tiny_gguf import served_gguf_judge`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def judge_model_dir(base: Path) -> Path:
     return out
 
 
-def _permute_rotary(weights, n_head: int):  # type: ignore[no-untyped-def]
+def _permute_rotary(weights, n_head: int):
     """transformers' rotate-half Q/K rows -> llama.cpp's interleaved rotary pairs (its converter's `permute`)."""
     return weights.reshape(n_head, 2, weights.shape[0] // n_head // 2, *weights.shape[1:]).swapaxes(1, 2).reshape(weights.shape)
 

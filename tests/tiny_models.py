@@ -1,7 +1,7 @@
 """Tiny model fixtures shared by the whole test session (the models come from `evalsuite.tiny_models`).
 
 Built once per session under pytest's base temp folder; import the fixtures you need into a test
-module (`from tiny_models import tiny_llava  # noqa: F401`). `served_cot_vlm` runs a real
+module (`from tiny_models import tiny_llava`). `served_cot_vlm` runs a real
 OpenAI-compatible server (`transformers serve`) on 127.0.0.1.
 """
 
@@ -45,6 +45,24 @@ def tiny_llava_yes(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_idefics3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Idefics3 (SmolVLM-style, many images per prompt) with random weights."""
     return tiny_model_dir(_base(tmp_path_factory), "idefics3")
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2_5_vl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Qwen2.5-VL with random weights (its processor saved without the video processor)."""
+    return tiny_model_dir(_base(tmp_path_factory), "qwen2_5_vl")
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3_vl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Qwen3-VL with random weights (its processor saved without the video processor)."""
+    return tiny_model_dir(_base(tmp_path_factory), "qwen3_vl")
+
+
+@pytest.fixture(scope="session")
+def tiny_smolvlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """SmolVLM2 with random weights (its processor saved without the video processor)."""
+    return tiny_model_dir(_base(tmp_path_factory), "smolvlm")
 
 
 @pytest.fixture(scope="session")

@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from spiqa_demo.cli import ask, bench_retrieval, evaluate, extract, score, search
+from spiqa_demo.cli import ask, bench_retrieval, evaluate, extract, library, score, search
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 
-COMMANDS = [extract, ask, search, score, evaluate, bench_retrieval]
+COMMANDS = [extract, ask, search, score, evaluate, bench_retrieval, library]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""`ask PAPER.pdf "QUESTION" [--task cot|direct|full] [--backend ...] [--model ...] [--k 8] [--json]`.
+"""`ask PAPER.pdf "QUESTION" [--task cot|direct|full|caption-only|image-only] [--backend ...] [--model ...] [--k 8] [--json]`.
 
 Prints the answer, the figure that supports it (label, page, crop path), the model's rationale and
 any notes; `--json` prints the whole `Answer`. Without a usable model (none configured, no API key)
@@ -14,14 +14,16 @@ import sys
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.qa.answer import TASKS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("ask", help="ask a question about a paper's figures and tables")
     p.add_argument("pdf", type=Path, help="the paper PDF")
     p.add_argument("question", help="the question, in quotes")
-    p.add_argument("--task", choices=("cot", "direct", "full"), default="cot",
-                   help="cot: pick a figure then answer (default); direct: all figures; full: paper text + figures")
+    p.add_argument("--task", choices=TASKS, default="cot",
+                   help="cot: pick a figure then answer (default); direct: all figures; full: paper text + figures; "
+                        "caption-only / image-only: direct with the captions or the images alone")
     p.add_argument("--backend", choices=("local", "openai", "none"),
                    help="model backend (default: SPIQA_BACKEND, else openai with --base-url, local with --model)")
     p.add_argument("--model", help="a Hugging Face id or folder (local), or the API's model name")
@@ -73,7 +75,7 @@ def _quiet_progress_bars() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _print(answer) -> None:  # type: ignore[no-untyped-def]
+def _print(answer) -> None:
     if answer.answered:
         print(f"Answer: {answer.answer}")
     elif answer.model is None:

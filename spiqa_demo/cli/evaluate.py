@@ -1,4 +1,4 @@
-"""`evaluate --dataset FILE --task cot|direct|full --backend ... --model ... [--judge ...] --out results.jsonl`.
+"""`evaluate --dataset FILE --task cot|direct|full|caption-only|image-only --backend ... --model ... [--judge ...] --out results.jsonl`.
 
 Answers every question of a SPIQA split with the QA flow, writing one results.jsonl line per
 question as soon as it is done (a re-run resumes), then prints the SPIQA tables (per split, per
@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.qa.answer import TASKS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("evaluate", help="answer a SPIQA split with a model and score it")
     p.add_argument("--dataset", required=True, help="SPIQA JSON file, or a split name (test-A, test-B, test-C) to download")
-    p.add_argument("--task", choices=("cot", "direct", "full"), default="cot", help="SPIQA task (default: cot)")
+    p.add_argument("--task", choices=TASKS, default="cot",
+                   help="SPIQA task (default: cot); caption-only and image-only are its direct-QA ablations")
     p.add_argument("--backend", choices=("local", "openai"), help="model backend (default: SPIQA_BACKEND, or by --base-url)")
     p.add_argument("--model", help="model: a Hugging Face id or folder (local), or the API's model name")
     p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1")
@@ -31,6 +33,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, help="only the first N questions (a quick check)")
     p.add_argument("--batch-size", type=int,
                    help="local models: questions answered in one batched generate call (default SPIQA_EVAL_BATCH_SIZE)")
+    p.add_argument("--max-new-tokens", type=int,
+                   help="longest reply (default SPIQA_EVAL_MAX_NEW_TOKENS: 128, as SPIQA's scripts)")
     p.add_argument("--no-bertscore", action="store_true", help="skip BERTScore in the summary")
     add_judge_arguments(p)
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object on the last line")
@@ -46,7 +50,7 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight for API models (default SPIQA_EVAL_CONCURRENCY; local: 1)")
 
 
-def judge_from_args(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def judge_from_args(args: argparse.Namespace):
     """The `L3Judge` the flags (or SPIQA_JUDGE_* settings) ask for, or None."""
     from spiqa_demo.metrics.l3score import load_judge
 
@@ -86,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         raise PaperError("--limit must be at least 1")
     if args.batch_size is not None and args.batch_size < 1:
         raise PaperError("--batch-size must be at least 1")
+    if args.max_new_tokens is not None and args.max_new_tokens < 1:
+        raise PaperError("--max-new-tokens must be at least 1")
     dataset = load_dataset(args.dataset)
     print_warnings(dataset.warnings, Path(dataset.source).name)
     backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
@@ -102,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         report = run_evaluation(dataset, backend, args.out, task=args.task, images=images, judge=judge,
                                 concurrency=concurrency, batch_size=batch_size, candidates=args.candidates,
-                                limit=args.limit)
+                                limit=args.limit, max_new_tokens=args.max_new_tokens)
     except KeyboardInterrupt:
         print(f"interrupted: finished questions are in {args.out}; run the same command again to resume",
               file=sys.stderr)

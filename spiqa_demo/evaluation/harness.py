@@ -10,7 +10,7 @@ it; a reply that could not be parsed is a real outcome and is written.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -31,9 +31,11 @@ from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.models.batching import BatchingBackend, can_batch
 from spiqa_demo.qa import Answer, Task, ask
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
+from spiqa_demo.settings import get_settings
 from spiqa_demo.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
 
 CandidateMode = Literal["spiqa", "retrieval"]
+IMAGELESS_TASKS: tuple[Task, ...] = ("full", "caption-only")  # run by text-only models too
 STOP_AFTER_FIRST_FAILURES = 5  # all of the first N questions failing means a setup problem, not bad luck
 T = TypeVar("T")
 R = TypeVar("R")
@@ -71,19 +73,24 @@ def run_evaluation(
     batch_size: int = 1,
     candidates: CandidateMode = "spiqa",
     limit: int | None = None,
+    max_new_tokens: int | None = None,
     progress: bool = True,
 ) -> RunReport:
     """Answer the questions of `dataset` not yet in `out`, appending one line per question.
 
-    `images` is required unless the model reads no images (then only the "full" task runs, on captions).
-    `batch_size` > 1 batches a local model's generation (`batch_size` questions in flight);
-    `concurrency` is the number of questions in flight otherwise (API backends).
+    `images` is required unless the task or the model reads no images (caption-only; a text-only
+    model's "full" task, on captions). `max_new_tokens` defaults to SPIQA_EVAL_MAX_NEW_TOKENS, the
+    reply length of SPIQA's scripts. `batch_size` > 1 batches a local model's generation
+    (`batch_size` questions in flight); `concurrency` is the number of questions in flight otherwise
+    (API backends).
     """
-    if not backend.supports_images and task != "full":
+    if not backend.supports_images and task not in IMAGELESS_TASKS:
         raise PaperError(f"model {backend.name!r} reads no images, and the {task!r} task shows figure images: "
-                         "use --task full (captions and paper text) or a multimodal model")
-    if images is None and backend.supports_images:
+                         "use --task full (captions and paper text), --task caption-only or a multimodal model")
+    shows_images = backend.supports_images and task != "caption-only"
+    if images is None and shows_images:
         raise PaperError(f"evaluate needs the SPIQA figure images for task {task!r}: {HUB_IMAGES_HINT}")
+    max_new_tokens = max_new_tokens or get_settings().eval_max_new_tokens
     questions = list(dataset.questions())[:limit]
     writer = ResultWriter(out)
     try:
@@ -104,7 +111,7 @@ def run_evaluation(
 
         def work(paper: SpiqaPaper, question: SpiqaQuestion) -> tuple[ResultRecord, str]:
             return _answer_one(dataset.split, paper, question, inputs[paper.source_id], model, task, judge,
-                               candidates, needs_images=images is not None and backend.supports_images)
+                               candidates, max_new_tokens, needs_images=images is not None and shows_images)
 
         bar = tqdm(total=len(questions), initial=report.already_done, desc=f"evaluate {task}", unit="q",
                    disable=not progress)
@@ -156,7 +163,7 @@ def _run_pool(
             bar.update(1)
 
 
-def each_done(todo: Sequence[T], work: Callable[[T], R], concurrency: int = 1) -> Iterator[tuple[T, R]]:
+def each_done(todo: Sequence[T], work: Callable[[T], R], concurrency: int = 1) -> Generator[tuple[T, R], None, None]:
     """`(item, work(item))` for every item as it is done, at most `concurrency` in flight.
 
     The one question loop of batch evaluation and the app's "run all"; with one in flight the
@@ -196,6 +203,7 @@ def _answer_one(
     task: Task,
     judge: L3Judge | None,
     candidates: CandidateMode,
+    max_new_tokens: int,
     needs_images: bool,
 ) -> tuple[ResultRecord, str]:
     """The record of one question and, when the judge failed on it, the judge's error."""
@@ -209,7 +217,7 @@ def _answer_one(
         return spiqa_candidates(source, paper, question, SPIQA_MAX_CANDIDATES if task == "cot" else k)
 
     try:
-        answer = ask(source.paper, question.question, backend, task=task,
+        answer = ask(source.paper, question.question, backend, task=task, max_new_tokens=max_new_tokens,
                      shortlist=shortlist if candidates == "spiqa" else None)
     except PaperError as exc:  # the question itself is unusable (e.g. empty)
         record.error = str(exc)

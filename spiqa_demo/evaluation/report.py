@@ -51,7 +51,12 @@ def format_summary(summary: Summary) -> str:
         splits.append(("all", summary.overall))
     lines += _table("Split", splits, keys)
     if summary.by_category:
-        categories = [(FIGURE_TYPE_NAMES.get(k, k), g) for k, g in summary.by_category.items()]  # type: ignore[call-overload]
+        categories = [(_figure_type_name(k), g) for k, g in summary.by_category.items()]
         lines += ["", *_table("Figure category", categories, keys)]
     lines += [f"note: {n}" for n in summary.notes]
     return "\n".join(lines)
+
+
+def _figure_type_name(category: str) -> str:
+    """The printed name of a SPIQA figure category; an unknown category as it is stored."""
+    return next((name for key, name in FIGURE_TYPE_NAMES.items() if key == category), category)

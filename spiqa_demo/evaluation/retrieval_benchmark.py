@@ -11,7 +11,7 @@ reference), and speed (index build per paper, search per question, model load ex
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import comb
 
 import numpy as np
@@ -26,14 +26,15 @@ from spiqa_demo.spiqa.model import SpiqaDataset
 
 KS = (1, 3, 5)
 
-_OFF = {"results_table": 0.0, "kind_word": 0.0, "labels": False}
+# Fusion with no priors: no results-table or kind-word boost, no label hits.
+_PLAIN = FusionConfig(results_table=0.0, kind_word=0.0, labels=False)
 # Each row adds one thing to the row above (the last row is the default configuration).
 ABLATIONS: dict[str, FusionConfig] = {
-    "dense: caption cosine (plain MiniLM)": FusionConfig(bm25=0.0, dense_views=False, **_OFF),
-    "dense: + best caption sentence / mention": FusionConfig(bm25=0.0, **_OFF),
-    "BM25 alone (stemmed words + bigrams)": FusionConfig(dense=0.0, **_OFF),
-    "dense + BM25, reciprocal-rank fusion": FusionConfig(method="rrf", **_OFF),
-    "dense + BM25, z-scored weighted sum": FusionConfig(**_OFF),
+    "dense: caption cosine (plain MiniLM)": replace(_PLAIN, bm25=0.0, dense_views=False),
+    "dense: + best caption sentence / mention": replace(_PLAIN, bm25=0.0),
+    "BM25 alone (stemmed words + bigrams)": replace(_PLAIN, dense=0.0),
+    "dense + BM25, reciprocal-rank fusion": replace(_PLAIN, method="rrf"),
+    "dense + BM25, z-scored weighted sum": _PLAIN,
     "+ kind prior": FusionConfig(labels=False),
     "+ label hits (default)": FusionConfig(),
 }
@@ -150,7 +151,8 @@ def run_retrieval_benchmark(
     """
     embedder = embedder or get_embedder()
     use_passages = any(p.passages for p in dataset.papers) if passages is None else passages
-    overall, by_type = Tally(), {name: Tally() for name in FIGURE_TYPES}
+    overall = Tally()
+    by_type: dict[str, Tally] = {name: Tally() for name in FIGURE_TYPES}
     build_s = search_s = 0.0
     papers = candidates = skipped = 0
     for spiqa_paper in dataset.papers:

@@ -122,9 +122,9 @@ def judge_record(record: ResultRecord, judge: L3Judge) -> ResultRecord:
     verdicts = [judge.score(record.question, record.ground_truth, text) for text in record.predictions]
     record.l3 = verdicts
     record.metrics["L3Score"] = sum(v.score for v in verdicts) / len(verdicts)
-    exact = [v.exact for v in verdicts]
-    if all(e is not None for e in exact):
-        record.metrics["L3Score-exact"] = sum(exact) / len(exact)  # type: ignore[arg-type]
+    exact = [v.exact for v in verdicts if v.exact is not None]
+    if len(exact) == len(verdicts):
+        record.metrics["L3Score-exact"] = sum(exact) / len(exact)
     return record
 
 
@@ -166,11 +166,11 @@ def score_records(
             values.update(coco.score(subset))
         if bert is not None and subset:
             values["BERTScore-F1"] = sum(bert[k] for k in subset) / len(subset)
-        scored = [l3[k] for k in subset if l3[k] is not None]
+        scored = [v for v in (l3[k] for k in subset) if v is not None]
         if scored:
-            values["L3Score"] = sum(s[0] for s in scored) / len(scored)  # type: ignore[index]
-            exact = [s[1] for s in scored]  # type: ignore[index]
-            if all(e is not None for e in exact):
+            values["L3Score"] = sum(score for score, _ in scored) / len(scored)
+            exact = [e for _, e in scored if e is not None]
+            if len(exact) == len(scored):
                 values["L3Score-exact"] = sum(exact) / len(exact)
         computed[members] = GroupScores(n=len(members), values=values)
         return computed[members]

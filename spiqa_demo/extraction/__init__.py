@@ -35,7 +35,7 @@ from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, p
 from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
-from spiqa_demo.types import Figure, Paper
+from spiqa_demo.types import Figure, Paper, round_bbox
 
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
@@ -213,7 +213,7 @@ def _check_time(started: float, settings: Settings, path: Path) -> None:
 
 def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
     """One region per (kind, number): the caption with the strongest caption evidence wins."""
-    best: dict[tuple[str, str], tuple[PageFrame, Region]] = {}
+    best: dict[tuple[str, str], tuple[float, PageFrame, Region]] = {}
     out = []
     for page, region in regions:
         caption = region.caption
@@ -221,9 +221,9 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
             out.append((page, region))
             continue
         key = (caption.kind, caption.number)
-        if key not in best or caption.score > best[key][1].caption.score:  # type: ignore[union-attr]
-            best[key] = (page, region)
-    return out + list(best.values())
+        if key not in best or caption.score > best[key][0]:
+            best[key] = (caption.score, page, region)
+    return out + [(page, region) for _, page, region in best.values()]
 
 
 def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document) -> list[Figure]:
@@ -243,9 +243,9 @@ def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document) -> li
                 label=caption.label if caption else "",
                 number=caption.number if caption else "",
                 page=page.number,
-                bbox=tuple(round(v, 2) for v in region.bbox),  # type: ignore[arg-type]
+                bbox=round_bbox(region.bbox),
                 caption=caption.text if caption else "",
-                caption_bbox=tuple(round(v, 2) for v in caption.bbox) if caption else None,  # type: ignore[arg-type]
+                caption_bbox=round_bbox(caption.bbox) if caption else None,
                 text=table_markdown(words) if kind == "table" else figure_text(words),
             )
         )

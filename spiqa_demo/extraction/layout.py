@@ -85,7 +85,7 @@ class Block:
 
     @property
     def size(self) -> float:
-        sizes = Counter()
+        sizes: Counter[float] = Counter()
         for line in self.lines:
             sizes[round(line.size, 1)] += len(line.text)
         return sizes.most_common(1)[0][0]
@@ -301,7 +301,7 @@ def read_page(page: pymupdf.Page) -> PageLayout:
         r = pymupdf.Rect(info["bbox"]) & rect
         if not r.is_empty and r.width > 2 and r.height > 2:
             images.append(tuple(r))
-    return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images)  # type: ignore[arg-type]
+    return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images)
 
 
 def _merge_rows(lines: list[Line]) -> list[Line]:

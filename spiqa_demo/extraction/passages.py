@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
 from spiqa_demo.paper_text import find_label_refs, split_sentences
-from spiqa_demo.types import Figure, Mention, Passage
+from spiqa_demo.types import Figure, Mention, Passage, round_bbox
 
 
 def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
@@ -38,7 +38,7 @@ def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
         block = page.blocks[number]
         text = block.text
         if len(text) >= 20:
-            out.append(Passage(text=text, page=page.number, bbox=tuple(round(v, 2) for v in block.bbox)))  # type: ignore[arg-type]
+            out.append(Passage(text=text, page=page.number, bbox=round_bbox(block.bbox)))
     return out
 
 

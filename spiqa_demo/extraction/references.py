@@ -148,7 +148,7 @@ def _section(rows: list[Row], start: int) -> list[Row]:
     if not head:
         return []
     size = Counter(round(r.size) for r in head).most_common(1)[0][0]
-    out = []
+    out: list[Row] = []
     for row in rows[start:]:
         if row.size > size + 1.5 or _APPENDIX_HEADING.match(row.text) or _is_bibliography_heading(row.text):
             break
@@ -217,8 +217,8 @@ def _split_labelled(rows: list[Row], style: str) -> list[tuple[str, str, int]]:
     for row in rows:
         label = _label(row.text)
         starts = label is not None and label[0] == style
-        if starts and style != "key":
-            number = int(label[1])  # type: ignore[index]
+        if starts and style != "key" and label is not None:
+            number = int(label[1])
             starts = expected <= number <= expected + 2 or (not entries and number <= 3)
             if starts:
                 expected = number + 1

@@ -19,7 +19,7 @@ from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFra
 from spiqa_demo.types import BBox
 
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
-# figures over it). Measured on the CS-150 gold set: tables with captions below exist (icml13_1, _9).
+# figures over it): a penalty, not a rule, because papers with tables captioned below exist.
 _UNUSUAL_SIDE_PENALTY = 12.0
 # Full-width captions in multi-column layouts claim their content first: a table spanning both
 # columns would otherwise lose its right half to a figure in the right column just below it.
@@ -165,7 +165,10 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
 def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Element]:
     """Graphics and non-body, non-caption text lines outside the running header and footer."""
     body = [page.blocks[i].bbox for i in page.body_blocks]
-    inside_margins = lambda b: b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1  # noqa: E731
+
+    def inside_margins(b: BBox) -> bool:
+        return b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1
+
     out: list[Element] = []
     for box in page.drawings + page.images:
         if not inside_margins(box):

@@ -78,7 +78,7 @@ _meteor_process: Any = None
 def _meteor_score(gts: dict[int, list[str]], res: dict[int, list[str]]) -> float:
     """METEOR 1.5 over the set, from one process shared by the whole program.
 
-    Starting METEOR costs ~10 s (it loads its paraphrase tables), so live scoring in the app and
+    Starting METEOR is slow (it loads its paraphrase tables in Java), so live scoring in the app and
     per-category subsets reuse one; a process that died is replaced.
     """
     global _meteor_process
@@ -171,7 +171,7 @@ def answer_scores(predictions: Sequence[str], references: Sequence[str]) -> list
 
 
 def _check_downloadable(model: str) -> None:
-    """Fail at once, not after the hub client's ~25 s of retries, when a hub model is neither cached nor reachable."""
+    """Fail at once, not after the hub client's retries, when a hub model is neither cached nor reachable."""
     import socket
     from urllib.parse import urlparse
 

@@ -108,15 +108,16 @@ def score_top_logprobs(top: Sequence[TokenLogprob]) -> tuple[float, Case]:
     ranked = sorted(top, key=lambda t: t.logprob, reverse=True)  # APIs already sort; be sure
     yes = next((t.logprob for t in ranked if _normalize(t.token) in YES_TOKENS), None)
     no = next((t.logprob for t in ranked if _normalize(t.token) in NO_TOKENS), None)
-    if yes is None and no is None:
-        return 0.0, "neither"
     if yes is not None and no is not None:
         return _ratio(yes, no), "both"
+    if yes is None and no is None:
+        return 0.0, "neither"
     probs = [math.exp(t.logprob) for t in ranked]
     missing = math.log(max(min(probs[-1], 1.0 - sum(probs)), MISSING_PROB_FLOOR))
-    if yes is not None:
+    if no is None:
+        assert yes is not None  # both absent returned above
         return _ratio(yes, missing), "yes_only"
-    return _ratio(missing, no), "no_only"  # type: ignore[arg-type]
+    return _ratio(missing, no), "no_only"
 
 
 def score_exact(candidates: dict[str, float]) -> float | None:

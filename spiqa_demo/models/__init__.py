@@ -45,13 +45,14 @@ def load_backend(settings: Settings | None = None, **overrides: Any) -> ModelBac
         if not settings.model:
             raise InputError("no local model given: set SPIQA_MODEL or --model to a Hugging Face id or a folder")
         from spiqa_demo.models.local import LocalBackend, load_local_model
+        from spiqa_demo.models.zerogpu import GpuBudget
 
         loaded = load_local_model(settings.model, device=settings.device, dtype=settings.dtype)
         return LocalBackend(
             loaded,
             image_size=settings.image_size,
             max_images=settings.max_images,
-            gpu_duration_s=settings.gpu_duration_s,
+            gpu_budget=GpuBudget.from_settings(settings),
         )
     if not settings.model and settings.base_url:
         raise InputError("no model name for the server at the base URL: set SPIQA_MODEL or --model")

@@ -5,7 +5,9 @@ dtype); every forward pass holds that model's lock, so concurrent users of the a
 interleaving generations. Device and dtype are chosen automatically (CUDA with bf16, Apple MPS with
 fp16, else CPU with fp32). Decoding is greedy, as in SPIQA's evaluations. `generate_batch` answers
 several independent chats (each with its own images) in one left-padded `generate` call, with the
-same replies as one by one. On ZeroGPU Spaces the model calls run inside `spaces.GPU`.
+same replies as one by one. On ZeroGPU Spaces the model calls run inside `spaces.GPU`, each asking
+for the GPU time its own request needs. Processors that would pull torchvision for videos (Qwen-VL,
+SmolVLM) are built without their video part (`processors`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from typing import Any
 from spiqa_demo.errors import BackendError, InputError, PaperError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage, count_images
 from spiqa_demo.models.images import load_image
-from spiqa_demo.models.zerogpu import gpu
+from spiqa_demo.models.processors import load_processor
+from spiqa_demo.models.zerogpu import GpuBudget, GpuWork, gpu, on_zerogpu
+from spiqa_demo.settings import get_settings
 
 # Architectures trained on one image per prompt: SPIQA's one-image-per-turn protocol applies.
 SINGLE_IMAGE_MODEL_TYPES = frozenset({"llava", "blip-2", "instructblip", "paligemma", "mllama", "fuyu"})
@@ -26,12 +30,16 @@ DEFAULT_CONTEXT_TOKENS = 4096
 
 
 def pick_device(preference: str = "auto") -> str:
-    """`preference` unless "auto": then CUDA, Apple MPS, or CPU, whichever exists."""
+    """`preference` unless "auto": then CUDA, Apple MPS, or CPU, whichever exists.
+
+    On ZeroGPU the GPU is attached only inside `spaces.GPU` calls and must not be probed before:
+    weights placed on "cuda" at startup move there when a call begins.
+    """
     import torch
 
     if preference != "auto":
         return preference
-    if torch.cuda.is_available():
+    if on_zerogpu() or torch.cuda.is_available():
         return "cuda"
     if torch.backends.mps.is_available():
         return "mps"
@@ -48,7 +56,8 @@ def pick_dtype(device: str, preference: str = "auto") -> Any:
         except AttributeError:
             raise InputError(f"unknown dtype {preference!r} (use auto, bfloat16, float16 or float32)") from None
     if device.startswith("cuda"):
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        # On ZeroGPU probing would initialise CUDA outside a GPU call; its GPUs (H200) all have bf16.
+        return torch.bfloat16 if on_zerogpu() or torch.cuda.is_bf16_supported() else torch.float16
     if device.startswith("mps"):
         return torch.float16
     return torch.float32
@@ -119,9 +128,9 @@ def _load(name: str, device: str, dtype: Any) -> LoadedModel:
     is_vlm = config.model_type in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
     try:
         if is_vlm:
-            from transformers import AutoModelForImageTextToText, AutoProcessor
+            from transformers import AutoModelForImageTextToText
 
-            processor = AutoProcessor.from_pretrained(name)
+            processor = load_processor(name, config)
             model = AutoModelForImageTextToText.from_pretrained(name, dtype=dtype)
         else:
             from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -130,7 +139,7 @@ def _load(name: str, device: str, dtype: Any) -> LoadedModel:
             model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype)
     except (OSError, ValueError, ImportError) as exc:
         raise BackendError(f"cannot load model {name!r}: {_first_line(exc)}", retryable=False) from exc
-    model = model.to(device).eval()
+    model = model.to(device).eval()  # type: ignore[arg-type]  # transformers annotates .to() through a decorator that mistypes its argument
     tokenizer = getattr(processor, "tokenizer", processor)
     if tokenizer.pad_token is None and tokenizer.eos_token is not None:  # batches are padded (masked out)
         tokenizer.pad_token = tokenizer.eos_token
@@ -150,7 +159,7 @@ class LocalBackend:
         loaded: LoadedModel,
         image_size: int = 0,
         max_images: int = -1,
-        gpu_duration_s: int = 60,
+        gpu_budget: GpuBudget | None = None,
     ) -> None:
         self.loaded = loaded
         self.name = loaded.name
@@ -163,9 +172,10 @@ class LocalBackend:
         else:
             self.max_images = 1 if loaded.model_type in SINGLE_IMAGE_MODEL_TYPES else None
         self.context_tokens = loaded.context_tokens
-        self._generate_on_device = gpu(gpu_duration_s)(self._generate_impl)
-        self._stream_on_device = gpu(gpu_duration_s)(self._stream_impl)
-        self._logits_on_device = gpu(gpu_duration_s)(self._logits_impl)
+        budget = gpu_budget or GpuBudget.from_settings(get_settings())
+        self._generate_on_device = gpu(self._generate_impl, budget)
+        self._stream_on_device = gpu(self._stream_impl, budget)
+        self._logits_on_device = gpu(self._logits_impl, budget)
         # The last prompt counted, per thread: the QA flows count a prompt, then generate from it.
         self._counted = threading.local()
 
@@ -176,15 +186,17 @@ class LocalBackend:
 
     def generate(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> str:
         inputs = self._encode_counted(messages, usage)
+        work = GpuWork(new_tokens=max_new_tokens, images=count_images(messages))
         with self.loaded.lock:
-            [(text, new_tokens)] = self._generate_on_device(inputs, max_new_tokens)
+            [(text, new_tokens)] = self._generate_on_device(inputs, work)
         if usage is not None:
             usage.completion_tokens = new_tokens
         return text
 
     def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
         # Encoded here, not in the generator, so a bad chat fails when the call is made.
-        return self._stream(self._encode_counted(messages, usage), max_new_tokens, usage)
+        work = GpuWork(new_tokens=max_new_tokens, images=count_images(messages))
+        return self._stream(self._encode_counted(messages, usage), work, usage)
 
     def generate_batch(
         self,
@@ -200,8 +212,9 @@ class LocalBackend:
         if not requests:
             return []
         inputs = self._encode_batch(list(requests))
+        work = GpuWork(new_tokens=max_new_tokens, images=sum(map(count_images, requests)), rows=len(requests))
         with self.loaded.lock:
-            replies = self._generate_on_device(inputs, max_new_tokens)
+            replies = self._generate_on_device(inputs, work)
         prompt_tokens = _prompt_lengths(inputs)
         for usage, (_, new_tokens), prompt in zip(usages or [None] * len(replies), replies, prompt_tokens):
             if usage is not None:
@@ -217,8 +230,10 @@ class LocalBackend:
         tokenizer = self.loaded.tokenizer
         encoded = {c: tokenizer.encode(c, add_special_tokens=False) for c in candidates or []}
         continuations = sorted({tuple(ids) for ids in encoded.values() if len(ids) > 1})
+        # One forward pass, then one per multi-token candidate.
+        work = GpuWork(new_tokens=1 + len(continuations), images=count_images(messages))
         with self.loaded.lock:
-            first, sequences = self._logits_on_device(inputs, continuations)
+            first, sequences = self._logits_on_device(inputs, continuations, work)
         logprobs = torch.log_softmax(first, dim=-1)
         values, ids = torch.topk(logprobs, k=max(1, min(top_k, logprobs.shape[-1])))
         top = [TokenLogprob(tokenizer.decode([i]), float(v)) for v, i in zip(values.tolist(), ids.tolist())]
@@ -336,13 +351,13 @@ class LocalBackend:
             "pad_token_id": pad if pad is not None else tokenizer.eos_token_id,
         }
 
-    def _generate_impl(self, inputs: Any, max_new_tokens: int) -> list[tuple[str, int]]:
-        """(reply text, new tokens) per batch row; a row ends at its first end-of-sequence token."""
+    def _generate_impl(self, inputs: Any, work: GpuWork) -> list[tuple[str, int]]:
+        """(reply text, new tokens) per batch row, at most `work.new_tokens`; a row ends at its first end-of-sequence token."""
         import torch
 
         inputs = self._to_device(inputs)
         with torch.inference_mode():
-            output = self.loaded.model.generate(**inputs, **self._generation_kwargs(max_new_tokens))
+            output = self.loaded.model.generate(**inputs, **self._generation_kwargs(work.new_tokens))
         eos = self.loaded.model.generation_config.eos_token_id
         stops = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
         replies = []
@@ -351,10 +366,10 @@ class LocalBackend:
             replies.append((self.loaded.tokenizer.decode(row[:length], skip_special_tokens=True), length))
         return replies
 
-    def _stream(self, inputs: Any, max_new_tokens: int, usage: Usage | None) -> Iterator[str]:
+    def _stream(self, inputs: Any, work: GpuWork, usage: Usage | None) -> Iterator[str]:
         with self.loaded.lock:
             pieces = 0
-            for chunk in self._stream_on_device(inputs, max_new_tokens):
+            for chunk in self._stream_on_device(inputs, work):
                 if isinstance(chunk, int):  # the last item: how many tokens were generated
                     pieces = chunk
                 elif chunk:
@@ -362,7 +377,7 @@ class LocalBackend:
             if usage is not None:
                 usage.completion_tokens = pieces
 
-    def _stream_impl(self, inputs: Any, max_new_tokens: int) -> Iterator[str | int]:
+    def _stream_impl(self, inputs: Any, work: GpuWork) -> Iterator[str | int]:
         """Text chunks as they decode, then the number of new tokens; stops early when abandoned."""
         import torch
         from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
@@ -377,12 +392,12 @@ class LocalBackend:
         streamer = TextIteratorStreamer(self.loaded.tokenizer, skip_prompt=True, skip_special_tokens=True)
         result: dict[str, Any] = {}
 
-        def work() -> None:
+        def run() -> None:
             try:
                 with torch.inference_mode():
                     output = self.loaded.model.generate(
                         **inputs,
-                        **self._generation_kwargs(max_new_tokens),
+                        **self._generation_kwargs(work.new_tokens),
                         streamer=streamer,
                         stopping_criteria=StoppingCriteriaList([_Abandoned()]),
                     )
@@ -391,7 +406,7 @@ class LocalBackend:
                 result["error"] = exc
                 streamer.end()
 
-        worker = threading.Thread(target=work, name="spiqa-generate", daemon=True)
+        worker = threading.Thread(target=run, name="spiqa-generate", daemon=True)
         worker.start()
         try:
             yield from streamer
@@ -402,8 +417,13 @@ class LocalBackend:
             raise result["error"]
         yield result["new_tokens"]
 
-    def _logits_impl(self, inputs: Any, continuations: list[tuple[int, ...]]) -> tuple[Any, dict[tuple[int, ...], float]]:
-        """Float32 CPU logits of the next token, and the summed log-prob of each multi-token continuation."""
+    def _logits_impl(
+        self, inputs: Any, continuations: list[tuple[int, ...]], work: GpuWork
+    ) -> tuple[Any, dict[tuple[int, ...], float]]:
+        """Float32 CPU logits of the next token, and the summed log-prob of each multi-token continuation.
+
+        `work` only sizes the GPU time requested for the call (as in the other model calls).
+        """
         import torch
 
         inputs = self._to_device(inputs)

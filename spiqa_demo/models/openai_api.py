@@ -126,7 +126,7 @@ class OpenAIBackend:
             raise BackendError(
                 f"model {self.name!r} is configured as text-only and cannot read figure images", retryable=False
             )
-        out = []
+        out: list[dict[str, Any]] = []
         for m in messages:
             if not m.images:
                 out.append({"role": m.role, "content": m.text})

@@ -1,17 +1,24 @@
 """`spaces.GPU` on Hugging Face ZeroGPU Spaces, a no-op everywhere else.
 
-ZeroGPU lends a GPU only inside functions decorated with `spaces.GPU(duration=...)`; the quota is
-charged on the requested duration, so the decorator wraps only the model calls themselves.
+ZeroGPU lends a GPU only inside functions decorated with `spaces.GPU(duration=...)`. A visitor's
+quota must cover the requested duration and shorter requests queue ahead, so the decorator wraps
+only the model calls themselves (weights load at startup, see `preload`) and each call asks for the
+time its own request needs: a fixed overhead, the images it encodes and the tokens it may generate.
+The `spaces` package exists only on Spaces; it stays an optional import.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 from collections.abc import Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-F = TypeVar("F", bound=Callable)
+from spiqa_demo.settings import Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def on_zerogpu() -> bool:
@@ -19,14 +26,49 @@ def on_zerogpu() -> bool:
     return bool(os.environ.get("SPACES_ZERO_GPU")) and importlib.util.find_spec("spaces") is not None
 
 
-def gpu(duration: int) -> Callable[[F], F]:
-    """Decorate a model call with `spaces.GPU(duration=duration)` on ZeroGPU; identity otherwise."""
+@dataclass(frozen=True)
+class GpuWork:
+    """What one model call does: the chats in its batch, their images, and the most tokens each may generate."""
 
-    def decorate(fn: F) -> F:
-        if not on_zerogpu():
-            return fn
-        import spaces
+    new_tokens: int
+    images: int = 0
+    rows: int = 1
 
-        return spaces.GPU(duration=duration)(fn)
 
-    return decorate
+@dataclass(frozen=True)
+class GpuBudget:
+    """Seconds of GPU time requested for a call: overhead + per image + per generated token, capped."""
+
+    base_s: float
+    per_image_s: float
+    per_token_s: float
+    max_s: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GpuBudget:
+        return cls(settings.gpu_base_s, settings.gpu_s_per_image, settings.gpu_s_per_token, settings.gpu_duration_s)
+
+    def seconds(self, work: GpuWork) -> int:
+        # A batch decodes its rows together: each step costs a tenth more per extra row.
+        steps = work.new_tokens * (9 + work.rows) / 10
+        wanted = self.base_s + self.per_image_s * work.images + self.per_token_s * steps
+        # Rounded first so that float noise (5.000000001) does not ask for a whole extra second.
+        return max(1, min(self.max_s, math.ceil(round(wanted, 3))))
+
+
+def gpu(fn: F, budget: GpuBudget) -> F:
+    """`fn` under `spaces.GPU` on ZeroGPU, identity elsewhere; `fn`'s last argument is its `GpuWork`.
+
+    The duration is computed per call from that `GpuWork` (ZeroGPU passes the call's arguments to a
+    callable duration).
+    """
+    if not on_zerogpu():
+        return fn
+    import spaces
+
+    def duration(*args: Any, **kwargs: Any) -> int:
+        work = kwargs["work"] if "work" in kwargs else args[-1]
+        return budget.seconds(work)
+
+    wrapped: F = spaces.GPU(duration=duration)(fn)
+    return wrapped

@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 from spiqa_demo.types import Figure, RetrievalScores
 
-Task = Literal["cot", "direct", "full"]
-TASKS: tuple[Task, ...] = ("cot", "direct", "full")
+# "caption-only" and "image-only" are SPIQA's direct-QA ablations (its Table 4).
+Task = Literal["cot", "direct", "full", "caption-only", "image-only"]
+TASKS: tuple[Task, ...] = ("cot", "direct", "full", "caption-only", "image-only")
 # Who picked `Answer.figure`: the model ("Image i"), retrieval (no usable pick), or nobody.
 FigureSource = Literal["model", "retrieval", "none"]
 

@@ -1,4 +1,4 @@
-"""The question-answering flows: SPIQA's three tasks, plus retrieval only when no model answers.
+"""The question-answering flows: SPIQA's tasks and ablations, plus retrieval only when no model answers.
 
 - `cot` (the main flow): the top-k retrieved figures/tables (k <= 8, SPIQA's protocol) are shown
   as "Image i" with captions; the model picks the most helpful one, says why, and answers.
@@ -6,6 +6,8 @@
   the model answers in `{'Answer': ...}` form.
 - `full`: the paper's text (cut to the model's context, with a visible note) plus the figures;
   text-only models get the figures as captions.
+- `caption-only`, `image-only`: `direct` with the captions alone (any model, text-only included) or
+  the images alone: SPIQA's ablations of what the figures' captions contribute.
 - no model (or the model failed): the best retrieved figure with its caption, and a message.
 Models that read one image per prompt get SPIQA's open-model protocol automatically: each candidate
 is judged alone ("is this image and caption helpful? Yes or No", scored by P(Yes)), then the model
@@ -80,7 +82,7 @@ def ask_stream(
     max_new_tokens: int | None = None,
     notice: str = "",
     settings: Settings | None = None,
-) -> Iterator[str | Answer]:
+) -> Generator[str | Answer, None, None]:
     """Like `ask`, streaming: yields the model's reply as text chunks, then the final `Answer`."""
     return _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, True)
 
@@ -105,7 +107,7 @@ def _run(
     notice: str,
     settings: Settings | None,
     stream: bool,
-) -> Iterator[str | Answer]:
+) -> Generator[str | Answer, None, None]:
     started = perf_counter()
     settings = settings or get_settings()
     if task not in TASKS:
@@ -147,7 +149,9 @@ def _run(
         if not notice:
             messages.append("no model is configured: showing the most relevant figure (retrieval only)")
     else:
-        flow = {"cot": _cot, "direct": _direct, "full": _full}[task]
+        flow = _FLOWS[task]
+        if task == "image-only":
+            options = replace(options, use_captions=False)
         try:
             yield from flow(answer, paper, ranking, backend, options)
         except PaperError as exc:
@@ -213,10 +217,22 @@ def _direct(answer: Answer, paper: Paper, ranking: list[Candidate], backend: Mod
     if backend.max_images == 1:
         yield from _one_image_per_turn(answer, ranking[: o.k], backend, o)
         return
-    shown = _all_figures(ranking, backend, o, answer)
+    shown = _paper_order(_cap_images(_most_relevant(ranking, o, answer), backend, answer))
     shown, request = _fit(
         backend, shown, lambda items: prompts.direct_messages(o.question, items, o.use_captions), o, answer
     )
+    answer.candidates = shown
+    raw = yield from _generate(backend, request, o, answer)
+    answer.answer, answer.parse = parse_direct(raw), "direct"
+    _note_empty(answer, raw)
+
+
+def _caption_only(answer: Answer, paper: Paper, ranking: list[Candidate], backend: ModelBackend, o: _Options) -> Steps:
+    """SPIQA's caption-only ablation: every caption, no image, so text-only models answer it too."""
+    if not ranking:
+        return
+    shown = _paper_order(_most_relevant(ranking, o, answer))
+    shown, request = _fit(backend, shown, lambda items: prompts.caption_only_messages(o.question, items), o, answer)
     answer.candidates = shown
     raw = yield from _generate(backend, request, o, answer)
     answer.answer, answer.parse = parse_direct(raw), "direct"
@@ -232,7 +248,7 @@ def _full(answer: Answer, paper: Paper, ranking: list[Candidate], backend: Model
         shown = ranking[:1]
         answer.messages.append("this model reads one image per prompt: it was shown the best retrieved figure")
     else:
-        shown = _all_figures(ranking, backend, o, answer)
+        shown = _paper_order(_cap_images(_most_relevant(ranking, o, answer), backend, answer))
     text = "\n\n".join(p.text for p in paper.passages)
     if not text:
         answer.messages.append("no body text was extracted from this paper: answering from the figures only")
@@ -246,6 +262,15 @@ def _full(answer: Answer, paper: Paper, ranking: list[Candidate], backend: Model
     raw = yield from _generate(backend, request, o, answer)
     answer.answer, answer.parse = parse_direct(raw), "direct"
     _note_empty(answer, raw)
+
+
+_FLOWS: dict[Task, Callable[[Answer, Paper, list[Candidate], ModelBackend, _Options], Steps]] = {
+    "cot": _cot,
+    "direct": _direct,
+    "full": _full,
+    "caption-only": _caption_only,
+    "image-only": _direct,  # with the captions switched off
+}
 
 
 def _one_image_per_turn(answer: Answer, shown: list[Candidate], backend: ModelBackend, o: _Options) -> Steps:
@@ -292,8 +317,8 @@ def _helpfulness(backend: ModelBackend, request: list[Message]) -> float:
 def _require_images(backend: ModelBackend, what: str) -> None:
     if not backend.supports_images:
         raise PaperError(
-            f"model {backend.name!r} is text-only, and {what} shows figure images: use the full-paper task "
-            "(--task full) or a multimodal model"
+            f"model {backend.name!r} is text-only, and {what} shows figure images: use the full-paper or "
+            "caption-only task (--task full, --task caption-only) or a multimodal model"
         )
 
 
@@ -305,17 +330,15 @@ def _cap_images(shown: list[Candidate], backend: ModelBackend, answer: Answer) -
     return shown
 
 
-def _all_figures(ranking: list[Candidate], backend: ModelBackend, o: _Options, answer: Answer) -> list[Candidate]:
-    """Every figure/table in paper order, or the best-retrieved `max_prompt_images` of them."""
-    shown = ranking
-    if len(shown) > o.max_prompt_images:
+def _most_relevant(ranking: list[Candidate], o: _Options, answer: Answer) -> list[Candidate]:
+    """Every figure/table, or the best-retrieved `max_prompt_images` of them."""
+    if len(ranking) > o.max_prompt_images:
         answer.messages.append(
-            f"the paper has {len(shown)} figures and tables: the model was shown the "
+            f"the paper has {len(ranking)} figures and tables: the model was shown the "
             f"{o.max_prompt_images} most relevant (SPIQA_MAX_PROMPT_IMAGES)"
         )
-        shown = shown[: o.max_prompt_images]
-    shown = _cap_images(shown, backend, answer)
-    return _paper_order(shown)
+        return ranking[: o.max_prompt_images]
+    return ranking
 
 
 def _paper_order(ranking: list[Candidate]) -> list[Candidate]:

@@ -39,7 +39,10 @@ class CotReply:
 
 
 def parse_cot(response: str) -> CotReply:
-    """Read a reply in SPIQA's CoT format (`{'Image': i, 'Rationale': ...}` then `The answer is: ...`)."""
+    """Read a reply in SPIQA's CoT format (`{'Image': i, 'Rationale': ...}` then `The answer is : ...`).
+
+    The earlier prompt's "The answer is: ..." (no space before the colon) reads the same.
+    """
     text = response or ""
     mark = _ANSWER_MARK.search(text)
     head = text[: mark.start()] if mark else text

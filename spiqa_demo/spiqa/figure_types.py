@@ -1,8 +1,8 @@
 """SPIQA's figure categories (the paper's Table 6) and the mapping from the raw, messy labels.
 
 SPIQA's `figure_type` values are free text written by a model ("plot", "** Schematic", "N/A",
-"photograph(s) and table", "Map.", ...). They normalise to five categories. Measured on test-A:
-every table image has `content_type == "table"` (its `figure_type` is usually "N/A"), so content
+"photograph(s) and table", "Map.", ...). They normalise to five categories. In the released
+files every table image has `content_type == "table"` (its `figure_type` is usually "N/A"), so content
 type wins; for figures the first category named in the label wins ("photograph(s) and plot" is a
 visualization); photographs and maps are visualizations; anything unknown is "other".
 """

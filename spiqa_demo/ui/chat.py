@@ -17,6 +17,7 @@ from html import escape
 from typing import Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.types import Paper
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
@@ -45,7 +46,7 @@ def _text(role: str, text: Any, **extra: Any) -> dict[str, Any]:
     return {"role": role, "content": text, **extra}
 
 
-def shortlist_markdown(answer) -> str:  # type: ignore[no-untyped-def]
+def shortlist_markdown(answer) -> str:
     """The candidates the model saw, with their fused and per-signal retrieval scores."""
     if not answer.candidates:
         return "No figures or tables to rank."
@@ -71,7 +72,7 @@ def shortlist_markdown(answer) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(rows) + f"\n\n{shown}"
 
 
-def figure_caption(answer) -> str:  # type: ignore[no-untyped-def]
+def figure_caption(answer) -> str:
     """"**Figure 3** · page 5 · chosen by the model (Image 1)" plus the rationale and caption."""
     figure = answer.figure
     who = {
@@ -86,7 +87,7 @@ def figure_caption(answer) -> str:  # type: ignore[no-untyped-def]
     return "\n\n".join(lines)
 
 
-def answer_messages(answer, notes: list[str]) -> History:  # type: ignore[no-untyped-def]
+def answer_messages(answer, notes: list[str]) -> History:
     """The assistant messages for a finished answer (after the shortlist thought)."""
     if answer.answered:
         text = escape(answer.answer)
@@ -103,7 +104,7 @@ def answer_messages(answer, notes: list[str]) -> History:  # type: ignore[no-unt
     return messages
 
 
-def _notes(answer, session: Session, notice: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _notes(answer, session: Session, notice: str) -> list[str]:
     """The flow's messages for people; the retrieval-only notice only the first time in a session."""
     notes = []
     for message in answer.messages:
@@ -172,10 +173,11 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         session.history.extend([user, thought])
     history = session.history
     job = session.load_job
-    problem = NO_PAPER if session.paper is None else ""
+    paper = session.paper
+    problem = NO_PAPER if paper is None else ""
     if job is not None and job.error and not turn.stopped:
         problem = f"The paper could not be loaded: {job.error}"
-    if problem or turn.stopped:
+    if problem or turn.stopped or paper is None:
         turn.finished = not turn.stopped
         if problem:
             history.remove(thought)
@@ -184,10 +186,11 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         return
     thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
     yield list(history), session, ""
-    yield from _answer(question, session, turn, choice, api_key)
+    yield from _answer(question, paper, session, turn, choice, api_key)
 
 
-def _answer(question: str, session: Session, turn: Turn, choice: ModelChoice, api_key: str) -> Iterator[tuple[History, Session, str]]:
+def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
+            api_key: str) -> Iterator[tuple[History, Session, str]]:
     from spiqa_demo.qa import Answer, ask_stream
 
     history, thought = session.history, turn.thought
@@ -202,7 +205,7 @@ def _answer(question: str, session: Session, turn: Turn, choice: ModelChoice, ap
     reply = _text("assistant", "")
     streamed = ""
     answer = None
-    events = ask_stream(session.paper, question, backend, task=choice.task, k=choice.k,  # type: ignore[arg-type]
+    events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
                         use_captions=choice.captions, notice=notice)
     try:
         for event in events:
@@ -230,7 +233,7 @@ def _answer(question: str, session: Session, turn: Turn, choice: ModelChoice, ap
         yield list(history), session, ""
         return
     finally:
-        events.close()  # type: ignore[attr-defined]
+        events.close()
         if slot is not None:
             slot.release()
         if answer is None:

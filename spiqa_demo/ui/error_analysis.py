@@ -99,7 +99,7 @@ WIDTHS = {"#": 4, "paper": 8, "key": 5, "category": 7, "question": 28, "answer":
           "retrieval B": 6, "better": 5}
 
 
-def _widths(columns: list[str]) -> list[str]:
+def _widths(columns: list[str]) -> list[str | int]:
     sizes = [WIDTHS.get(c, 7) for c in columns]
     return [f"{100 * size / sum(sizes):.1f}%" for size in sizes]
 

@@ -1,4 +1,5 @@
-"""The settings panel: task, model backend, shortlist size, image resolution, captions.
+"""The settings panel: task (SPIQA's tasks and its caption-only / image-only ablations), model
+backend, shortlist size, image resolution, captions.
 
 Defaults come from the environment (`spiqa_demo.settings`), so a Space is configured without code.
 The API key field starts empty (a key from the environment is used but never sent to the browser);
@@ -9,17 +10,24 @@ With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
-TASK_CHOICES = [
-    ("CoT: pick the most helpful figure, then answer", "cot"),
-    ("Direct: all figures and tables", "direct"),
-    ("Full paper: text and figures", "full"),
-]
+if TYPE_CHECKING:
+    from spiqa_demo.qa.answer import Task
+
+# In the order of spiqa_demo.qa.TASKS (tests/test_app_units.py checks): the panel imports the QA package for typing only.
+TASK_LABELS: dict[Task, str] = {
+    "cot": "CoT: pick the most helpful figure, then answer",
+    "direct": "Direct: all figures and tables",
+    "full": "Full paper: text and figures",
+    "caption-only": "Caption only: the captions, no images (SPIQA ablation)",
+    "image-only": "Image only: the images, no captions (SPIQA ablation)",
+}
+TASK_CHOICES: list[tuple[str, Task]] = [(label, task) for task, label in TASK_LABELS.items()]
 BACKEND_CHOICES = [
     ("No model (retrieval only)", "none"),
     ("Local model (transformers)", "local"),
@@ -45,7 +53,7 @@ RETRIEVAL_ONLY_NOTICE = (
 class ModelChoice:
     """What the settings panel asks for (everything but the API key)."""
 
-    task: str = "cot"
+    task: Task = "cot"
     backend: str = "none"
     model: str = ""
     base_url: str = ""
@@ -69,7 +77,7 @@ class ModelChoice:
         except (TypeError, ValueError):
             size = defaults.image_size
         return cls(
-            task=task if task in {v for _, v in TASK_CHOICES} else "cot",
+            task=next((v for _, v in TASK_CHOICES if v == task), "cot"),
             backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
             model=str(model or "").strip(),
             base_url=str(base_url or "").strip(),
@@ -99,7 +107,7 @@ def default_choice(settings: Settings | None = None) -> ModelChoice:
     )
 
 
-def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-untyped-def]
+def resolve_backend(choice: ModelChoice, api_key: str = ""):
     """`(backend or None, notice)`: the model to ask, or None with the reason in words.
 
     Local weights are loaded once per process (the models package caches them); API backends are
@@ -133,7 +141,7 @@ def resolve_backend(choice: ModelChoice, api_key: str = ""):  # type: ignore[no-
 
 def describe(choice: ModelChoice) -> str:
     """One line for people: which model answers, with which task."""
-    task = dict((v, label) for label, v in TASK_CHOICES)[choice.task]
+    task = TASK_LABELS[choice.task]
     if choice.backend == "none":
         return "Retrieval only (no model)"
     where = f" at {choice.base_url}" if choice.backend == "openai" and choice.base_url else ""

@@ -125,7 +125,7 @@ def load_upload(file: str | None, session: Session | None, progress: gr.Progress
 
 def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
     """Download an arXiv paper, then load it."""
-    from spiqa_demo.ui.arxiv import download_arxiv_pdf
+    from spiqa_demo.arxiv import download_arxiv_pdf
 
     def fetch() -> Path:
         progress(0.0, desc="Downloading from arXiv")

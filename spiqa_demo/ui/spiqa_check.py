@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from contextlib import nullcontext
 from functools import lru_cache, partial
 from html import escape
 from pathlib import Path
@@ -23,6 +24,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure
 from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
+from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import find_image
 
@@ -72,7 +74,7 @@ def match_paper(session: Session) -> Session:
     session.spiqa, session.spiqa_figures = None, {}
     if session.paper is not None:
         session.spiqa = find_spiqa_paper(session.paper, benchmark_datasets())
-    if session.spiqa is not None:
+    if session.spiqa is not None and session.paper is not None:
         session.spiqa_figures = {file: m.figure for file, m in map_figures(session.spiqa, session.paper).items()}
     return session
 
@@ -273,8 +275,14 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     choice = ModelChoice.from_inputs(*fields)
     backend, notice = resolve_backend(choice, api_key)
     judge, judge_note = load_judge(judge_model, judge_url, choice.base_url, api_key)
-    ask_one = partial(ask, session.paper, backend=backend, task=choice.task, k=choice.k,
-                      use_captions=choice.captions, notice=notice)
+    ask_paper = partial(ask, session.paper, backend=backend, task=choice.task, k=choice.k,
+                        use_captions=choice.captions, notice=notice)
+    slot = model_slot(backend)
+
+    def ask_one(question: str) -> Answer:
+        with slot or nullcontext():  # the same model slots as the chat: a run never jumps the queue
+            return ask_paper(question)
+
     total = len(session.spiqa.questions)
     rows: list[list[Any]] = []
     records: list[ResultRecord] = []

@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 
 def _warm() -> None:
     try:
-        import spiqa_demo.extraction  # noqa: F401  (PyMuPDF)
+        import spiqa_demo.extraction  # noqa: F401  # imported for its side effect: PyMuPDF loaded before the first visitor
         from retrieval.embedder import get_embedder
 
         get_embedder().load()

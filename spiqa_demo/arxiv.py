@@ -1,4 +1,5 @@
-"""Fetch a paper's PDF from arXiv by id or URL (the library reads local files only).
+"""Fetch a paper's PDF from arXiv by id or URL (extraction reads local files only): the app's
+arXiv box and the paper library (`spiqa_demo.library`) both download through here.
 
 The download is capped at `SPIQA_MAX_FILE_MB` and checked to be a PDF; without a network the
 error says so and suggests uploading the file instead. `SPIQA_ARXIV_PDF_URL` points at a mirror.

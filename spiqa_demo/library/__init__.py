@@ -1,0 +1,15 @@
+"""A library of papers: an anchor paper and the cited papers a user provides.
+
+- `PaperLibrary.open(anchor_pdf)` / `.add([pdf, folder, arXiv id, ...])`: papers extracted in
+  parallel through the cache (`parallel`), from arguments sorted by `sources`;
+- `.availability()`: each reference of the anchor with the provided paper that holds it, matched by
+  arXiv id or title (`matching`, `titles`); `.unmatched()`: provided papers that match none;
+- `.corpus()`: one `CorpusIndex` over every figure, table and passage, searchable per paper;
+- `records`: the typed results (`LibraryPaper`, `Availability`, `Notice`).
+Bad input leaves a `Notice` and never stops the other papers.
+"""
+
+from spiqa_demo.library.library import PaperLibrary
+from spiqa_demo.library.records import Availability, LibraryPaper, Notice
+
+__all__ = ["Availability", "LibraryPaper", "Notice", "PaperLibrary"]
