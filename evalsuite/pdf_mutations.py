@@ -28,7 +28,7 @@ from spiqa_demo.settings import Settings
 
 KINDS = ("truncate", "flip", "drop_object", "nested_q", "huge_mediabox", "content_bomb", "image_bomb", "nested_arrays")
 OUTCOMES = ("paper", "input_error", "crash", "hang", "memory")
-BOMB_BYTES = 64_000_000  # decompressed size of a bomb: big next to its ~100 kB, quick to make
+BOMB_BYTES = 64_000_000  # decompressed size of a bomb by default: a thousand times its compressed size
 
 
 def small_pdf(source: Path, first_page: int, pages: int = 2) -> bytes:
@@ -38,11 +38,15 @@ def small_pdf(source: Path, first_page: int, pages: int = 2) -> bytes:
         return out.tobytes(garbage=3, deflate=True)
 
 
-def mutations(base: bytes, rng: random.Random, n: int) -> Iterator[tuple[str, bytes]]:
-    """`n` mutated copies of `base`, the kinds taken in turn, each with its own random choices."""
+def mutations(base: bytes, rng: random.Random, n: int, bomb_bytes: int = BOMB_BYTES) -> Iterator[tuple[str, bytes]]:
+    """`n` mutated copies of `base`, the kinds taken in turn, each with its own random choices;
+    bombs decompress to `bomb_bytes`."""
     for i in range(n):
         kind = KINDS[i % len(KINDS)]
-        yield kind, _MUTATORS[kind](base, rng)
+        if kind in ("content_bomb", "image_bomb"):
+            yield kind, _MUTATORS[kind](base, rng, bomb_bytes)
+        else:
+            yield kind, _MUTATORS[kind](base, rng)
 
 
 def _truncate(base: bytes, rng: random.Random) -> bytes:
@@ -113,20 +117,20 @@ def _add_stream(doc: pymupdf.Document, header: str, deflated: bytes) -> int:
     return xref
 
 
-def _content_bomb(base: bytes, rng: random.Random) -> bytes:
-    """A content stream of tens of MB of blanks or comments from about a hundred kB."""
+def _content_bomb(base: bytes, rng: random.Random, size: int) -> bytes:
+    """A content stream of `size` bytes of blanks or comments, stored in a thousandth of that."""
     pattern = rng.choice((b" ", b"%" + b"x" * 78 + b"\n"))
 
     def change(doc: pymupdf.Document, page: pymupdf.Page) -> None:
-        bomb = _add_stream(doc, "<<>>", _deflated(BOMB_BYTES, pattern))
+        bomb = _add_stream(doc, "<<>>", _deflated(size, pattern))
         doc.xref_set_key(page.xref, "Contents", f"[{bomb} 0 R {' '.join(f'{x} 0 R' for x in page.get_contents())}]")
 
     return _edit(base, change)
 
 
-def _image_bomb(base: bytes, rng: random.Random) -> bytes:
-    """A page drawing an image of tens of millions of pixels stored in about a hundred kB."""
-    side = int((BOMB_BYTES / 3) ** 0.5)
+def _image_bomb(base: bytes, rng: random.Random, size: int) -> bytes:
+    """A page drawing an RGB image of `size` bytes, stored in a thousandth of that."""
+    side = int((size / 3) ** 0.5)
     x0 = rng.uniform(50, 300)
 
     def change(doc: pymupdf.Document, page: pymupdf.Page) -> None:
@@ -153,7 +157,7 @@ def _nested_arrays(base: bytes, rng: random.Random) -> bytes:
     return base[: page.end()] + nested + base[page.end() :]
 
 
-_MUTATORS = {
+_MUTATORS: dict[str, Callable[..., bytes]] = {
     "truncate": _truncate, "flip": _flip, "drop_object": _drop_object, "nested_q": _nested_q,
     "huge_mediabox": _huge_mediabox, "content_bomb": _content_bomb, "image_bomb": _image_bomb,
     "nested_arrays": _nested_arrays,
