@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
     max_crop_pixels: int = 40_000_000
     extraction_timeout_s: float = 300.0
+    # Crops (and the app's page images) show a reader's annotations of the PDF: highlights, notes,
+    # drawings. Extraction never reads them as paper content.
+    crop_annotations: bool = False
 
     # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
     # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
