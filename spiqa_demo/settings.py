@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
     max_crop_pixels: int = 40_000_000
     extraction_timeout_s: float = 300.0
+    # OCR (Tesseract) of scanned pages, those that are one image with no text layer: auto (when
+    # Tesseract is installed, else a warning) | on (a missing Tesseract is an error) | off. The
+    # language is Tesseract's name for it ("eng", "eng+deu"); pages are rendered at ocr_dpi for it.
+    ocr: Literal["auto", "on", "off"] = "auto"
+    ocr_language: str = Field(default="eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
+    ocr_dpi: int = Field(default=300, ge=100, le=600)
 
     # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
     # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
@@ -174,6 +180,14 @@ class Settings(BaseSettings):
     @classmethod
     def _bf16_switch(cls, value: Any) -> Any:
         return _SWITCH.get(value.lower(), value.lower()) if isinstance(value, str) else value
+
+    @field_validator("ocr", mode="before")
+    @classmethod
+    def _ocr_switch(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        switch = _SWITCH.get(value.lower(), value.lower())
+        return {"1": "on", "0": "off"}.get(switch, switch)
 
     def with_overrides(self, **values: Any) -> Settings:
         """These settings with `values` replacing fields by name, validated as the environment's are.

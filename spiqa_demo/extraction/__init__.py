@@ -29,7 +29,8 @@ from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
-from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
+from spiqa_demo.extraction.scanned import ScanReader
+from spiqa_demo.extraction.tables import Word, figure_text, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper, round_bbox
@@ -37,7 +38,7 @@ from spiqa_demo.types import Figure, Paper, round_bbox
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"
 
 Progress = Callable[[float, str], None]
 
@@ -60,11 +61,12 @@ def extract_paper(
     path = Path(pdf)
     doc = open_pdf(path, settings)
     started = time.monotonic()
+    scans = ScanReader(settings)
     try:
         layouts: list[PageLayout] = []
         for page in doc.pages():
             _check_time(started, settings, path)
-            layouts.append(read_page(page))
+            layouts.append(scans.read(page, read_page(page), started + settings.extraction_timeout_s))
             pymupdf.TOOLS.store_shrink(100)  # MuPDF's object cache; keeps a 300-page file bounded
             progress(0.6 * len(layouts) / doc.page_count, f"Reading page {len(layouts)} of {doc.page_count}")
         layout = analyse_document(layouts)
@@ -86,7 +88,7 @@ def extract_paper(
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
             raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
-        items = _items(_deduplicate(regions), doc)
+        items = _items(_deduplicate(regions), doc, scans.words)
         attach_mentions(passages, items)
         passages, items = link_citations(passages, items, references)
         if image_dir is not None:
@@ -106,7 +108,7 @@ def extract_paper(
             passages=passages,
             items=items,
             references=references,
-            warnings=_warnings(summary, items, doc.is_repaired),
+            warnings=scans.warnings() + _warnings(summary, items, doc.is_repaired),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
         )
@@ -168,11 +170,11 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
     return out + [(page, region) for _, page, region in best.values()]
 
 
-def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document) -> list[Figure]:
+def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_words: dict[int, list[Word]]) -> list[Figure]:
     """Figures/tables from regions, with the words inside each (read only for pages with items:
-    words are most of the memory a long paper would otherwise hold)."""
+    words are most of the memory a long paper would otherwise hold; scanned pages' come from OCR)."""
     items = []
-    page_words: dict[int, list] = {}
+    page_words: dict[int, list] = dict(ocr_words)
     for page, region in regions:
         caption: Caption | None = region.caption
         if page.number not in page_words:
