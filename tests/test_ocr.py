@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from evalsuite import pdf_factory
+from evalsuite.label_agreement import label_agreement, labels
 from spiqa_demo.errors import InputError
 from spiqa_demo.extraction import extract_paper, ocr
 from spiqa_demo.extraction.layout import read_page
-from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.ocr import OcrWord
+from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.scanned import ink_boxes, is_scanned, ocr_layout
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Paper
@@ -25,17 +26,6 @@ SHORT_PAPER = "ecapa-tdnn-interspeech2020-2005.07143.pdf"
 SCAN_DPI = 200  # a common scanner resolution
 LABEL_AGREEMENT = 0.90
 needs_tesseract = pytest.mark.skipif(isinstance(ocr.find_tesseract("eng"), str), reason="Tesseract OCR is not installed")
-
-
-def _labels(paper: Paper) -> list[str]:
-    return sorted(f"{f.kind} {f.number}" for f in paper.items if f.number)
-
-
-def _agreement(original: Paper, scanned: Paper) -> float:
-    """Share of the original's labelled items the scan also has (and no invented ones count)."""
-    want, got = _labels(original), _labels(scanned)
-    matched = sum(min(want.count(label), got.count(label)) for label in set(want))
-    return matched / max(len(want), len(got), 1)
 
 
 @pytest.fixture(scope="session")
@@ -55,10 +45,10 @@ def small_scan(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @needs_tesseract
-def test_scanned_paper_gets_the_original_labels(scanned_pair: tuple[Paper, Paper]) -> None:
+def test_scanned_paper_gets_the_originallabels(scanned_pair: tuple[Paper, Paper]) -> None:
     original, scanned = scanned_pair
-    agreement = _agreement(original, scanned)
-    assert agreement >= LABEL_AGREEMENT, (agreement, _labels(original), _labels(scanned))
+    agreement = label_agreement(original, scanned)
+    assert agreement >= LABEL_AGREEMENT, (agreement, labels(original), labels(scanned))
     assert any("OCR" in w for w in scanned.warnings), scanned.warnings
     assert not any("could not be read" in w for w in scanned.warnings), scanned.warnings
 
@@ -117,7 +107,12 @@ def test_text_pages_are_not_scans(shared: Path) -> None:
 
 @pytest.mark.parametrize(
     ("env", "value", "expected"),
-    [("SPIQA_OCR", "yes", "on"), ("SPIQA_OCR", "0", "off"), ("SPIQA_OCR", "AUTO", "auto"), ("SPIQA_OCR_LANGUAGE", "eng+deu", "eng+deu")],
+    [
+        ("SPIQA_OCR", "yes", "on"),
+        ("SPIQA_OCR", "0", "off"),
+        ("SPIQA_OCR", "AUTO", "auto"),
+        ("SPIQA_OCR_LANGUAGE", "eng+deu", "eng+deu"),
+    ],
 )
 def test_ocr_settings(env: str, value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(env, value)
@@ -125,7 +120,9 @@ def test_ocr_settings(env: str, value: str, expected: str, monkeypatch: pytest.M
     assert getattr(Settings(), field) == expected
 
 
-@pytest.mark.parametrize(("env", "value"), [("SPIQA_OCR", "sometimes"), ("SPIQA_OCR_LANGUAGE", "eng; rm"), ("SPIQA_OCR_DPI", "20")])
+@pytest.mark.parametrize(
+    ("env", "value"), [("SPIQA_OCR", "sometimes"), ("SPIQA_OCR_LANGUAGE", "eng; rm"), ("SPIQA_OCR_DPI", "20")]
+)
 def test_bad_ocr_settings_name_the_variable(env: str, value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(env, value)
     get_settings.cache_clear()

@@ -63,7 +63,7 @@ def ocr_layout(number: int, width: float, height: float, words: list[OcrWord], g
     groups: dict[tuple[int, int], dict[int, list[OcrWord]]] = {}
     for w in words:
         groups.setdefault((w.block, w.paragraph), {}).setdefault(w.line, []).append(w)
-    blocks = []
+    blocks: list[Block] = []
     for paragraph in groups.values():
         rows = [row for row in paragraph.values() if not is_vertical(row)]
         if rows:
@@ -88,11 +88,11 @@ def ink_boxes(gray: np.ndarray, scale: float, words: list[OcrWord]) -> list[BBox
     """
     dark = gray < _DARK
     for w in words:
-        x0, y0, x1, y1 = (int(round(v / scale)) for v in w.bbox)
+        x0, y0, x1, y1 = (round(v / scale) for v in w.bbox)
         dark[max(y0 - 1, 0) : y1 + 2, max(x0 - 1, 0) : x1 + 2] = False
-    cell = max(1, int(round(_GRID_PT / scale)))
+    cell = max(1, round(_GRID_PT / scale))
     rows, cols = dark.shape[0] // cell, dark.shape[1] // cell
-    grid = dark[: rows * cell, : cols * cell].reshape(rows, cell, cols, cell).any(axis=(1, 3))
+    grid = np.asarray(dark[: rows * cell, : cols * cell].reshape(rows, cell, cols, cell).any(axis=(1, 3)), dtype=bool)
     labels, _ = ndimage.label(ndimage.binary_dilation(grid, iterations=1))
     boxes = []
     for found in ndimage.find_objects(np.where(grid, labels, 0)):  # boxes of the ink, not of its dilation
@@ -132,7 +132,9 @@ class ScanReader:
             found = engine.read(pixmap, (page.rect.x0, page.rect.y0), deadline - started)
         except TimeoutError:
             limit = self.settings.extraction_timeout_s
-            raise PaperError(f"OCR of page {layout.number} ran past the {limit:.0f} s extraction limit (SPIQA_EXTRACTION_TIMEOUT_S)") from None
+            raise PaperError(
+                f"OCR of page {layout.number} ran past the {limit:.0f} s extraction limit (SPIQA_EXTRACTION_TIMEOUT_S)"
+            ) from None
         gray = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.width)
         graphics = ink_boxes(gray, 72 / self.settings.ocr_dpi, found)
         self.seconds += time.monotonic() - started
