@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
     max_crop_pixels: int = 40_000_000
     extraction_timeout_s: float = 300.0
+    # Crops (and the app's page images) show a reader's annotations of the PDF: highlights, notes,
+    # drawings. Extraction never reads them as paper content.
+    crop_annotations: bool = False
     # OCR (Tesseract) of scanned pages, those that are one image with no text layer: auto (when
     # Tesseract is installed, else a warning) | on (a missing Tesseract is an error) | off. The
     # language is Tesseract's name for it ("eng", "eng+deu"); pages are rendered at ocr_dpi for it.

@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -121,16 +122,14 @@ def tiny_gguf_judge(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pat
     return model_dir, gguf_file
 
 
-@pytest.fixture(scope="session")
-def served_gguf_judge(tiny_gguf_judge: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """llama.cpp's OpenAI-compatible server (llama-cpp-python) on 127.0.0.1 with the tiny GGUF judge."""
+@contextmanager
+def serve_gguf(gguf_file: Path, alias: str, log: Path) -> Iterator[Server]:
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python) on a free 127.0.0.1 port, serving `gguf_file` as `alias`."""
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.fail("llama-cpp-python[server] is missing: it is in requirements-dev.txt (run `make setup`)")
-    _, gguf_file = tiny_gguf_judge
     port = free_port()
-    log = tmp_path_factory.getbasetemp() / "llama-cpp-server.log"
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_file), "--host", "127.0.0.1",
-               "--port", str(port), "--model_alias", "tiny-judge", "--n_ctx", "2048", "--n_threads", "2"]
+               "--port", str(port), "--model_alias", alias, "--n_ctx", "2048", "--n_threads", "2"]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
     try:
@@ -145,10 +144,18 @@ def served_gguf_judge(tiny_gguf_judge: tuple[Path, Path], tmp_path_factory: pyte
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"llama_cpp.server did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.2)
-        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model="tiny-judge", log=log)
+        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model=alias, log=log)
     finally:
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="session")
+def served_gguf_judge(tiny_gguf_judge: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python) on 127.0.0.1 with the tiny GGUF judge."""
+    _, gguf_file = tiny_gguf_judge
+    with serve_gguf(gguf_file, "tiny-judge", tmp_path_factory.getbasetemp() / "llama-cpp-server.log") as server:
+        yield server

@@ -9,11 +9,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from spiqa_demo.cli import ask, bench_retrieval, evaluate, extract, library, score, search
+from spiqa_demo.cli import (
+    ask,
+    bench_m3sciqa,
+    bench_m3sciqa_answers,
+    bench_retrieval,
+    cited,
+    evaluate,
+    extract,
+    library,
+    score,
+    search,
+)
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 
-COMMANDS = [extract, ask, search, score, evaluate, bench_retrieval, library]
+COMMANDS = [extract, ask, search, cited, library, score, evaluate, bench_retrieval, bench_m3sciqa, bench_m3sciqa_answers]
 
 
 def build_parser() -> argparse.ArgumentParser:

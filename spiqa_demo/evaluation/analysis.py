@@ -2,9 +2,11 @@
 
 Rows come from `spiqa_demo.evaluation.read_results` (our results.jsonl or the official SPIQA
 responses). Each row carries the question, ground truth, answer, chosen and reference figures,
-the figure category, whether the chosen figure was the reference (CoT runs), the stored L3Score and
-per-answer ROUGE-L / BLEU-1. The "score" filters and plots use L3Score when the file has verdicts,
-else ROUGE-L. The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables.
+the figure category, whether the chosen figure was the reference (CoT runs; for other runs a stored
+`retrieval_hit`, e.g. M3SciQA's "the gold cited paper was in the context"), the stored L3Score, a
+graded judge's score (`judge`: M3SciQA's 1 / 0.5 / 0) and per-answer ROUGE-L / BLEU-1. The "score"
+filters and plots use L3Score when the file has verdicts, else the graded judge's, else ROUGE-L.
+The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from spiqa_demo.evaluation.records import ResultRecord
 
 COLUMNS = ["paper", "key", "split", "model", "category", "question", "ground truth", "answer",
-           "chosen", "reference", "retrieval", "L3Score", "ROUGE-L", "BLEU-1"]
+           "chosen", "reference", "retrieval", "L3Score", "judge", "ROUGE-L", "BLEU-1"]
 TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]
 COMPARE_COLUMNS = ["paper", "key", "question", "answer A", "answer B", "score A", "score B", "retrieval A", "retrieval B", "better"]
 ANY = "(all)"
@@ -40,8 +42,8 @@ class Results:
 
     @property
     def score_column(self) -> str:
-        """L3Score when any answer has a verdict, else ROUGE-L."""
-        return "L3Score" if self.frame["L3Score"].notna().any() else "ROUGE-L"
+        """L3Score when any answer has a verdict, else the graded judge's score, else ROUGE-L."""
+        return next((c for c in ("L3Score", "judge") if self.frame[c].notna().any()), "ROUGE-L")
 
 
 def load_results(path: Path, name: str = "") -> Results:
@@ -61,7 +63,9 @@ def load_results(path: Path, name: str = "") -> Results:
         warnings.append(f"ROUGE-L and BLEU not computed: {exc}")
     rows = []
     for record, text in zip(records, scores):
-        hit = is_retrieval_hit(record.chosen_figure, record.reference_figures) if record.task == "cot" else None
+        stored = record.metrics.get("retrieval_hit")
+        hit = (is_retrieval_hit(record.chosen_figure, record.reference_figures) if record.task == "cot"
+               else None if stored is None else bool(stored))
         rows.append({
             "paper": record.paper_id,
             "key": record.question_key,
@@ -75,11 +79,12 @@ def load_results(path: Path, name: str = "") -> Results:
             "reference": ", ".join(record.reference_figures),
             "retrieval": "" if hit is None else ("right" if hit else "wrong"),
             "L3Score": record.metrics.get("L3Score"),
+            "judge": record.metrics.get("judge"),
             "ROUGE-L": text.get("ROUGE-L"),
             "BLEU-1": text.get("BLEU-1"),
         })
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    for column in ("L3Score", "ROUGE-L", "BLEU-1"):
+    for column in ("L3Score", "judge", "ROUGE-L", "BLEU-1"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").round(3)
     return Results(name=name or path.name, records=records, frame=frame, warnings=warnings)
 

@@ -35,10 +35,13 @@ class ResultRecord:
 
     `answer` is the text the metrics score. `chosen_figure` is None when the task picks no figure
     or the choice could not be read (`parse` says how it was read). `metrics` holds per-question
-    values: `L3Score` (0-1), `L3Score-exact` (local judges), `retrieval_hit` (1.0/0.0). `l3`
+    values: `L3Score` (0-1), `L3Score-exact` (local judges), `retrieval_hit` (1.0/0.0),
+    `judge` (M3SciQA's graded judge: 1, 0.5 or 0), `abstained` (1.0: the answer is "I don't know"). `l3`
     keeps each judge verdict (`L3Result.to_dict`, with the judge's model name). `messages` are the
     QA flow's notes for people; `notes` say why a check left a value out (`evaluation.check`);
-    `error` says why a question got no answer at all.
+    `error` says why a question got no answer at all (or, for a judged benchmark, why its verdict
+    is missing). `details` holds what a benchmark other than SPIQA adds (M3SciQA's reasoning types,
+    the cited papers the answer was given, the judge's reply); readers that do not know it ignore it.
     """
 
     paper_id: str
@@ -63,6 +66,7 @@ class ResultRecord:
     messages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str]:

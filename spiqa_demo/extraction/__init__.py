@@ -5,7 +5,8 @@ Public entry points:
 - `extract_paper(pdf, image_dir=None)`: extract (crops written to `image_dir` when given);
 - `extract_to_dir(pdf, out_dir)`: `out_dir/paper.json` + crops with relative paths (the CLI);
 - `load_paper(pdf)`: the cached version the app and the other commands use.
-Bad input raises `PaperError`.
+Bad input raises `InputError` (a `PaperError`). A reader's annotations are not read as paper
+content (`annotations`); a page MuPDF cannot read is skipped with a warning (`page_errors`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import InputError
 from spiqa_demo.extraction import cache
+from spiqa_demo.extraction.annotations import strip_annotations
 from spiqa_demo.extraction.captions import Caption, find_captions
 from spiqa_demo.extraction.citations import link_citations
 from spiqa_demo.extraction.crops import CropWriter
 from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
 from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
+from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, reason
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.references import Row, find_references, page_rows
@@ -38,7 +41,7 @@ from spiqa_demo.types import Figure, Paper, round_bbox
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "3"
+EXTRACTOR_VERSION = "4"
 
 Progress = Callable[[float, str], None]
 
@@ -54,23 +57,36 @@ def extract_paper(
     progress: Progress | None = None,
     settings: Settings | None = None,
 ) -> Paper:
-    """Extract `pdf` into a `Paper`; crops go to `image_dir` (absolute paths) when given."""
+    """Extract `pdf` into a `Paper`; crops go to `image_dir` (absolute paths) when given.
+
+    Crops show the reader's annotations when `settings.crop_annotations` is set; nothing else does.
+    """
     settings = settings or get_settings()
     progress = progress or _noop
     dpi = dpi or settings.dpi
     path = Path(pdf)
     doc = open_pdf(path, settings)
     started = time.monotonic()
+    failures = PageFailures()
+    annotations = 0
     scans = ScanReader(settings)
     try:
         layouts: list[PageLayout] = []
-        for page in doc.pages():
+        for index in range(doc.page_count):
             _check_time(started, settings, path)
-            layouts.append(scans.read(page, read_page(page), started + settings.extraction_timeout_s))
+            try:
+                page = doc[index]
+                annotations += strip_annotations(page)
+                layouts.append(scans.read(page, read_page(page), started + settings.extraction_timeout_s))
+            except MUPDF_ERRORS as exc:
+                failures.unread[index + 1] = reason(exc)
+                layouts.append(_blank_page(doc, index, layouts))
             pymupdf.TOOLS.store_shrink(100)  # MuPDF's object cache; keeps a 300-page file bounded
             progress(0.6 * len(layouts) / doc.page_count, f"Reading page {len(layouts)} of {doc.page_count}")
+        if len(failures.unread) == doc.page_count:
+            raise InputError(f"{path.name}: no page of the PDF could be read ({failures.unread[1]})")
         layout = analyse_document(layouts)
-        summary = _summary(layouts)
+        summary = _summary(layouts, unread=set(failures.unread))
         searches = []
         passages = []
         rows: list[Row] = []
@@ -87,18 +103,13 @@ def extract_paper(
         sides = caption_sides(searches)
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
-            raise PaperError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
+            raise InputError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         items = _items(_deduplicate(regions), doc, scans.words)
         attach_mentions(passages, items)
         passages, items = link_citations(passages, items, references)
         if image_dir is not None:
-            image_dir.mkdir(parents=True, exist_ok=True)
-            with CropWriter(dpi, settings.max_crop_pixels) as crops:
-                for n, item in enumerate(items, 1):
-                    _check_time(started, settings, path)
-                    progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
-                    target = image_dir / f"{item.id}.png"
-                    item.image = str(crops.write(doc[item.page - 1], item.bbox, target, item.caption_bbox))
+            _write_crops(items, image_dir, path, doc if not (settings.crop_annotations and annotations) else None,
+                         dpi, settings, started, progress, failures)
         paper = Paper(
             sha256=sha256_of(path),
             source=path.name,
@@ -108,20 +119,67 @@ def extract_paper(
             passages=passages,
             items=items,
             references=references,
-            warnings=scans.warnings() + _warnings(summary, items, doc.is_repaired),
+            warnings=scans.warnings() + _warnings(summary, items, doc.is_repaired)
+            + _annotation_warnings(annotations, settings) + failures.warnings(),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
         )
+    except MUPDF_ERRORS as exc:  # outside any one page: the document itself is broken
+        raise InputError(f"{path.name}: the PDF is damaged and cannot be read ({reason(exc)})") from None
     finally:
         doc.close()
     progress(1.0, paper.summary())
     return paper
 
 
-def extract_to_dir(pdf: str | Path, out_dir: Path, dpi: int | None = None, progress: Progress | None = None) -> Paper:
+def _write_crops(
+    items: list[Figure],
+    image_dir: Path,
+    path: Path,
+    stripped: pymupdf.Document | None,
+    dpi: int,
+    settings: Settings,
+    started: float,
+    progress: Progress,
+    failures: PageFailures,
+) -> None:
+    """Render each item's crop from `stripped` (the document read, its annotations removed), or
+    from a fresh copy of the file when None (the reader's annotations kept). An item MuPDF cannot
+    render keeps no image and is named in the warnings."""
+    image_dir.mkdir(parents=True, exist_ok=True)
+    suffix = "-annotated" if settings.crop_annotations else ""
+    doc = stripped or open_pdf(path, settings)
+    try:
+        with CropWriter(dpi, settings.max_crop_pixels) as crops:
+            for n, item in enumerate(items, 1):
+                _check_time(started, settings, path)
+                progress(0.6 + 0.4 * n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
+                target = image_dir / f"{item.id}{suffix}.png"
+                try:
+                    item.image = str(crops.write(doc[item.page - 1], item.bbox, target, item.caption_bbox))
+                except MUPDF_ERRORS as exc:
+                    failures.uncropped[item.title] = reason(exc)
+    finally:
+        if doc is not stripped:
+            doc.close()
+
+
+def _blank_page(doc: pymupdf.Document, index: int, read: list[PageLayout]) -> PageLayout:
+    """A page with nothing on it, in place of one MuPDF cannot read (page numbers stay right)."""
+    try:
+        rect = doc.page_cropbox(index)
+        width, height = rect.width, rect.height
+    except MUPDF_ERRORS:
+        width, height = (read[-1].width, read[-1].height) if read else (612.0, 792.0)
+    return PageLayout(index + 1, width, height, [], [], [])
+
+
+def extract_to_dir(
+    pdf: str | Path, out_dir: Path, dpi: int | None = None, progress: Progress | None = None, settings: Settings | None = None
+) -> Paper:
     """Write `out_dir/paper.json` (image paths relative to `out_dir`) and `out_dir/crops/*.png`."""
     out_dir = Path(out_dir)
-    paper = extract_paper(pdf, image_dir=out_dir / "crops", dpi=dpi, progress=progress)
+    paper = extract_paper(pdf, image_dir=out_dir / "crops", dpi=dpi, progress=progress, settings=settings)
     for item in paper.items:
         item.image = str(Path(item.image).relative_to(out_dir))
     (out_dir / "paper.json").write_text(paper.to_json(), encoding="utf-8")
@@ -133,7 +191,7 @@ def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Sett
     settings = settings or get_settings()
     path = Path(pdf)
     if not path.is_file():
-        raise PaperError(f"{path.name}: file not found")
+        raise InputError(f"{path.name}: file not found")
     folder = cache.entry_dir(settings, sha256_of(path), EXTRACTOR_VERSION, settings.dpi)
     cached = cache.read_entry(folder)
     if cached is not None:
@@ -141,18 +199,18 @@ def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Sett
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
     try:
-        extract_to_dir(path, staging, dpi=settings.dpi, progress=progress)
+        extract_to_dir(path, staging, dpi=settings.dpi, progress=progress, settings=settings)
         paper = cache.commit(staging, folder, settings)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if paper is None:
-        raise PaperError(f"{path.name}: the extraction cache at {folder} is not writable")
+        raise InputError(f"{path.name}: the extraction cache at {folder} is not writable")
     return paper
 
 
 def _check_time(started: float, settings: Settings, path: Path) -> None:
     if time.monotonic() - started > settings.extraction_timeout_s:
-        raise PaperError(f"{path.name}: extraction took longer than {settings.extraction_timeout_s:.0f} s and was stopped")
+        raise InputError(f"{path.name}: extraction took longer than {settings.extraction_timeout_s:.0f} s and was stopped")
 
 
 def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
@@ -178,7 +236,7 @@ def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_w
     for page, region in regions:
         caption: Caption | None = region.caption
         if page.number not in page_words:
-            page_words[page.number] = [tuple(w[:5]) for w in doc[page.number - 1].get_text("words")]
+            page_words[page.number] = _words(doc, page.number)
         words = region_words(page_words[page.number], region.bbox, caption.bbox if caption else None)
         kind = caption.kind if caption else "figure"
         items.append(
@@ -196,6 +254,14 @@ def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_w
     return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
 
 
+def _words(doc: pymupdf.Document, number: int) -> list[tuple]:
+    """The words of page `number`, none when MuPDF cannot read them (the items keep their captions)."""
+    try:
+        return [tuple(w[:5]) for w in doc[number - 1].get_text("words")]
+    except MUPDF_ERRORS:
+        return []
+
+
 @dataclass(frozen=True)
 class _Summary:
     """What the `Paper` needs of the pages besides their figures and passages, taken before the
@@ -208,15 +274,24 @@ class _Summary:
     readable: bool  # any page has text or graphics
 
 
-def _summary(layouts: list[PageLayout]) -> _Summary:
+def _summary(layouts: list[PageLayout], unread: set[int]) -> _Summary:
+    """`unread`: pages MuPDF could not read (blank here, and not counted as pages without text)."""
     first = layouts[0]
     return _Summary(
         page_sizes=[(p.width, p.height) for p in layouts],
         upper_lines=[(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height],
         first_page_text=" ".join(ln.text for ln in first.lines),
-        textless=sum(1 for p in layouts if not p.has_text),
+        textless=sum(1 for p in layouts if not p.has_text and p.number not in unread),
         readable=any(p.has_text or p.images or p.drawings for p in layouts),
     )
+
+
+def _annotation_warnings(count: int, settings: Settings) -> list[str]:
+    if not count:
+        return []
+    where = "kept in the figure images" if settings.crop_annotations else "left out of the figure images too"
+    return [f"The PDF has {count} reader annotation{'s' if count > 1 else ''} (highlights, notes, drawings): "
+            f"they were not read as part of the paper, and are {where}."]
 
 
 def _warnings(summary: _Summary, items: list[Figure], repaired: bool) -> list[str]:

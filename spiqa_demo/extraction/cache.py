@@ -1,4 +1,4 @@
-"""The on-disk extraction cache: one folder per (PDF sha256, extractor version, DPI).
+"""The on-disk extraction cache: one folder per (PDF sha256, extractor version, DPI, crop variant).
 
 Opening a paper that was seen before reads its `paper.json` instead of re-extracting. Folders are
 written under a temporary name and renamed, so a crash never leaves a half-written entry; the cache
@@ -21,7 +21,9 @@ def papers_root(settings: Settings) -> Path:
 
 
 def entry_dir(settings: Settings, sha256: str, version: str, dpi: int) -> Path:
-    return papers_root(settings) / f"{sha256[:32]}-v{version}-{dpi}dpi"
+    # Crops that keep a reader's annotations are another entry: the same items, other images.
+    variant = "-annotated" if settings.crop_annotations else ""
+    return papers_root(settings) / f"{sha256[:32]}-v{version}-{dpi}dpi{variant}"
 
 
 # Committing an entry and evicting others are serialised within the process: otherwise one load's

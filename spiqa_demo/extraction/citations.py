@@ -30,6 +30,15 @@ _MAX_RANGE = 40
 
 
 @dataclass(frozen=True)
+class Marker:
+    """One printed citation: its span in the text and the references it cites (indices)."""
+
+    start: int
+    end: int
+    references: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class CitationIndex:
     """How the paper's citations name its references: printed labels ("12", "DCLT19") and
     (folded surname, year as printed) pairs, each to indices in `Paper.references`."""
@@ -56,15 +65,26 @@ class CitationIndex:
     def cited(self, text: str) -> tuple[int, ...]:
         """The references `text` cites, in order of first citation."""
         found: dict[int, None] = {}
+        for marker in self.markers(text):
+            found.update(dict.fromkeys(marker.references))
+        return tuple(found)
+
+    def markers(self, text: str) -> list[Marker]:
+        """Each citation printed in `text` that names references of this bibliography, with where it
+        stands (the words just before a marker often name the cited method: "VGG-16 [41]")."""
+        found: list[Marker] = []
         if self.labels and "[" in text:
             for m in _BRACKET.finditer(text):
-                found.update(dict.fromkeys(self._bracket(m.group(1))))
+                cited = tuple(dict.fromkeys(self._bracket(m.group(1))))
+                if cited:
+                    found.append(Marker(m.start(), m.end(), cited))
         if self.author_years:
             for m in _AUTHOR_YEAR.finditer(text):
                 name = _fold(m.group("name"))
-                for year in _years(m.group("years")):
-                    found.update(dict.fromkeys(self.author_years.get((name, year), ())))
-        return tuple(found)
+                years = [i for year in _years(m.group("years")) for i in self.author_years.get((name, year), ())]
+                if years:
+                    found.append(Marker(m.start(), m.end(), tuple(dict.fromkeys(years))))
+        return found
 
     def _bracket(self, inside: str) -> list[int]:
         out: list[int] = []

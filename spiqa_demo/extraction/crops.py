@@ -48,11 +48,11 @@ class CropWriter:
             else:
                 y0 = min(bbox[1], max(y0, avoid[3] + 1))
         rect = pymupdf.Rect(x0, y0, x1, y1) & page.rect
-        dpi = self.dpi
-        pixels = (rect.width * dpi / 72) * (rect.height * dpi / 72)
-        if pixels > self.max_pixels:
-            dpi = max(36, int(dpi * math.sqrt(self.max_pixels / pixels)))
-        pix = page.get_pixmap(dpi=dpi, clip=rect, alpha=False)
+        zoom = self.dpi / 72
+        pixels = rect.width * rect.height * zoom * zoom
+        if pixels > self.max_pixels:  # no lower floor: a hostile page size must not get past the bound
+            zoom *= math.sqrt(self.max_pixels / pixels)
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=rect, alpha=False)
         image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         self._pending.append(self._pool.submit(_save_png, image, path))
         return path

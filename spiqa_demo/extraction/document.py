@@ -1,7 +1,7 @@
 """Opening a PDF safely, and the paper-level metadata read from it (hash, title, arXiv id).
 
 Every way a user's file can be unusable (not a PDF, truncated, encrypted, empty, too large, too
-many pages) becomes a `PaperError` with a message a person can act on.
+many pages) becomes an `InputError` (a `PaperError`) with a message a person can act on.
 """
 
 from __future__ import annotations
@@ -9,40 +9,41 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import InputError
+from spiqa_demo.extraction.page_errors import reason
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import Settings
 
 
 def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
-    """Open `path` as a PDF or raise `PaperError` saying why it cannot be used."""
+    """Open `path` as a PDF or raise `InputError` saying why it cannot be used."""
     if not path.is_file():
-        raise PaperError(f"{path.name}: file not found")
+        raise InputError(f"{path.name}: file not found")
     if path.stat().st_size == 0:
-        raise PaperError(f"{path.name}: the file is empty")
+        raise InputError(f"{path.name}: the file is empty")
     size_mb = path.stat().st_size / 1e6
     if size_mb > settings.max_file_mb:
-        raise PaperError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
+        raise InputError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
     with path.open("rb") as fh:
         head = fh.read(1024)
     if b"%PDF-" not in head:
-        raise PaperError(f"{path.name}: not a PDF file")
+        raise InputError(f"{path.name}: not a PDF file")
     pymupdf.TOOLS.mupdf_display_errors(False)
     try:
         doc = pymupdf.open(path, filetype="pdf")
     except Exception as exc:  # MuPDF raises its own error types for damaged files
-        raise PaperError(f"{path.name}: the PDF is damaged and cannot be read ({exc})") from None
+        raise InputError(f"{path.name}: the PDF is damaged and cannot be read ({reason(exc)})") from None
     if doc.needs_pass:
         doc.close()
-        raise PaperError(f"{path.name}: the PDF is password-protected; remove the password and upload it again")
+        raise InputError(f"{path.name}: the PDF is password-protected; remove the password and upload it again")
     if doc.page_count == 0:
         doc.close()
-        raise PaperError(f"{path.name}: the PDF has no pages (it may be truncated)")
+        raise InputError(f"{path.name}: the PDF has no pages (it may be truncated)")
     if doc.page_count > settings.max_pages:
         count = doc.page_count
         doc.close()
-        raise PaperError(f"{path.name}: {count} pages is over the {settings.max_pages}-page limit (SPIQA_MAX_PAGES)")
+        raise InputError(f"{path.name}: {count} pages is over the {settings.max_pages}-page limit (SPIQA_MAX_PAGES)")
     return doc
 
 

@@ -68,6 +68,8 @@ def build_demo() -> gr.Blocks:
                 spiqa_check.on_paper_loaded, [session], matched, api_name=f"{name}_spiqa_match")
         paper["gallery"].select(paper_tab.show_figure, [session], [paper["page"], paper["detail"]],
                                 api_visibility="private")  # needs the browser's selection event
+        paper["annotations"].change(paper_tab.show_annotations, [paper["annotations"], session], [session],
+                                    queue=False, api_visibility="private")
         chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
 
         asked = [question, session, *model_settings.inputs(model)]

@@ -59,15 +59,17 @@ def index_paper(paper: Paper) -> None:
     build_index(paper)
 
 
-def extract(source: Path, progress: Progress) -> tuple[Paper, Path]:
-    """`(paper, the app's copy of the PDF)` for an uploaded or downloaded file (not yet indexed)."""
+def extract(source: Path, progress: Progress, annotations: bool = False) -> tuple[Paper, Path]:
+    """`(paper, the app's copy of the PDF)` for an uploaded or downloaded file (not yet indexed);
+    `annotations`: crops keep the reader's highlights and notes."""
     from spiqa_demo.extraction import load_paper
 
     check_upload(source)
     pdf = storage.keep_upload(source)
     progress(0.0, f"Opening {source.name}")
     try:
-        paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message))
+        paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message),
+                           settings=get_settings().with_overrides(crop_annotations=annotations))
     except Exception:
         storage.discard(pdf)  # a file that cannot be read is not kept
         raise
@@ -113,7 +115,7 @@ class PaperLoad:
         source: Path | None = None
         try:
             source = fetch()
-            paper, pdf = extract(source, self._progress)
+            paper, pdf = extract(source, self._progress, session.annotations)
             paper = storage.publish(paper)
             if session.load_job is self:
                 session.load(paper, pdf)

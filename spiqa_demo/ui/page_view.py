@@ -1,7 +1,8 @@
 """A paper page as an image with a figure's region and caption marked (for `gr.AnnotatedImage`).
 
-Pages are rendered once per (PDF, page) at a screen resolution and kept in the UI folder; the
-boxes are the extracted ones (PDF points) scaled to the image's pixels.
+Pages are rendered once per (PDF, page, with or without the reader's annotations) at a screen
+resolution and kept in the UI folder; the boxes are the extracted ones (PDF points) scaled to the
+image's pixels.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, ~150-400 KB as PN
 Annotation = tuple[tuple[int, int, int, int], str]
 
 
-def render_page(pdf: Path, page: int) -> Path:
-    """The PNG of page `page` (1-based) of `pdf`, rendered on first use."""
+def render_page(pdf: Path, page: int, annotations: bool = False) -> Path:
+    """The PNG of page `page` (1-based) of `pdf`, rendered on first use; `annotations`: with the
+    reader's highlights and notes."""
     # The kept PDF's folder is its content hash: served names are keyed with the server's secret.
-    target = storage.pages_dir() / f"{storage.private_name(pdf.parent.name)}-p{page}-{PAGE_DPI}.png"
+    variant = "-annotated" if annotations else ""
+    target = storage.pages_dir() / f"{storage.private_name(pdf.parent.name)}-p{page}-{PAGE_DPI}{variant}.png"
     if target.exists():
         os.utime(target)
         return target
@@ -29,7 +32,7 @@ def render_page(pdf: Path, page: int) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(f".{os.getpid()}.part.png")
     with pymupdf.open(pdf) as doc:
-        doc[page - 1].get_pixmap(dpi=PAGE_DPI, alpha=False).save(partial)
+        doc[page - 1].get_pixmap(dpi=PAGE_DPI, alpha=False, annots=annotations).save(partial)
     os.replace(partial, target)
     storage.evict()
     return target
@@ -41,9 +44,9 @@ def _pixels(box: BBox) -> tuple[int, int, int, int]:
     return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
 
 
-def figure_on_page(pdf: Path, figure: Figure) -> tuple[str, list[Annotation]]:
+def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
     boxes = [(_pixels(figure.bbox), figure.title)]
     if figure.caption_bbox is not None:
         boxes.append((_pixels(figure.caption_bbox), "caption"))
-    return str(render_page(pdf, figure.page)), boxes
+    return str(render_page(pdf, figure.page, annotations)), boxes

@@ -59,13 +59,14 @@ def error_markdown(message: str) -> str:
     return f"> ⚠️ **Could not load the paper.** {escape(as_sentence(message))}"
 
 
-def figure_detail(paper: Paper, pdf: Path | None, figure: Figure) -> tuple[Any, str]:
-    """(AnnotatedImage value, markdown) for one item: its page with boxes, caption and mentions."""
+def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False) -> tuple[Any, str]:
+    """(AnnotatedImage value, markdown) for one item: its page with boxes (and the reader's
+    annotations when asked), caption and mentions."""
     from spiqa_demo.ui.page_view import figure_on_page
 
     page = None
     try:
-        page = figure_on_page(pdf, figure) if pdf is not None and pdf.is_file() else None
+        page = figure_on_page(pdf, figure, annotations) if pdf is not None and pdf.is_file() else None
     except Exception:  # a page that cannot be rendered still leaves the caption and mentions
         log.exception("rendering page %s failed", figure.page)
     title = f"#### {escape(figure.title)} · page {figure.page}" + ("" if page else " *(the page image is not available)*")
@@ -149,8 +150,15 @@ def show_figure(session: Session | None, evt: gr.SelectData) -> tuple[Any, str]:
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
         return None, DETAIL_HINT
-    page, text = figure_detail(session.paper, session.pdf, items[index])
+    page, text = figure_detail(session.paper, session.pdf, items[index], session.annotations)
     return gr.update(value=page, visible=page is not None), text
+
+
+def show_annotations(value: bool, session: Session | None) -> Session:
+    """Whether page images, and the crops of papers loaded from now on, show the reader's annotations."""
+    session = session or Session()
+    session.annotations = bool(value)
+    return session
 
 
 def build_loaders() -> dict[str, Any]:
@@ -179,4 +187,9 @@ def build_browser() -> dict[str, Any]:
     c["page"] = gr.AnnotatedImage(label="On the page", height=560, elem_id="page-view", visible=False,
                                   color_map={"caption": "#f59e0b"})
     c["detail"] = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
+    from spiqa_demo.settings import get_settings
+
+    c["annotations"] = gr.Checkbox(value=get_settings().crop_annotations, label="Show my highlights and notes",
+                                   info="Annotations in the PDF are never read as the paper; ticked, page images and "
+                                        "the figures of the next paper loaded show them.", elem_id="show-annotations")
     return c

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Paper
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class Session:
     load_job: PaperLoad | None = None
     turn: Turn | None = None  # the answer being written
     told_retrieval_only: bool = False  # the "no model" notice is said once per session
+    # Crops of the next paper loaded and page images show the reader's highlights and notes.
+    annotations: bool = field(default_factory=lambda: get_settings().crop_annotations)
 
     @property
     def loading(self) -> bool:

@@ -1,0 +1,115 @@
+"""Stage 2: answer a question from the text of the cited papers stage 1 ranked first.
+
+M3SciQA's protocol (KIT-NOTES §4.2, restated; its prompt wording is not reproduced because the
+source has no licence): the top-k papers' texts are joined and cut into chunks of `chunk_chars`
+characters with a 50-character overlap; each chunk is asked the question, with the instruction to
+answer in short form and to reply "I don't know" when the chunk cannot answer; the answers that
+are not "I don't know" are merged by one more call. The shared data has titles and abstracts only
+(no full text), and the prompt says so, so the model knows how little it is given. With k = 3
+abstracts the context is one chunk, one call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from spiqa_demo.crosspaper.types import CitedCandidate
+from spiqa_demo.models.base import Message, ModelBackend
+
+IDK = "I don't know"
+CHUNK_CHARS = 10_000  # M3SciQA's default chunk length
+CHUNK_OVERLAP = 50
+MAX_NEW_TOKENS = 256
+
+ANSWER_PROMPT = (
+    "Below are the {what} of {count} scientific paper(s) cited by another paper; the full texts are "
+    "not available. Using only this text, answer the question in short form. If the text does not "
+    f'contain the answer, reply exactly "{IDK}". Do not guess.\n\n{{context}}\n\nQuestion: {{question}}\nAnswer:'
+)
+MERGE_PROMPT = (
+    "Several readers answered the same question, each from a different part of the same papers' titles and "
+    f'abstracts. Combine their answers into one short answer. If none of them answers it, reply exactly "{IDK}".'
+    "\n\nQuestion: {question}\n\n{answers}\n\nCombined answer:"
+)
+_IDK_PHRASES = ("i don't know", "i do not know", "i dont know", "i don’t know")
+_LEAD = re.compile(r"^\s*(?:\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ContextPaper:
+    """One cited paper as the model sees it; `abstract` is None in the title-only setting."""
+
+    id: str
+    title: str
+    abstract: str | None
+
+    @classmethod
+    def of(cls, candidate: CitedCandidate, with_abstract: bool = True) -> ContextPaper:
+        return cls(candidate.id, candidate.title, candidate.abstract if with_abstract else None)
+
+    def text(self, number: int) -> str:
+        head = f"Paper {number}: {self.title or '(untitled)'}"
+        if self.abstract is None:
+            return head
+        return f"{head}\nAbstract: {self.abstract or '(no abstract available)'}"
+
+
+@dataclass
+class CitedAnswer:
+    """The answer, whether it abstained, and every raw reply (one per chunk, then the merge)."""
+
+    answer: str
+    abstained: bool
+    replies: list[str] = field(default_factory=list)
+    chunks: int = 1
+
+
+def is_abstention(answer: str) -> bool:
+    """The answer says "I don't know" (first, or as its whole content); an empty answer is no abstention."""
+    text = clean_answer(answer).lower().strip(" \"'`*.")
+    return any(text.startswith(p) for p in _IDK_PHRASES)
+
+
+def clean_answer(reply: str) -> str:
+    """The reply without a leading "Answer:" label and surrounding whitespace."""
+    return _LEAD.sub("", reply.strip(), count=1).strip()
+
+
+def chunks(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[str]:
+    """`text` cut into pieces of `size` characters, each starting `overlap` characters before the last ended."""
+    if size <= overlap:
+        raise ValueError("the chunk size must exceed the overlap")
+    if len(text) <= size:
+        return [text]
+    return [text[start:start + size] for start in range(0, len(text) - overlap, size - overlap)]
+
+
+def answer_from_papers(
+    backend: ModelBackend, question: str, papers: list[ContextPaper], chunk_chars: int = CHUNK_CHARS
+) -> CitedAnswer:
+    """The model's answer from `papers` (M3SciQA's chunk-then-merge protocol; see the module docstring)."""
+    if not papers:
+        return CitedAnswer(IDK, abstained=True, chunks=0)
+    what = "titles and abstracts" if any(p.abstract is not None for p in papers) else "titles only"
+    context = "\n\n".join(p.text(i) for i, p in enumerate(papers, 1))
+    replies, answers = [], []
+    pieces = chunks(context, chunk_chars)
+    for piece in pieces:
+        prompt = ANSWER_PROMPT.format(what=what, count=len(papers), context=piece, question=question)
+        reply = backend.generate([Message("user", [prompt])], max_new_tokens=MAX_NEW_TOKENS)
+        replies.append(reply)
+        if not is_abstention(reply) and clean_answer(reply):
+            answers.append(clean_answer(reply))
+    if not answers:
+        # Every chunk abstained (or replied nothing): the reply of a single chunk is kept as written.
+        final = clean_answer(replies[0]) if len(replies) == 1 else IDK
+        return CitedAnswer(final, abstained=is_abstention(final), replies=replies, chunks=len(pieces))
+    if len(answers) == 1:
+        return CitedAnswer(answers[0], abstained=False, replies=replies, chunks=len(pieces))
+    listed = "\n".join(f"Answer {i}: {a}" for i, a in enumerate(answers, 1))
+    merged = backend.generate([Message("user", [MERGE_PROMPT.format(question=question, answers=listed)])],
+                              max_new_tokens=MAX_NEW_TOKENS)
+    replies.append(merged)
+    final = clean_answer(merged)
+    return CitedAnswer(final, abstained=is_abstention(final), replies=replies, chunks=len(pieces))

@@ -1,0 +1,93 @@
+"""M3SciQA's graded judge: does a candidate answer mean the same as the reference answer (1 / 0.5 / 0)?
+
+Restated from KIT-NOTES §4.2 (the source's prompt wording has no licence, so it is not copied): the
+judge sees the question, the reference answer and the candidate, and replies with JSON
+`{"selection": "1"}` (same meaning), `"0.5"` (partially correct) or `"0"` (irrelevant or wrong);
+the score is the mean selection. Any OpenAI-compatible server or local model can judge (greedy,
+as the paper's temperature 0). Replies are parsed leniently (the JSON anywhere in the reply,
+quoted or not, then a bare 1 / 0.5 / 0); anything else is a `JudgeReplyError` that quotes the reply.
+An abstention ("I don't know") or an empty answer scores 0 without asking the judge: it can never
+mean the same as a reference answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spiqa_demo.crosspaper.answering import is_abstention
+from spiqa_demo.errors import PaperError
+from spiqa_demo.models.base import Message, ModelBackend
+
+SCALE = (0.0, 0.5, 1.0)
+MAX_NEW_TOKENS = 64
+JUDGE_PROMPT = (
+    "You are checking an answer to a question about a scientific paper against the reference answer.\n"
+    "Question: {question}\nReference answer: {reference}\nCandidate answer: {candidate}\n"
+    "Does the candidate answer mean the same as the reference answer? Reply with JSON only: "
+    '{{"selection": "1"}} if it means the same, {{"selection": "0.5"}} if it is partially correct, '
+    '{{"selection": "0"}} if it is irrelevant or wrong.'
+)
+_SELECTION = re.compile(r"""selection["'\s]*[:=]\s*["']?\s*(\d+(?:\.\d+)?|\.\d+)""", re.IGNORECASE)
+_BARE = re.compile(r"""^[\s"'`{(\[]*(\d+(?:\.\d+)?|\.\d+)[\s"'`})\].]*$""")
+
+
+class JudgeReplyError(PaperError):
+    """The judge replied, but not with a selection on the 1 / 0.5 / 0 scale; `reply` is what it said."""
+
+    def __init__(self, message: str, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judged answer: `score` on M3SciQA's scale; `judge` is None when no judge was asked."""
+
+    score: float
+    judge: str | None
+    reply: str = ""
+    note: str = ""
+
+
+def judge_prompt(question: str, reference: str, candidate: str) -> str:
+    return JUDGE_PROMPT.format(question=question, reference=reference, candidate=candidate)
+
+
+def parse_selection(reply: str) -> float:
+    """The selection in a judge reply; `JudgeReplyError` (quoting the reply) when there is none on the scale."""
+    found = _SELECTION.search(reply) or _BARE.match(reply)
+    if found is not None:
+        value = float(found.group(1))
+        if value in SCALE:
+            return value
+        why = f"its selection {found.group(1)} is not 1, 0.5 or 0"
+    else:
+        why = 'it has no {"selection": ...}'
+    shown = reply.strip().replace("\n", " ")
+    shown = shown if len(shown) <= 200 else shown[:200] + "…"
+    raise JudgeReplyError(f"unparseable judge reply ({why}): {shown!r}", reply)
+
+
+class GradedJudge:
+    """Scores answers against reference answers with a judge `ModelBackend`."""
+
+    def __init__(self, backend: ModelBackend) -> None:
+        self.backend = backend
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def judge(self, question: str, reference: str, candidate: str) -> Verdict:
+        """The verdict on `candidate`; raises `JudgeReplyError` (unparseable) or `BackendError` (no reply)."""
+        if not candidate.strip():
+            return Verdict(0.0, None, note="empty answer: scored 0 without the judge")
+        if is_abstention(candidate):
+            return Verdict(0.0, None, note="abstained: scored 0 without the judge")
+        messages = [Message("user", [judge_prompt(question, reference, candidate)])]
+        reply = self.backend.generate(messages, max_new_tokens=MAX_NEW_TOKENS)
+        try:
+            return Verdict(parse_selection(reply), self.name, reply=reply)
+        except JudgeReplyError as exc:
+            raise JudgeReplyError(f"{self.name}: {exc}", reply) from None

@@ -1,0 +1,186 @@
+"""Stage 1 without an LLM: rank an anchor's cited papers for a question about one of its figures.
+
+The answer to a figure question is almost always something the figure prints (a row of a table,
+a line of a chart), so the figure's own words carry most of the signal: names it prints that a
+candidate's title or abstract defines (`names`), and BM25 / dense similarity between the figure's
+words and each title + abstract. The question adds its own similarity, and the names it spells out
+itself are comparison points ("better than X"), which the default weight counts against. Citation
+markers printed in or around the figure, when known, point at their references directly.
+Each signal is z-scored over the candidates and summed with `RankWeights`; ties are broken by the
+candidate id, never by input order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from retrieval.embedder import Embedder
+from retrieval.fusion import zscore
+from retrieval.lexical import BM25Index
+from spiqa_demo.crosspaper.names import NameMatcher, normalise
+from spiqa_demo.crosspaper.ocr import ocr_text
+from spiqa_demo.crosspaper.types import (
+    AnchorFigure,
+    CandidateRanking,
+    CitationMark,
+    CitedCandidate,
+    RankedCandidate,
+    SignalScores,
+)
+from spiqa_demo.errors import InputError
+
+SIGNALS = ("figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "citation")
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    """Weight of each z-scored signal (0 switches it off; the ablation uses that).
+
+    Chosen on a grid (`crosspaper.benchmark.GRID`) by anchor-level 5-fold cross-validation on
+    M3SciQA's shared half: four of the five folds chose these weights. The figure's BM25 and the
+    question's dense score add nothing once the others are in; names the question spells out count
+    against a candidate. Citation markers are not in M3SciQA; when a figure prints them they name
+    the reference outright, hence the large weight.
+    """
+
+    figure_names: float = 1.0
+    figure_bm25: float = 0.0
+    figure_dense: float = 0.5
+    question_bm25: float = 0.25
+    question_dense: float = 0.0
+    question_names: float = -1.0
+    citation: float = 2.0
+
+    def only(self, *signals: str) -> RankWeights:
+        """These weights with every other signal switched off."""
+        return replace(self, **{f.name: 0.0 for f in fields(self) if f.name not in signals})
+
+
+@dataclass(frozen=True)
+class _Cluster:
+    """What is computed once per set of candidates (one anchor's cluster)."""
+
+    candidates: tuple[CitedCandidate, ...]
+    names: NameMatcher
+    bm25: BM25Index
+    vectors: np.ndarray | None
+
+
+class CitationRanker:
+    """Ranks candidates for (question, anchor figure); reuses per-cluster work across questions.
+
+    `embedder` is a `retrieval.Embedder` (None: no dense signals); `ocr_cache` the folder for OCR
+    results (None: no disk cache).
+    """
+
+    def __init__(self, embedder: Embedder | None = None, weights: RankWeights | None = None, ocr_cache: Path | None = None) -> None:
+        self.embedder = embedder
+        self.weights = weights or RankWeights()
+        self.ocr_cache = ocr_cache
+        self._clusters: dict[tuple[CitedCandidate, ...], _Cluster] = {}
+
+    def _cluster(self, candidates: list[CitedCandidate]) -> _Cluster:
+        ordered = tuple(sorted(candidates, key=lambda c: c.id))  # per-cluster work never sees input order
+        if len({c.id for c in ordered}) != len(ordered):
+            raise InputError("candidate ids must be unique within one ranking")
+        if ordered not in self._clusters:
+            vectors = self.embedder.encode([c.text for c in ordered]) if self.embedder is not None else None
+            self._clusters[ordered] = _Cluster(ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), vectors)
+        return self._clusters[ordered]
+
+    def figure_text(self, figure: AnchorFigure, notes: list[str]) -> str:
+        """The figure's printed words: given text, else OCR of its image (a note when OCR fails)."""
+        if figure.text or figure.image is None:
+            return figure.text
+        try:
+            return ocr_text(figure.image, self.ocr_cache)
+        except InputError as exc:
+            notes.append(str(exc))
+            return ""
+
+    def signals(self, question: str, figure: AnchorFigure, candidates: list[CitedCandidate], notes: list[str]) -> tuple[_Cluster, dict[str, np.ndarray], str]:
+        """Raw per-signal scores, in the cluster's id order, and the figure text used."""
+        cluster = self._cluster(candidates)
+        printed = self.figure_text(figure, notes)
+        around = " ".join([figure.caption, *figure.mentions])
+        figure_words = f"{printed}\n{around}".strip()
+        n = len(cluster.candidates)
+        raw = {
+            "figure_names": np.asarray(cluster.names.scores(figure_words), dtype=np.float64),
+            "figure_bm25": cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
+            "question_bm25": cluster.bm25.scores(question).astype(np.float64),
+            "question_names": np.asarray(cluster.names.scores(question), dtype=np.float64),
+            "citation": _citation_hits(cluster.candidates, figure.citations),
+            "figure_dense": np.zeros(n),
+            "question_dense": np.zeros(n),
+        }
+        if cluster.vectors is not None and self.embedder is not None:
+            queries = self.embedder.encode([figure_words, question])
+            raw["figure_dense"] = cluster.vectors @ queries[0] if figure_words else np.zeros(n)
+            raw["question_dense"] = cluster.vectors @ queries[1]
+        return cluster, raw, printed
+
+    def rank(self, question: str, figure: AnchorFigure, candidates: list[CitedCandidate]) -> CandidateRanking:
+        """Every candidate, ranked (see module docstring)."""
+        notes: list[str] = []
+        if not candidates:
+            return CandidateRanking(question=question, ranked=[], notes=["no cited papers to rank"])
+        cluster, raw, printed = self.signals(question, figure, candidates, notes)
+        if self.embedder is None:
+            notes.append("no embedder: dense signals off")
+        score = fuse(raw, self.weights)
+        return ranking_from_scores(question, cluster.candidates, score, raw, notes, printed)
+
+
+def fuse(raw: dict[str, np.ndarray], weights: RankWeights) -> np.ndarray:
+    """Weighted sum of z-scored signals."""
+    total = np.zeros(len(next(iter(raw.values()))))
+    for name in SIGNALS:
+        weight = getattr(weights, name)
+        if weight:
+            total += weight * zscore(raw[name])
+    return total
+
+
+def ranking_from_scores(
+    question: str,
+    candidates: tuple[CitedCandidate, ...],
+    score: np.ndarray,
+    raw: dict[str, np.ndarray],
+    notes: list[str],
+    figure_text: str = "",
+    model: np.ndarray | None = None,
+) -> CandidateRanking:
+    """Candidates sorted by score, ties by id (stable over any input order)."""
+    order = sorted(range(len(candidates)), key=lambda i: (-float(score[i]), candidates[i].id))
+    ranked = [
+        RankedCandidate(
+            candidate=candidates[i],
+            rank=position,
+            score=round(float(score[i]), 6),
+            signals=SignalScores(
+                **{name: round(float(raw[name][i]), 6) for name in SIGNALS},
+                model=None if model is None else round(float(model[i]), 6),
+            ),
+        )
+        for position, i in enumerate(order, 1)
+    ]
+    return CandidateRanking(question=question, ranked=ranked, notes=notes, figure_text=figure_text)
+
+
+# A marker inside the figure names a row or a line of it; the sentence that cites the figure often
+# names what it is compared with; the rest of that paragraph cites more loosely.
+CITATION_PLACES = {"figure": 1.0, "mention": 0.6, "passage": 0.3}
+
+
+def _citation_hits(candidates: tuple[CitedCandidate, ...], marks: tuple[CitationMark, ...]) -> np.ndarray:
+    """Per candidate: the strongest place its key is cited in (0 when not cited)."""
+    strength: dict[str, float] = {}
+    for mark in marks:
+        key = normalise(mark.key)
+        if key:
+            strength[key] = max(strength.get(key, 0.0), CITATION_PLACES[mark.place])
+    return np.array([strength.get(normalise(c.key), 0.0) if c.key else 0.0 for c in candidates])

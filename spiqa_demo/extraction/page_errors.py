@@ -1,0 +1,54 @@
+"""MuPDF's errors on a page are bad input, not bugs.
+
+A hostile or broken page (a content stream nesting graphics states thousands deep, a damaged object
+or font) makes MuPDF raise while it is read or rendered. Such a page is skipped and named in the
+paper's warnings; a paper none of whose pages can be read is refused with an `InputError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spiqa_demo.extraction.pdf import pymupdf
+
+# PyMuPDF's compiled layer re-raises MuPDF errors as RuntimeError ("code=5: too many nested graphics
+# states"), its Python layer as FzErrorBase subclasses; extraction's own code raises neither.
+MUPDF_ERRORS: tuple[type[Exception], ...] = (RuntimeError, pymupdf.mupdf.FzErrorBase)
+
+_MAX_REASON_CHARS = 120
+
+
+def reason(exc: BaseException) -> str:
+    """MuPDF's message in one short line, without its numeric error code."""
+    text = " ".join(str(exc).split())
+    if text.startswith("code=") and ": " in text:
+        text = text.split(": ", 1)[1]
+    text = text or type(exc).__name__
+    return text if len(text) <= _MAX_REASON_CHARS else text[: _MAX_REASON_CHARS - 1] + "…"
+
+
+@dataclass
+class PageFailures:
+    """Pages that could not be read, and items whose crop could not be rendered, with MuPDF's reasons."""
+
+    unread: dict[int, str] = field(default_factory=dict)  # 1-based page -> reason
+    uncropped: dict[str, str] = field(default_factory=dict)  # item title -> reason
+
+    def warnings(self) -> list[str]:
+        out = []
+        if self.unread:
+            pages = sorted(self.unread)
+            which = f"Page {pages[0]}" if len(pages) == 1 else "Pages " + _listing([str(p) for p in pages])
+            verb = "was" if len(pages) == 1 else "were"
+            out.append(f"{which} could not be read ({self.unread[pages[0]]}) and {verb} skipped.")
+        if self.uncropped:
+            titles = sorted(self.uncropped)
+            first = self.uncropped[titles[0]]
+            out.append(f"The image of {_listing(titles)} could not be rendered ({first}).")
+        return out
+
+
+def _listing(names: list[str], shown: int = 8) -> str:
+    if len(names) > shown:
+        return ", ".join(names[:shown]) + f" and {len(names) - shown} more"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
