@@ -160,3 +160,14 @@ def test_layout_from_words_and_ink_outside_them() -> None:
     assert len(boxes) == 1
     x0, y0, x1, y1 = boxes[0]
     assert abs(x0 - 100) <= 3 and abs(y0 - 100) <= 3 and abs(x1 - 300) <= 3 and abs(y1 - 200) <= 3
+
+
+@needs_tesseract
+def test_huge_scanned_page_is_ocrd_within_the_pixel_bound(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=14000, height=14000)
+    page.insert_image(page.rect, pixmap=pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 50, 50), False))
+    doc.save(tmp_path / "huge.pdf")
+    settings = get_settings().with_overrides(max_crop_pixels=4_000_000)
+    paper = extract_paper(tmp_path / "huge.pdf", settings=settings)
+    assert any("OCR" in w for w in paper.warnings), paper.warnings

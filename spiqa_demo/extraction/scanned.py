@@ -127,7 +127,7 @@ class ScanReader:
         if isinstance(engine, str):
             return layout
         started = time.monotonic()
-        pixmap = page.get_pixmap(dpi=self.settings.ocr_dpi, colorspace=pymupdf.csGRAY)
+        pixmap = page.get_pixmap(dpi=self._dpi(page), colorspace=pymupdf.csGRAY)
         try:
             found = engine.read(pixmap, (page.rect.x0, page.rect.y0), deadline - started)
         except TimeoutError:
@@ -136,10 +136,16 @@ class ScanReader:
                 f"OCR of page {layout.number} ran past the {limit:.0f} s extraction limit (SPIQA_EXTRACTION_TIMEOUT_S)"
             ) from None
         gray = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.width)
-        graphics = ink_boxes(gray, 72 / self.settings.ocr_dpi, found)
+        graphics = ink_boxes(gray, page.rect.width / pixmap.width, found)
         self.seconds += time.monotonic() - started
         self.words[layout.number] = [(*w.bbox, w.text) for w in found]
         return ocr_layout(layout.number, layout.width, layout.height, found, graphics)
+
+    def _dpi(self, page: pymupdf.Page) -> int:
+        """SPIQA_OCR_DPI, lowered for a page so large that its image would pass the crop pixel
+        bound (a hostile page size must not exhaust memory)."""
+        pixels_per_pt2 = self.settings.max_crop_pixels / max(page.rect.width * page.rect.height, 1.0)
+        return max(1, min(self.settings.ocr_dpi, int(72 * pixels_per_pt2**0.5)))
 
     def engine(self) -> Tesseract | str:
         """Tesseract, or why it cannot be used; with SPIQA_OCR=on a missing engine is an error."""
