@@ -22,13 +22,14 @@ from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
 from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.settings import Settings, get_settings
-from spiqa_demo.types import Figure
+from spiqa_demo.types import Figure, Paper
 
 if TYPE_CHECKING:
     from retrieval.passage_index import PassageIndex
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
 PASSAGES_PER_PAPER = 2
+ABSTRACT_CHARS = 1500  # about an abstract's length: more of the first page is author lists and introduction
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,8 @@ def ask_cited_stream(
     checked = check_question(question, settings)
     question = checked.text
     chosen = figure or anchor_figure_for(library, question, settings)
-    ranking = rank_references(question, library.anchor, chosen, _ranker())
     availability = library.availability()
+    ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
     cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
     messages = list(ranking.notes)
     if checked.cut_to is not None:
@@ -122,6 +123,21 @@ def anchor_figure_for(library: PaperLibrary, question: str, settings: Settings) 
     if not hits:
         raise InputError(f"{anchor.title or anchor.source}: no figures or tables were found to ask about")
     return hits[0].item
+
+
+def opening_text(paper: Paper, limit: int = ABSTRACT_CHARS) -> str:
+    """A paper's abstract as far as extraction knows it: its first page's text from the passage that
+    starts with "Abstract" (or from the first passage), cut to `limit` characters."""
+    first = [p.text for p in paper.passages if p.page == min(q.page for q in paper.passages)] if paper.passages else []
+    start = next((i for i, text in enumerate(first) if text.lstrip().lower().startswith("abstract")), 0)
+    return " ".join(" ".join(first[start:]).split())[:limit]
+
+
+def library_abstracts(library: PaperLibrary, availability: list[Availability]) -> dict[int, str]:
+    """The abstract of each reference held in the library, by its index in the bibliography: a cited
+    paper at hand is known by what it says of itself, not only by the title the anchor prints."""
+    held = {p.key: p.paper for p in library.papers}
+    return {a.reference: opening_text(held[a.paper]) for a in availability if a.paper is not None and a.paper in held}
 
 
 def _ranker() -> CitationRanker:
@@ -153,8 +169,8 @@ def why(ranked: RankedReference) -> str:
         reasons.append("cited where the paper discusses the figure")
     if s.figure_names > 0:
         reasons.append("a name it defines is printed in the figure")
-    if s.question_names > 0:
-        reasons.append("the question names it")
+    if s.question_target > 0:
+        reasons.append("the question names it as the paper it means")
     if ranked.aliases:
         reasons.append(f"called {', '.join(repr(a) for a in ranked.aliases[:2])} in the paper")
     return "; ".join(reasons) or "closest in words to the question and the figure"
