@@ -6,21 +6,24 @@ about that figure; the top-k ranked references that are in the library give thei
 (BM25 over each cited paper's full text, so each passage keeps its page and box for display); a
 model answers from those passages only, citing them by number, or says "I don't know". Without a
 model the ranked references and their passages are the result. When no ranked reference is in the
-library, a model sees their titles only (all a bibliography gives) and is told so.
+library there is nothing to answer from: the ranking says which cited papers to add, and no model is
+asked (a bibliography gives titles only, from which a model could only guess).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spiqa_demo.crosspaper.answering import IDK, MAX_NEW_TOKENS, clean_answer, is_abstention
 from spiqa_demo.crosspaper.paper_references import RankedReference, ReferenceRanking, rank_references
 from spiqa_demo.errors import InputError
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
-from spiqa_demo.models.base import ModelBackend
+from spiqa_demo.models.base import Message, ModelBackend
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -110,7 +113,72 @@ def ask_cited_stream(
     if checked.cut_to is not None:
         messages.append(f"the question was cut to its first {checked.cut_to} characters")
     passages = best_passages(library, question, ranking, availability, k)
-    yield CitedAnswer(question, chosen, cited, passages, "", messages)
+    if not passages:
+        messages.append(_nothing_to_read(cited, k))
+    elif backend is None:
+        messages.append("no model: the cited papers ranked for the question and their best passages (retrieval only)")
+    if backend is None or not passages:
+        yield CitedAnswer(question, chosen, cited, passages, "", messages)
+        return
+    prompt = answer_prompt(question, passages)
+    pieces: list[str] = []
+    try:
+        for piece in backend.stream([Message("user", [prompt])], max_new_tokens=MAX_NEW_TOKENS):
+            pieces.append(piece)
+            yield piece
+    except Exception as exc:  # a failing model must leave the retrieved passages to the reader
+        messages.append(f"the model failed to answer ({type(exc).__name__}: {exc}); the passages below are retrieval only")
+        yield CitedAnswer(question, chosen, cited, passages, "", messages)
+        return
+    text = clean_answer("".join(pieces))
+    cited_numbers = _cited_numbers(text, len(passages))
+    messages += _format_notes(text, cited_numbers)
+    yield CitedAnswer(question, chosen, cited, _cited_first(passages, cited_numbers), text, messages)
+
+
+ANSWER_PROMPT = (
+    "Below are numbered passages from scientific papers cited by another paper, each with its paper's "
+    "title and page. Using only these passages, answer the question in one or two sentences and cite "
+    "the passages you used by their numbers in square brackets, e.g. [1]. If the passages do not "
+    f'contain the answer, reply exactly "{IDK}". Do not guess.\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:'
+)
+_CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def answer_prompt(question: str, passages: Sequence[CitedPassage]) -> str:
+    listed = "\n\n".join(f"[{i}] {p.paper_title}, page {p.page}:\n{p.text}" for i, p in enumerate(passages, 1))
+    return ANSWER_PROMPT.format(passages=listed, question=question)
+
+
+def _cited_numbers(text: str, count: int) -> list[int]:
+    """The passage numbers the answer cites, in order of first citation (numbers beyond `count` dropped)."""
+    numbers = [int(n) for group in _CITE.findall(text) for n in group.split(",")]
+    return list(dict.fromkeys(n for n in numbers if 1 <= n <= count))
+
+
+def _format_notes(text: str, cited_numbers: list[int]) -> list[str]:
+    """What a reader should know when the model did not answer as asked."""
+    if not text:
+        return ["the model gave no answer; the passages below are retrieval only"]
+    if is_abstention(text):
+        return ["the model found no answer in the passages (it said it does not know)"]
+    if not cited_numbers:
+        return ["the model's answer cites none of the passages: check it against them before trusting it"]
+    return []
+
+
+def _cited_first(passages: list[CitedPassage], cited_numbers: list[int]) -> list[CitedPassage]:
+    """The passages the answer cites first (in its order), then the others in retrieval order."""
+    first = [passages[n - 1] for n in cited_numbers]
+    return first + [p for p in passages if p not in first]
+
+
+def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
+    top = "; ".join(f"{c.key} {c.title[:80]}" for c in cited[:k])
+    if not cited:
+        return "the paper has no references to read"
+    return (f"none of the top {k} cited papers for this question is in the library, so there is no passage to answer "
+            f"from: add their PDFs (best first: {top})")  # fmt: skip
 
 
 def anchor_figure_for(library: PaperLibrary, question: str, settings: Settings) -> Figure:
