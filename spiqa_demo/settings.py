@@ -58,6 +58,12 @@ class Settings(BaseSettings):
     # Crops (and the app's page images) show a reader's annotations of the PDF: highlights, notes,
     # drawings. Extraction never reads them as paper content.
     crop_annotations: bool = False
+    # OCR (Tesseract) of scanned pages, those that are one image with no text layer: auto (when
+    # Tesseract is installed, else a warning) | on (a missing Tesseract is an error) | off. The
+    # language is Tesseract's name for it ("eng", "eng+deu"); pages are rendered at ocr_dpi for it.
+    ocr: Literal["auto", "on", "off"] = "auto"
+    ocr_language: str = Field(default="eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
+    ocr_dpi: int = Field(default=300, ge=100, le=600)
 
     # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
     # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
@@ -177,6 +183,14 @@ class Settings(BaseSettings):
     @classmethod
     def _bf16_switch(cls, value: Any) -> Any:
         return _SWITCH.get(value.lower(), value.lower()) if isinstance(value, str) else value
+
+    @field_validator("ocr", mode="before")
+    @classmethod
+    def _ocr_switch(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        switch = _SWITCH.get(value.lower(), value.lower())
+        return {"1": "on", "0": "off"}.get(switch, switch)
 
     def with_overrides(self, **values: Any) -> Settings:
         """These settings with `values` replacing fields by name, validated as the environment's are.

@@ -56,7 +56,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
     page.wait_for_selector("#gallery img")
     page.wait_for_function("document.querySelectorAll('#gallery img').length >= 10")
-    page.wait_for_function("document.querySelector('#chat').innerText.includes('Ask a question')")  # indexed
+    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('Ask a question')")  # indexed
     assert "10 pages, 4 figures, 6 tables" in page.inner_text("#paper-status")
     shot(page, "1-loaded")
 
@@ -71,7 +71,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     page.fill("#question textarea", "Which model is best on Kinetics?")
     page.keyboard.press("Enter")
     page.wait_for_selector("#chat img")
-    page.wait_for_function("document.querySelector('#chat').innerText.includes('chosen by the model')")
+    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('chosen by the model')")
     chat = page.inner_text("#chat")
     assert "Which model is best on Kinetics?" in chat
     assert "Yes" in chat and "Image 1 shows the results" in chat, chat
@@ -83,12 +83,12 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
 def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.wait_for_selector("#spiqa-check", state="visible")
-    page.wait_for_function("document.querySelector('#chat').innerText.includes('Ask a question')")
+    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('Ask a question')")
     assert "SPIQA test-A" in page.inner_text("#spiqa-header")
     page.click("text=L3Score judge")
     page.fill("#judge-model textarea, #judge-model input", str(tiny_llama))
     page.locator("#spiqa-questions button, #spiqa-questions tr, #spiqa-questions td").filter(has_text="PaSC").first.click()
-    page.wait_for_function("document.querySelector('#spiqa-result').innerText.includes('L3Score judge')")
+    page.wait_for_function("(document.querySelector('#spiqa-result')?.innerText ?? '').includes('L3Score judge')")
     result = page.inner_text("#spiqa-result")
     assert "SPDNet" in result and "ROUGE-L" in result and str(tiny_llama) in result, result
     assert page.locator("#spiqa-reference img").count() == 1
@@ -99,9 +99,9 @@ def test_error_analysis_tab(page) -> None:
     page.click("button[role=tab]:has-text('Error analysis')")
     page.click("#results-file")
     page.click("li:has-text('test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json')")
-    page.wait_for_function("document.querySelector('#results-summary').innerText.includes('493 questions')")
+    page.wait_for_function("(document.querySelector('#results-summary')?.innerText ?? '').includes('493 questions')")
     page.click("#results-table [data-testid='cell-2-4']")
-    page.wait_for_function("document.querySelector('#results-detail').innerText.includes('Raw response')")
+    page.wait_for_function("(document.querySelector('#results-detail')?.innerText ?? '').includes('Raw response')")
     detail = page.inner_text("#results-detail")
     assert "Ground truth" in detail and "retrieval" in detail
     shot(page, "5-error-analysis")
@@ -109,7 +109,7 @@ def test_error_analysis_tab(page) -> None:
     page.click("text=Compare with a second result file")
     page.click("#results-file-b")
     page.click("li:has-text('test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json')")
-    page.wait_for_function("document.querySelector('#compare-verdict').innerText.includes('shared questions')")
+    page.wait_for_function("(document.querySelector('#compare-verdict')?.innerText ?? '').includes('shared questions')")
     page.wait_for_selector("#compare-table [data-testid='cell-0-3']")
     page.wait_for_timeout(500)  # the progress overlay fades out
     shot(page, "6-compare")
@@ -123,7 +123,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.fill("#question textarea", "Which method is best on HDM05?")
     page.keyboard.press("Enter")  # at once: the question waits for the index, then is answered
-    page.wait_for_function("document.querySelector('#chat').innerText.includes('best retrieval match')")
+    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('best retrieval match')")
     assert "Load a paper first" not in page.inner_text("#chat")
 
     with openai_listener(chunk_delay_s=1.0, chunks=12) as slow:
@@ -133,9 +133,9 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
         page.fill("#base-url textarea, #base-url input", slow.url)
         page.fill("#question textarea", PASC2)
         page.keyboard.press("Enter")
-        page.wait_for_function("document.querySelector('#chat').innerText.includes('Rationale')")
+        page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('Rationale')")
         page.locator("#question button", has_text="Stop").click()
-        page.wait_for_function("document.querySelector('#chat').innerText.includes('(stopped)')")
+        page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('(stopped)')")
         page.locator("#question button", has_text="Ask").wait_for()
     chat = page.inner_text("#chat")
     assert "Rationale" in chat and "Waiting for the model" not in chat, chat

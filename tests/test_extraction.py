@@ -394,7 +394,8 @@ def test_missing_file_raises_paper_error(tmp_path: Path) -> None:
 
 
 def test_scanned_pdf_keeps_page_images_and_warns(corpus: Corpus, tmp_path: Path) -> None:
-    paper = extract_paper(corpus.scanned, image_dir=tmp_path, dpi=72)
+    """Without OCR (tests/test_ocr.py covers it) a scan's pages are kept as unlabelled figures."""
+    paper = extract_paper(corpus.scanned, image_dir=tmp_path, dpi=72, settings=get_settings().with_overrides(ocr="off"))
     assert {f.page for f in paper.items} == {1, 2}, "each scanned page should give its image as a figure"
     assert all(not f.number and crop_problem(f.image) is None for f in paper.items)
     assert any("caption" in w.lower() for w in paper.warnings), paper.warnings
@@ -537,7 +538,11 @@ def test_cli_bad_input_exits_non_zero_with_one_line(case: str, corpus: Corpus, t
     assert len(lines) == 1 and lines[0].startswith("error:") and pdf.name in lines[0], err
 
 
-def test_cli_scanned_pdf_succeeds_with_a_warning(corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_scanned_pdf_succeeds_with_a_warning(
+    corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPIQA_OCR", "off")
+    get_settings.cache_clear()
     code, out, err = _cli([str(corpus.scanned), "--out", str(tmp_path / "out"), "--dpi", "72"], capsys)
     assert code == 0 and len(out.strip().splitlines()) == 1
     assert "caption" in err.lower()

@@ -32,7 +32,8 @@ from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
-from spiqa_demo.extraction.tables import figure_text, region_words, table_markdown
+from spiqa_demo.extraction.scanned import ScanReader
+from spiqa_demo.extraction.tables import Word, figure_text, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper, round_bbox
@@ -40,7 +41,7 @@ from spiqa_demo.types import Figure, Paper, round_bbox
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "3"
+EXTRACTOR_VERSION = "4"
 
 Progress = Callable[[float, str], None]
 
@@ -68,6 +69,7 @@ def extract_paper(
     started = time.monotonic()
     failures = PageFailures()
     annotations = 0
+    scans = ScanReader(settings)
     try:
         layouts: list[PageLayout] = []
         for index in range(doc.page_count):
@@ -75,7 +77,7 @@ def extract_paper(
             try:
                 page = doc[index]
                 annotations += strip_annotations(page)
-                layouts.append(read_page(page))
+                layouts.append(scans.read(page, read_page(page), started + settings.extraction_timeout_s))
             except MUPDF_ERRORS as exc:
                 failures.unread[index + 1] = reason(exc)
                 layouts.append(_blank_page(doc, index, layouts))
@@ -102,7 +104,7 @@ def extract_paper(
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
             raise InputError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
-        items = _items(_deduplicate(regions), doc)
+        items = _items(_deduplicate(regions), doc, scans.words)
         attach_mentions(passages, items)
         passages, items = link_citations(passages, items, references)
         if image_dir is not None:
@@ -117,8 +119,8 @@ def extract_paper(
             passages=passages,
             items=items,
             references=references,
-            warnings=_warnings(summary, items, doc.is_repaired) + _annotation_warnings(annotations, settings)
-            + failures.warnings(),
+            warnings=scans.warnings() + _warnings(summary, items, doc.is_repaired)
+            + _annotation_warnings(annotations, settings) + failures.warnings(),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
         )
@@ -226,11 +228,11 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
     return out + [(page, region) for _, page, region in best.values()]
 
 
-def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document) -> list[Figure]:
+def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_words: dict[int, list[Word]]) -> list[Figure]:
     """Figures/tables from regions, with the words inside each (read only for pages with items:
-    words are most of the memory a long paper would otherwise hold)."""
+    words are most of the memory a long paper would otherwise hold; scanned pages' come from OCR)."""
     items = []
-    page_words: dict[int, list] = {}
+    page_words: dict[int, list] = dict(ocr_words)
     for page, region in regions:
         caption: Caption | None = region.caption
         if page.number not in page_words:

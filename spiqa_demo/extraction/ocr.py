@@ -1,0 +1,106 @@
+"""Tesseract OCR: find the engine and its language data, and read the words of a page image.
+
+The `tesseract` program is run on a rendered image and its TSV output (one row per word, with
+box, confidence and its block/paragraph/line numbers) is read back. PyMuPDF's own OCR
+(`Page.get_textpage_ocr`, MuPDF's built-in Tesseract) was measured on the same scanned pages and
+is both slower and noisier: its text pages repeat lines as fragments ("fayer", "bY" beside
+"layer by") and carry no confidence to filter them by, while the program's output is clean.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+
+from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.types import BBox
+
+# Words Tesseract is less sure of than this are dropped: below it they are mostly shapes read
+# as letters (plot marks, photo texture, rules).
+MIN_CONFIDENCE = 40.0
+# Tesseract's own threads compete with the rest of the process on a small machine and gain
+# nothing on one page at a time.
+_ENVIRONMENT = {"OMP_THREAD_LIMIT": "1"}
+
+
+@dataclass(frozen=True)
+class OcrWord:
+    """A recognised word in page coordinates, with its place in Tesseract's layout."""
+
+    text: str
+    bbox: BBox
+    confidence: float
+    block: int
+    paragraph: int
+    line: int
+
+
+@dataclass(frozen=True)
+class Tesseract:
+    """An installed Tesseract program with data for the languages asked for."""
+
+    program: str
+    language: str
+
+    def read(self, pixmap: pymupdf.Pixmap, origin: tuple[float, float], timeout_s: float) -> list[OcrWord]:
+        """The words of `pixmap` (rendered at `pixmap.xres` dpi from a page area whose top-left
+        corner is `origin`), in page points; a run past `timeout_s` raises `TimeoutError`."""
+        dpi = pixmap.xres or 72
+        try:
+            done = subprocess.run(
+                [self.program, "stdin", "stdout", "-l", self.language, "--dpi", str(dpi), "tsv"],
+                input=pixmap.tobytes("png"), capture_output=True, timeout=max(timeout_s, 1.0), check=False,
+                env={**os.environ, **_ENVIRONMENT},
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"Tesseract took longer than {timeout_s:.0f} s") from None
+        if done.returncode != 0:
+            return []
+        return parse_tsv(done.stdout.decode("utf-8", "replace"), 72 / dpi, origin)
+
+
+def parse_tsv(tsv: str, scale: float, origin: tuple[float, float]) -> list[OcrWord]:
+    """Words of Tesseract's TSV output (pixel boxes times `scale`, shifted by `origin`)."""
+    words = []
+    for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
+        text = (row.get("text") or "").strip()
+        if row.get("level") != "5" or not text:
+            continue
+        confidence = float(row["conf"])
+        if confidence < MIN_CONFIDENCE:
+            continue
+        left, top, width, height = (float(row[k]) for k in ("left", "top", "width", "height"))
+        x, y = origin
+        bbox = (x + left * scale, y + top * scale, x + (left + width) * scale, y + (top + height) * scale)
+        words.append(OcrWord(text, bbox, confidence, int(row["block_num"]), int(row["par_num"]), int(row["line_num"])))
+    return words
+
+
+def find_tesseract(language: str) -> Tesseract | str:
+    """The Tesseract program for `language` ("eng", "eng+deu"), or why it cannot be used (a
+    sentence naming the Debian/Ubuntu package to install)."""
+    program = shutil.which("tesseract")
+    if program is None:
+        return "Tesseract OCR is not installed (Debian/Ubuntu package `tesseract-ocr`)"
+    missing = [name for name in language.split("+") if name not in _languages(program)]
+    if missing:
+        packages = ", ".join(f"`tesseract-ocr-{name.lower().replace('_', '-')}`" for name in missing)
+        return f"Tesseract has no data for {'+'.join(missing)} (package {packages}, or set SPIQA_OCR_LANGUAGE)"
+    return Tesseract(program, language)
+
+
+@lru_cache(maxsize=4)
+def _languages(program: str) -> frozenset[str]:
+    """The languages the program has data for (`tesseract --list-langs`; read once)."""
+    try:
+        done = subprocess.run([program, "--list-langs"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    return frozenset(ln.strip() for ln in lines if re.fullmatch(r"[A-Za-z_]+", ln.strip()))
