@@ -273,5 +273,5 @@ def best_passages(
         entry = held[key]
         for hit in index.search(question, PASSAGES_PER_PAPER, [key]):
             p = hit.passage
-            out.append(CitedPassage(entry.origin, entry.paper.title or Path(entry.origin).name, p.page, p.text, tuple(p.bbox)))
+            out.append(CitedPassage(entry.origin, entry.paper.title or Path(entry.origin).name, p.page, p.text, p.bbox))
     return out
