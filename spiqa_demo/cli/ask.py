@@ -1,4 +1,7 @@
-"""`ask PAPER.pdf "QUESTION" [--task cot|direct|full|caption-only|image-only] [--backend ...] [--model ...] [--k 8] [--json]`.
+"""`ask PAPER.pdf "QUESTION" [--task cot|direct|full|caption-only|image-only] [--backend ...] [--model ...] [--k 8] [--json]
+[--cited PDF_OR_FOLDER ...]`.
+
+With `--cited` the answer comes from the papers PAPER cites (`ask_cited`).
 
 Prints the answer, the figure that supports it (label, page, crop path), the model's rationale and
 any notes; `--json` prints the whole `Answer`. Without a usable model (none configured, no API key)
@@ -33,6 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-captions", action="store_true", help="show figures without captions (SPIQA's image-only ablation)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="longest reply (default SPIQA_MAX_NEW_TOKENS)")
     p.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    p.add_argument("--cited", nargs="+", metavar="PDF_OR_FOLDER",
+                   help="answer from the papers the anchor cites: their PDFs, folders of PDFs or arXiv ids")
+    p.add_argument("--cited-k", type=int, default=3, help="how many of the ranked cited papers to read (default 3)")
     p.set_defaults(func=run)
 
 
@@ -44,14 +50,17 @@ def run(args: argparse.Namespace) -> int:
 
     check_question(args.question)  # before the (slower) extraction
     _quiet_progress_bars()
-    paper = load_paper(args.pdf)
     notice = ""
     try:
         backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url, image_size=args.image_size)
     except PaperError as exc:
         backend, notice = None, f"no model answered: {exc}"
+    if args.cited:
+        from spiqa_demo.cli.ask_cited import run_cited
+
+        return run_cited(args, backend, notice)
     answer = ask(
-        paper,
+        load_paper(args.pdf),
         args.question,
         backend,
         task=args.task,

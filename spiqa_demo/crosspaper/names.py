@@ -31,6 +31,8 @@ _COMMON = {
     "need", "not", "new", "one", "two", "via", "using", "attention", "improving", "beyond", "making",
 }
 MIN_NAME = 2
+# Names a candidate defines (alias, title lead, acronym, initials) rather than merely mentions.
+DEFINED = 0.7
 
 
 def normalise(text: str) -> str:
@@ -117,7 +119,7 @@ class NameMatcher:
         names = tuple(candidate_names(c) for c in candidates)
         return cls(names=names, shared=Counter(n for per in names for n in per))
 
-    def scores(self, text: str) -> list[float]:
-        """Per candidate: the sum of weight / sharers over its names that `text` prints."""
+    def scores(self, text: str, min_weight: float = 0.0) -> list[float]:
+        """Per candidate: the sum of weight / sharers over its names of at least `min_weight` that `text` prints."""
         forms = _stems(printed_forms(text))
-        return [sum(w / self.shared[n] for n, w in per.items() if n in forms) for per in self.names]
+        return [sum(w / self.shared[n] for n, w in per.items() if n in forms and w >= min_weight) for per in self.names]

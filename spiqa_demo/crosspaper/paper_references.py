@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,8 +78,9 @@ def reference_aliases(paper: Paper) -> list[tuple[str, ...]]:
     return [tuple(name for name, _ in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_ALIASES]) for c in counts]
 
 
-def reference_candidates(paper: Paper) -> list[CitedCandidate]:
-    """The bibliography as candidates (the printed entry stands in for a title that was not parsed)."""
+def reference_candidates(paper: Paper, abstracts: Mapping[int, str] | None = None) -> list[CitedCandidate]:
+    """The bibliography as candidates (the printed entry stands in for a title that was not parsed);
+    `abstracts` gives the abstract of a reference by its index, when the cited paper itself is at hand."""
     if not paper.references:
         raise InputError(
             f"{paper.title or paper.source or 'this paper'}: no bibliography was found, so there are no "
@@ -86,12 +88,18 @@ def reference_candidates(paper: Paper) -> list[CitedCandidate]:
         )
     seen: Counter[str] = Counter()
     candidates = []
-    for reference, aliases in zip(paper.references, reference_aliases(paper)):
+    abstracts = abstracts or {}
+    for index, (reference, aliases) in enumerate(zip(paper.references, reference_aliases(paper))):
         cid = _candidate_id(reference)
         seen[cid] += 1
         if seen[cid] > 1:
             cid = f"{cid}-{seen[cid]}"  # the same entry printed twice: either copy may stand first
-        candidates.append(CitedCandidate(id=cid, title=reference.title or reference.text[:300], key=reference.key, aliases=aliases))
+        candidates.append(
+            CitedCandidate(
+                id=cid, title=reference.title or reference.text[:300], abstract=abstracts.get(index, ""), key=reference.key,
+                aliases=aliases,
+            )
+        )  # fmt: skip
     return candidates
 
 
@@ -124,12 +132,17 @@ def anchor_figure(paper: Paper, figure: Figure | Path, ranker: CitationRanker, n
 
 
 def rank_references(
-    question: str, paper: Paper, figure: Figure | Path, ranker: CitationRanker | ModelCitationRanker | None = None
+    question: str,
+    paper: Paper,
+    figure: Figure | Path,
+    ranker: CitationRanker | ModelCitationRanker | None = None,
+    abstracts: Mapping[int, str] | None = None,
 ) -> ReferenceRanking:
     """Every reference of `paper`, ranked for `question` about `figure` (a `Figure` of the paper, or
-    an image file). Raises `InputError` for a paper without a bibliography or a figure it lacks."""
+    an image file); `abstracts` as for `reference_candidates`. Raises `InputError` for a paper
+    without a bibliography or a figure it lacks."""
     ranker = ranker or CitationRanker()
-    candidates = reference_candidates(paper)
+    candidates = reference_candidates(paper, abstracts)
     notes: list[str] = []
     anchor = anchor_figure(paper, figure, _base(ranker), notes)
     ranking = ranker.rank(question, anchor, candidates)

@@ -4,7 +4,8 @@ The answer to a figure question is almost always something the figure prints (a 
 a line of a chart), so the figure's own words carry most of the signal: names it prints that a
 candidate's title or abstract defines (`names`), and BM25 / dense similarity between the figure's
 words and each title + abstract. The question adds its own similarity, and the names it spells out
-itself are comparison points ("better than X"), which the default weight counts against. Citation
+itself are comparison points ("better than X"), which the default weight counts against, except the
+one it says it means ("the paper that proposed X": `target`), which counts for. Citation
 markers printed in or around the figure, when known, point at their references directly.
 Each signal is z-scored over the candidates and summed with `RankWeights`; ties are broken by the
 candidate id, never by input order.
@@ -20,8 +21,9 @@ import numpy as np
 from retrieval.embedder import Embedder
 from retrieval.fusion import zscore
 from retrieval.lexical import BM25Index
-from spiqa_demo.crosspaper.names import NameMatcher, normalise
+from spiqa_demo.crosspaper.names import DEFINED, NameMatcher, normalise
 from spiqa_demo.crosspaper.ocr import ocr_text
+from spiqa_demo.crosspaper.target import named_target, without_target
 from spiqa_demo.crosspaper.types import (
     AnchorFigure,
     CandidateRanking,
@@ -32,7 +34,10 @@ from spiqa_demo.crosspaper.types import (
 )
 from spiqa_demo.errors import InputError
 
-SIGNALS = ("figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "citation")
+SIGNALS = (
+    "figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "question_target",
+    "citation",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,7 @@ class RankWeights:
     question_bm25: float = 0.25
     question_dense: float = 0.0
     question_names: float = -1.0
+    question_target: float = 4.0
     citation: float = 2.0
 
     def only(self, *signals: str) -> RankWeights:
@@ -108,11 +114,13 @@ class CitationRanker:
         around = " ".join([figure.caption, *figure.mentions])
         figure_words = f"{printed}\n{around}".strip()
         n = len(cluster.candidates)
+        target = named_target(question)
         raw = {
             "figure_names": np.asarray(cluster.names.scores(figure_words), dtype=np.float64),
             "figure_bm25": cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
             "question_bm25": cluster.bm25.scores(question).astype(np.float64),
-            "question_names": np.asarray(cluster.names.scores(question), dtype=np.float64),
+            "question_names": np.asarray(cluster.names.scores(without_target(question, target)), dtype=np.float64),
+            "question_target": _target_scores(cluster, target.text) if target else np.zeros(n),
             "citation": _citation_hits(cluster.candidates, figure.citations),
             "figure_dense": np.zeros(n),
             "question_dense": np.zeros(n),
@@ -133,6 +141,16 @@ class CitationRanker:
             notes.append("no embedder: dense signals off")
         score = fuse(raw, self.weights)
         return ranking_from_scores(question, cluster.candidates, score, raw, notes, printed)
+
+
+def _target_scores(cluster: _Cluster, target: str) -> np.ndarray:
+    """The names the target phrase prints that a candidate defines (not those its abstract merely
+    mentions, as a paper's abstract names its baselines), plus the phrase's words in the candidate's
+    title (BM25 relative to the best candidate, for a name no title abbreviates: "the non-local block")."""
+    names = np.asarray(cluster.names.scores(target, DEFINED), dtype=np.float64)
+    words = cluster.bm25.scores(target).astype(np.float64)
+    best = words.max() if words.size else 0.0
+    return names + (words / best if best > 0 else words)
 
 
 def fuse(raw: dict[str, np.ndarray], weights: RankWeights) -> np.ndarray:

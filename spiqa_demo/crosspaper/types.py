@@ -68,6 +68,7 @@ class SignalScores:
     - `figure_bm25` / `figure_dense`: the figure's words (and caption) against title + abstract
     - `question_bm25` / `question_dense`: the question against title + abstract
     - `question_names`: names the question itself spells out (comparison points, often not the answer)
+    - `question_target`: names and words of the paper the question says it means ("the paper that proposed X")
     - `citation`: the candidate's key is cited in the figure (1), in a sentence citing the figure,
       or in that sentence's paragraph (less: `ranking.CITATION_PLACES`)
     - `model`: the model's ranking as a score (1/rank), 0 for candidates it left out
@@ -79,6 +80,7 @@ class SignalScores:
     question_bm25: float = 0.0
     question_dense: float = 0.0
     question_names: float = 0.0
+    question_target: float = 0.0
     citation: float = 0.0
     model: float | None = None
 

@@ -1,0 +1,277 @@
+"""Answer a question about an anchor paper's figure from the papers it cites.
+
+The anchor figure is the one single-paper retrieval ranks first for the question (or the one given);
+stage 1 (`paper_references.rank_references`) ranks every reference of the anchor for the question
+about that figure; the top-k ranked references that are in the library give their best passages
+(BM25 over each cited paper's full text, so each passage keeps its page and box for display); a
+model answers from those passages only, citing them by number, or says "I don't know". Without a
+model the ranked references and their passages are the result. When no ranked reference is in the
+library there is nothing to answer from: the ranking says which cited papers to add, and no model is
+asked (a bibliography gives titles only, from which a model could only guess).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spiqa_demo.crosspaper.answering import IDK, MAX_NEW_TOKENS, clean_answer, is_abstention
+from spiqa_demo.crosspaper.paper_references import RankedReference, ReferenceRanking, rank_references
+from spiqa_demo.errors import InputError
+from spiqa_demo.library import PaperLibrary
+from spiqa_demo.library.records import Availability
+from spiqa_demo.models.base import Message, ModelBackend
+from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.types import Figure, Paper
+
+if TYPE_CHECKING:
+    from retrieval.passage_index import PassageIndex
+    from spiqa_demo.crosspaper.ranking import CitationRanker
+
+PASSAGES_PER_PAPER = 2
+ABSTRACT_CHARS = 1500  # about an abstract's length: more of the first page is author lists and introduction
+
+
+@dataclass(frozen=True)
+class CitedPaper:
+    """One ranked reference of the anchor; `source` is the library file holding it, None when not provided."""
+
+    key: str
+    title: str
+    source: str | None
+    score: float
+    why: str  # one line for people: which signals put it there
+
+
+@dataclass(frozen=True)
+class CitedPassage:
+    """A passage of a cited paper: `page` is 1-based, `bbox` in PDF points on that page."""
+
+    source: str
+    paper_title: str
+    page: int
+    text: str
+    bbox: tuple[float, float, float, float] | None
+
+
+@dataclass
+class CitedAnswer:
+    """The answer from the cited papers: the anchor figure, the ranked references, the supporting
+    passages (best first), the model's text ("" without a model) and notes for people."""
+
+    question: str
+    anchor_figure: Figure | None
+    cited_papers: list[CitedPaper]
+    passages: list[CitedPassage]
+    text: str
+    messages: list[str] = field(default_factory=list)
+
+
+def ask_cited(
+    library: PaperLibrary,
+    question: str,
+    backend: ModelBackend | None = None,
+    *,
+    figure: Figure | None = None,
+    k: int = 3,
+    settings: Settings | None = None,
+) -> CitedAnswer:
+    """The answer from the top-`k` available cited papers (see the module docstring)."""
+    result: CitedAnswer | None = None
+    for part in ask_cited_stream(library, question, backend, figure=figure, k=k, settings=settings):
+        if isinstance(part, CitedAnswer):
+            result = part
+    assert result is not None  # the stream always ends with the answer
+    return result
+
+
+def ask_cited_stream(
+    library: PaperLibrary,
+    question: str,
+    backend: ModelBackend | None = None,
+    *,
+    figure: Figure | None = None,
+    k: int = 3,
+    settings: Settings | None = None,
+) -> Generator[str | CitedAnswer, None, None]:
+    """Text chunks of the model's answer as they come, then the `CitedAnswer`."""
+    from spiqa_demo.questions import check_question
+
+    if k < 1:
+        raise InputError("k (the number of cited papers to read) must be at least 1")
+    settings = settings or library.settings or get_settings()
+    checked = check_question(question, settings)
+    question = checked.text
+    chosen = figure or anchor_figure_for(library, question, settings)
+    availability = library.availability()
+    ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
+    cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
+    messages = list(ranking.notes)
+    if checked.cut_to is not None:
+        messages.append(f"the question was cut to its first {checked.cut_to} characters")
+    passages = best_passages(library, question, ranking, availability, k)
+    if not passages:
+        messages.append(_nothing_to_read(cited, k))
+    elif backend is None:
+        messages.append("no model: the cited papers ranked for the question and their best passages (retrieval only)")
+    if backend is None or not passages:
+        yield CitedAnswer(question, chosen, cited, passages, "", messages)
+        return
+    prompt = answer_prompt(question, passages)
+    pieces: list[str] = []
+    try:
+        for piece in backend.stream([Message("user", [prompt])], max_new_tokens=MAX_NEW_TOKENS):
+            pieces.append(piece)
+            yield piece
+    except Exception as exc:  # a failing model must leave the retrieved passages to the reader
+        messages.append(f"the model failed to answer ({type(exc).__name__}: {exc}); the passages below are retrieval only")
+        yield CitedAnswer(question, chosen, cited, passages, "", messages)
+        return
+    text = clean_answer("".join(pieces))
+    cited_numbers = _cited_numbers(text, len(passages))
+    messages += _format_notes(text, cited_numbers)
+    yield CitedAnswer(question, chosen, cited, _cited_first(passages, cited_numbers), text, messages)
+
+
+ANSWER_PROMPT = (
+    "Below are numbered passages from scientific papers cited by another paper, each with its paper's "
+    "title and page. Using only these passages, answer the question in one or two sentences and cite "
+    "the passages you used by their numbers in square brackets, e.g. [1]. If the passages do not "
+    f'contain the answer, reply exactly "{IDK}". Do not guess.\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:'
+)
+_CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def answer_prompt(question: str, passages: Sequence[CitedPassage]) -> str:
+    listed = "\n\n".join(f"[{i}] {p.paper_title}, page {p.page}:\n{p.text}" for i, p in enumerate(passages, 1))
+    return ANSWER_PROMPT.format(passages=listed, question=question)
+
+
+def _cited_numbers(text: str, count: int) -> list[int]:
+    """The passage numbers the answer cites, in order of first citation (numbers beyond `count` dropped)."""
+    numbers = [int(n) for group in _CITE.findall(text) for n in group.split(",")]
+    return list(dict.fromkeys(n for n in numbers if 1 <= n <= count))
+
+
+def _format_notes(text: str, cited_numbers: list[int]) -> list[str]:
+    """What a reader should know when the model did not answer as asked."""
+    if not text:
+        return ["the model gave no answer; the passages below are retrieval only"]
+    if is_abstention(text):
+        return ["the model found no answer in the passages (it said it does not know)"]
+    if not cited_numbers:
+        return ["the model's answer cites none of the passages: check it against them before trusting it"]
+    return []
+
+
+def _cited_first(passages: list[CitedPassage], cited_numbers: list[int]) -> list[CitedPassage]:
+    """The passages the answer cites first (in its order), then the others in retrieval order."""
+    first = [passages[n - 1] for n in cited_numbers]
+    return first + [p for p in passages if p not in first]
+
+
+def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
+    top = "; ".join(f"{c.key} {c.title[:80]}" for c in cited[:k])
+    if not cited:
+        return "the paper has no references to read"
+    return (f"none of the top {k} cited papers for this question is in the library, so there is no passage to answer "
+            f"from: add their PDFs (best first: {top})")  # fmt: skip
+
+
+def anchor_figure_for(library: PaperLibrary, question: str, settings: Settings) -> Figure:
+    """The anchor's figure or table that single-paper retrieval ranks first for `question`."""
+    from retrieval import FigureIndex
+    from spiqa_demo.extraction.cache import paper_cache_dir
+
+    anchor = library.anchor
+    hits = FigureIndex.load_or_build(anchor, paper_cache_dir(anchor, settings) / "retrieval").search(question, 1)
+    if not hits:
+        raise InputError(f"{anchor.title or anchor.source}: no figures or tables were found to ask about")
+    return hits[0].item
+
+
+def opening_text(paper: Paper, limit: int = ABSTRACT_CHARS) -> str:
+    """A paper's abstract as far as extraction knows it: its first page's text from the passage that
+    starts with "Abstract" (or from the first passage), cut to `limit` characters."""
+    first = [p.text for p in paper.passages if p.page == min(q.page for q in paper.passages)] if paper.passages else []
+    start = next((i for i, text in enumerate(first) if text.lstrip().lower().startswith("abstract")), 0)
+    return " ".join(" ".join(first[start:]).split())[:limit]
+
+
+def library_abstracts(library: PaperLibrary, availability: list[Availability]) -> dict[int, str]:
+    """The abstract of each reference held in the library, by its index in the bibliography: a cited
+    paper at hand is known by what it says of itself, not only by the title the anchor prints."""
+    held = {p.key: p.paper for p in library.papers}
+    return {a.reference: opening_text(held[a.paper]) for a in availability if a.paper is not None and a.paper in held}
+
+
+def _ranker() -> CitationRanker:
+    from retrieval.embedder import get_embedder
+    from spiqa_demo.crosspaper.ocr import default_cache_dir
+    from spiqa_demo.crosspaper.ranking import CitationRanker
+
+    return CitationRanker(get_embedder(), ocr_cache=default_cache_dir())
+
+
+def _cited_paper(ranked: RankedReference, available: Availability) -> CitedPaper:
+    reference = ranked.reference
+    return CitedPaper(
+        key=reference.key,
+        title=reference.title or reference.text[:300],
+        source=available.source,
+        score=ranked.score,
+        why=why(ranked),
+    )
+
+
+def why(ranked: RankedReference) -> str:
+    """Which signals put a reference where it is, in words."""
+    s = ranked.signals
+    reasons = []
+    if s.citation >= 1.0:
+        reasons.append("cited inside the figure")
+    elif s.citation > 0:
+        reasons.append("cited where the paper discusses the figure")
+    if s.figure_names > 0:
+        reasons.append("a name it defines is printed in the figure")
+    if s.question_target > 0:
+        reasons.append("the question names it as the paper it means")
+    if ranked.aliases:
+        reasons.append(f"called {', '.join(repr(a) for a in ranked.aliases[:2])} in the paper")
+    return "; ".join(reasons) or "closest in words to the question and the figure"
+
+
+def _passage_index(library: PaperLibrary, keys: Sequence[str]) -> PassageIndex:
+    """BM25 over the chosen cited papers' passages only: no embedding is needed for passages."""
+    from retrieval.passage_index import PassageIndex
+
+    papers = {p.key: p.paper for p in library.papers if p.key in keys}
+    pairs = [(key, passage) for key, paper in papers.items() for passage in paper.passages]
+    return PassageIndex(list(papers), [key for key, _ in pairs], [passage for _, passage in pairs])
+
+
+def best_passages(
+    library: PaperLibrary, question: str, ranking: ReferenceRanking, availability: list[Availability], k: int
+) -> list[CitedPassage]:
+    """The best passages of the top-`k` ranked references held in the library, paper by paper in rank order."""
+    chosen: list[str] = []
+    for ranked in ranking.ranked:
+        key = availability[ranked.index].paper
+        if key is not None and key not in chosen:
+            chosen.append(key)
+        if len(chosen) == k:
+            break
+    if not chosen:
+        return []
+    index = _passage_index(library, chosen)
+    held = {p.key: p for p in library.papers}
+    out: list[CitedPassage] = []
+    for key in chosen:
+        entry = held[key]
+        for hit in index.search(question, PASSAGES_PER_PAPER, [key]):
+            p = hit.passage
+            out.append(CitedPassage(entry.origin, entry.paper.title or Path(entry.origin).name, p.page, p.text, p.bbox))
+    return out
