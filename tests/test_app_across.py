@@ -70,7 +70,7 @@ def test_no_paper_then_no_cited_paper_then_an_answer_from_the_cited_paper(anchor
     assert "Why this paper:" in turn and "Supporting passage" in turn and "page " in turn
     assert "In this paper:" in turn and len(files(chat)) == 2  # the anchor figure, once per answer
     assert turn.count("retrieval-only mode") == 0  # said once per session
-    assert "channel" in passage.lower() and "page" in passage
+    assert "channel" in turn.split("Supporting passage")[1].lower() and "page 5" in passage  # CBAM's Sec. 3
     shown = page.get("value", page)  # a visible update carries the image and its one box
     assert shown["image"] and len(shown["annotations"]) == 1, page
 

@@ -110,7 +110,7 @@ def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
     if not answer.passages:
         return gr.update(value=None, visible=False), PASSAGE_HINT
     passage = answer.passages[0]
-    detail = f"#### {escape(passage.paper_title)} · page {passage.page}\n\n{passage_quote(passage)}"
+    detail = f"#### {escape(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
     pdf = Path(passage.source)
     try:
         page = box_on_page(pdf, passage.page, passage.bbox, f"page {passage.page}") if pdf.is_file() else None
