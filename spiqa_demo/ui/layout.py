@@ -1,7 +1,8 @@
-"""The app's Blocks: a Paper tab (load, figures, chat, SPIQA check, settings) and an Error analysis tab.
+"""The app's Blocks: a Paper tab (load, figures, chat, SPIQA check, settings), an Across papers tab
+(the paper's references, its cited papers, answers from them) and an Error analysis tab.
 
 Each part lives in its own module (`paper_tab`, `chat`, `spiqa_check`, `model_settings`,
-`error_analysis`); this module places them and connects their events. Questions (answers, the
+`across_tab`, `error_analysis`); this module places them and connects their events. Questions (answers, the
 judge, run-all) run side by side (`SPIQA_UI_ASK_CONCURRENCY`), so a retrieval-only answer never
 waits behind another visitor's model; inside, `model_slots` makes local-model calls take turns and
 bounds remote API calls. Paper loads run in their own worker pool (`loading`).
@@ -15,7 +16,8 @@ from typing import Any
 import gradio as gr
 
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui import chat, error_analysis, model_settings, paper_tab, spiqa_check, storage
+from spiqa_demo.ui import across_tab, chat, error_analysis, model_settings, paper_tab, spiqa_check, storage
+from spiqa_demo.ui.across_session import AcrossSession
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import image_roots
 
@@ -36,6 +38,7 @@ def build_demo() -> gr.Blocks:
     # Old files in Gradio's cache are deleted hourly (uploads, copies of crops); the rest is bounded by storage.evict.
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = gr.State(Session())
+        across = gr.State(AcrossSession())
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
         with gr.Tabs():
             with gr.Tab("Paper", id="paper"):
@@ -53,6 +56,8 @@ def build_demo() -> gr.Blocks:
                         check = spiqa_check.build()
                         with gr.Accordion("Settings", open=False, elem_id="settings"):
                             model = model_settings.build(settings)
+            with gr.Tab("Across papers", id="across", elem_id="across-tab") as across_page:
+                cited = across_tab.build()
             with gr.Tab("Error analysis", id="errors"):
                 errors = error_analysis.build()
 
@@ -64,8 +69,10 @@ def build_demo() -> gr.Blocks:
             (paper["arxiv"].submit, paper_tab.load_arxiv, paper["arxiv"], "load_arxiv"),
             (paper["example"].input, paper_tab.load_example, paper["example"], "load_example"),
         ):
-            trigger(fn, [source, session], loaded, api_name=name, show_progress_on=paper["gallery"], **paper_queue).then(
-                spiqa_check.on_paper_loaded, [session], matched, api_name=f"{name}_spiqa_match")
+            load = trigger(fn, [source, session], loaded, api_name=name, show_progress_on=paper["gallery"], **paper_queue)
+            load.then(spiqa_check.on_paper_loaded, [session], matched, api_name=f"{name}_spiqa_match")
+            load.then(across_tab.refresh, [session, across], [across, cited["status"], cited["references"]],
+                      api_visibility="private")
         paper["gallery"].select(paper_tab.show_figure, [session], [paper["page"], paper["detail"]],
                                 api_visibility="private")  # needs the browser's selection event
         paper["annotations"].change(paper_tab.show_annotations, [paper["annotations"], session], [session],
@@ -89,6 +96,7 @@ def build_demo() -> gr.Blocks:
         check["run_all"].click(
             spiqa_check.run_all, [session, check["judge_model"], check["judge_url"], *model_settings.inputs(model)],
             [check["table"], check["summary"]], api_name="spiqa_run_all", **ask_queue)
+        across_tab.wire(cited, across_page, session, across, model_settings.inputs(model), ask_queue, paper_queue)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
     return demo

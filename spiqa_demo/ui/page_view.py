@@ -1,4 +1,4 @@
-"""A paper page as an image with a figure's region and caption marked (for `gr.AnnotatedImage`).
+"""A paper page as an image with a figure's region and caption, or a passage, marked (for `gr.AnnotatedImage`).
 
 Pages are rendered once per (PDF, page, with or without the reader's annotations) at a screen
 resolution and kept in the UI folder; the boxes are the extracted ones (PDF points) scaled to the
@@ -50,3 +50,8 @@ def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False) -> tupl
     if figure.caption_bbox is not None:
         boxes.append((_pixels(figure.caption_bbox), "caption"))
     return str(render_page(pdf, figure.page, annotations)), boxes
+
+
+def box_on_page(pdf: Path, page: int, box: BBox | None, label: str) -> tuple[str, list[Annotation]]:
+    """`(page image, [(box, label)])`: one region of a page (a cited passage); no box when its place is unknown."""
+    return str(render_page(pdf, page)), [] if box is None else [(_pixels(box), label)]

@@ -1,0 +1,254 @@
+"""The chat across papers: a question about the loaded paper answered from the papers it cites.
+
+Each question becomes: the user's message; a collapsed "thought" with the anchor's references
+ranked for it (and which are in the library); the answer (streamed as the model writes it); then
+the evidence: the anchor figure the question is about, the cited paper chosen (title, why), and
+the supporting passage quoted with its page, shown beside the chat on its page with the passage
+boxed. Without any cited paper in the library the answer says so and lists the references the
+question leads to, so the reader knows which PDFs to add. Stop, model settings and model slots
+work as in the single-paper chat (`chat`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.ui.across_session import AcrossSession, public_name
+from spiqa_demo.ui.chat import POLL_S, History, _Stopped, _text, _wait_for_model
+from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.model_slots import model_slot
+from spiqa_demo.ui.session import Session, Turn
+
+if TYPE_CHECKING:
+    from spiqa_demo.crosspaper.cited_answer import CitedAnswer, CitedPaper, CitedPassage
+    from spiqa_demo.library import PaperLibrary
+
+log = logging.getLogger(__name__)
+
+RANKING_TITLE = "Ranked references"
+NO_ANCHOR = "Load a paper in the Paper tab first: its references appear here, and questions are about it."
+STILL_LOADING = "The paper is still being read in the Paper tab; ask again when it is ready."
+NO_CITED = ("None of the papers this question leads to is in the library yet: add their PDFs (or arXiv ids) "
+            "under “Add cited papers”. The references that best match the question:")
+CITED_PAPERS_K = 3  # cited papers read per question (issue 13's default)
+SHOWN_REFERENCES = 10
+NOT_AVAILABLE = "—"
+RETRIEVAL_ONLY = ("No model is configured, so the app answers in retrieval-only mode: it shows the cited paper and "
+                  "the passage that best match your question. Choose a model under Settings in the Paper tab to get "
+                  "written answers.")
+PASSAGE_HINT = "The passage that supports an answer is shown here on its page, boxed."
+
+Outputs = tuple[History, AcrossSession, str, Any, str]  # chat, state, question box, page image, passage text
+
+
+def references_table(answer: CitedAnswer, limit: int = SHOWN_REFERENCES) -> str:
+    """The ranked references (best first) with whether each is in the library and why it ranks there."""
+    if not answer.cited_papers:
+        return "This paper has no references to rank."
+    rows = ["| # | Reference | Title | In the library | Score | Why |", "|---|---|---|---|---|---|"]
+    for i, cited in enumerate(answer.cited_papers[:limit], 1):
+        held = escape(public_name(cited.source)) if cited.source else NOT_AVAILABLE
+        rows.append(f"| {i} | {escape(cited.key)} | {escape(cited.title[:120])} | {held} | {cited.score:.2f} | {escape(cited.why)} |")
+    return "\n".join(rows)
+
+
+def chosen_paper(answer: CitedAnswer) -> CitedPaper | None:
+    """The cited paper the best passage comes from (the best ranked one in the library without passages)."""
+    held = [c for c in answer.cited_papers if c.source]
+    if answer.passages:
+        return next((c for c in held if c.source == answer.passages[0].source), held[0] if held else None)
+    return held[0] if held else None
+
+
+def passage_quote(passage: CitedPassage) -> str:
+    text = " ".join(passage.text.split())
+    return f"> {escape(text[:700] + ('…' if len(text) > 700 else ''))}\n\n— *{escape(passage.paper_title)}*, page {passage.page}"
+
+
+def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
+    """The assistant messages for a finished answer (after the ranking thought)."""
+    cited = chosen_paper(answer)
+    passage = answer.passages[0] if answer.passages else None
+    if answer.text:
+        text = escape(answer.text)
+    elif passage is not None:
+        text = f"*No written answer.* The best supporting passage is from **{escape(passage.paper_title)}**, page {passage.page}."
+    else:
+        best = [f"{i}. {escape(c.key)} *{escape(c.title[:160])}* — {escape(c.why)}"
+                for i, c in enumerate(answer.cited_papers[:5], 1)]
+        text = NO_CITED + "\n\n" + ("\n".join(best) or "*(this paper has no references)*")
+    if notes:
+        text += "\n\n" + "\n".join(f"> ⚠️ {escape(note)}" for note in notes)
+    messages = [_text("assistant", text)]
+    figure = answer.anchor_figure
+    if figure is not None:
+        if figure.image:
+            messages.append(_text("assistant", {"path": figure.image, "alt_text": figure.title}))
+        messages.append(_text("assistant", f"**In this paper: {escape(figure.title)}** · page {figure.page} · "
+                                           "the figure or table the question is about"))
+    if cited is not None and cited.source:
+        messages.append(_text("assistant", f"**Cited paper:** {escape(cited.key)} *{escape(cited.title)}* "
+                                           f"(`{escape(public_name(cited.source))}`)\n\n*Why this paper:* {escape(cited.why)}"))
+    if passage is not None:
+        messages.append(_text("assistant", "**Supporting passage** (boxed on its page beside the chat):\n\n" + passage_quote(passage)))
+    return messages
+
+
+def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
+    """(AnnotatedImage update, markdown): the best passage on its page, boxed."""
+    from spiqa_demo.ui.page_view import box_on_page
+
+    if not answer.passages:
+        return gr.update(value=None, visible=False), PASSAGE_HINT
+    passage = answer.passages[0]
+    detail = f"#### {escape(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
+    pdf = Path(passage.source)
+    try:
+        page = box_on_page(pdf, passage.page, passage.bbox, f"page {passage.page}") if pdf.is_file() else None
+    except Exception:  # a page that cannot be rendered still leaves the quoted passage
+        log.exception("rendering page %s of a cited paper failed", passage.page)
+        page = None
+    if page is None:
+        return gr.update(value=None, visible=False), detail + "\n\n*(the page image is not available)*"
+    if passage.bbox is None:
+        detail += "\n\n*(where the passage sits on the page is not known, so nothing is boxed)*"
+    return gr.update(value=page, visible=True), detail
+
+
+def _keep() -> tuple[Any, Any]:
+    return gr.skip(), gr.skip()
+
+
+def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[None]:
+    """While cited papers are being added, say so (yielding to show it) and wait: the question may be about them."""
+    job = across.add_job
+    while job is not None and not job.wait(0) and not turn.stopped:
+        turn.thought["content"] = f"Waiting for the cited papers to be read: {escape(job.message)}…"
+        yield
+        job.wait(POLL_S)
+
+
+def _say(across: AcrossSession, history: History, message: str) -> Outputs:
+    history.append(_text("assistant", escape(message)))
+    return (list(history), across, "", *_keep())
+
+
+def ask(question: str, session: Session | None, across: AcrossSession | None, *choice_and_key: Any) -> Iterator[Outputs]:
+    """Stream one cross-paper question's turn: yields (history, state, question box, page image, passage)."""
+    session, across = session or Session(), across or AcrossSession()
+    *fields, api_key = choice_and_key
+    choice = ModelChoice.from_inputs(*fields)
+    question = " ".join((question or "").split())
+    if not question:
+        yield (list(across.history), across, "", *_keep())
+        return
+    library = across.sync(session)
+    user = _text("user", question)
+    if session.loading or library is None:
+        across.history.append(user)
+        yield _say(across, across.history, STILL_LOADING if session.loading else NO_ANCHOR)
+        return
+    thought = _text("assistant", "Ranking this paper's references for the question…",
+                    metadata={"title": RANKING_TITLE, "status": "pending"})
+    turn = across.start_turn(thought)
+    history = across.history
+    history.extend([user, thought])
+    for _ in _wait_for_cited(across, turn):
+        yield (list(history), across, "", *_keep())
+    if turn.stopped:
+        yield (list(history), across, "", *_keep())
+        return
+    thought["content"] = "Ranking this paper's references for the question…"
+    yield (list(history), across, "", *_keep())
+    yield from _answer(question, library, across, turn, choice, api_key)
+
+
+def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: Turn, choice: ModelChoice,
+            api_key: str) -> Iterator[Outputs]:
+    from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited_stream
+
+    history, thought = across.history, turn.thought
+    backend, notice = resolve_backend(choice, api_key)
+    slot = model_slot(backend)
+    try:
+        for _ in _wait_for_model(slot, turn):
+            yield (list(history), across, "", *_keep())
+    except _Stopped:
+        yield (list(history), across, "", *_keep())
+        return
+    reply = _text("assistant", "")
+    streamed = ""
+    answer: CitedAnswer | None = None
+    started = time.monotonic()
+    events = ask_cited_stream(library, question, backend, k=CITED_PAPERS_K)
+    try:
+        for event in events:
+            if turn.stopped:
+                break
+            if isinstance(event, CitedAnswer):
+                answer = event
+                break
+            if not streamed:
+                thought["content"] = "Waiting for the model's reply…"
+                turn.reply = reply
+                history.append(reply)
+            streamed += event
+            reply["content"] = escape(streamed)
+            yield (list(history), across, "", *_keep())
+    except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
+        if not isinstance(exc, PaperError):
+            log.exception("answering across papers failed")
+        message = str(exc) if isinstance(exc, PaperError) else f"something went wrong while answering ({type(exc).__name__})"
+        turn.finished = True
+        history.remove(thought)
+        if reply in history:
+            history.remove(reply)
+        yield _say(across, history, f"⚠️ {as_sentence(message)}")
+        return
+    finally:
+        events.close()
+        if slot is not None:
+            slot.release()
+        if answer is None:
+            turn.stop()
+    if answer is None:
+        yield (list(history), across, "", *_keep())
+        return
+    turn.finished = True
+    if across.turn is turn:
+        across.turn = None
+    held = sum(1 for c in answer.cited_papers if c.source)
+    thought["content"] = references_table(answer)
+    thought["metadata"] = {"title": f"{RANKING_TITLE}: {len(answer.cited_papers)}, {held} in the library",
+                           "status": "done", "duration": round(time.monotonic() - started, 2)}
+    if reply in history:
+        history.remove(reply)
+    notes = []
+    if notice and not (notice == RETRIEVAL_ONLY_NOTICE and across.told_retrieval_only):
+        across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE
+        notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else as_sentence(notice))
+    notes += [as_sentence(m) for m in answer.messages]
+    history.extend(answer_messages(answer, notes))
+    yield (list(history), across, "", *passage_view(answer))
+
+
+def stop(across: AcrossSession | None) -> tuple[History, AcrossSession]:
+    """The Stop button: the answer being written keeps its text, marked stopped."""
+    across = across or AcrossSession()
+    across.stop_turn()
+    return list(across.history), across
+
+
+def clear(across: AcrossSession | None) -> AcrossSession:
+    across = across or AcrossSession()
+    across.history = []
+    return across

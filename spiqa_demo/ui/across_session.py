@@ -1,0 +1,57 @@
+"""What one visitor's "Across papers" flow holds (a `gr.State`, never shared between visitors).
+
+Its `PaperLibrary` is built around the paper loaded in the Paper tab and starts again when another
+paper is loaded there: cited papers belong to the anchor that cites them. Cited PDFs are kept
+under the app's upload folder (never served), so only this session's library holds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spiqa_demo.ui.session import Session, Turn
+
+if TYPE_CHECKING:
+    from spiqa_demo.library import PaperLibrary
+    from spiqa_demo.ui.cited_loading import CitedLoad
+
+
+@dataclass
+class AcrossSession:
+    """The library of the anchor and its cited papers, the cross-paper chat, and the papers being added."""
+
+    library: PaperLibrary | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
+    turn: Turn | None = None
+    add_job: CitedLoad | None = None
+    told_retrieval_only: bool = False
+
+    def sync(self, session: Session) -> PaperLibrary | None:
+        """The library around the session's loaded paper: a new one (and a new chat) when the paper changed."""
+        from spiqa_demo.library import PaperLibrary
+
+        paper = session.paper
+        if paper is None:
+            return self.library
+        if self.library is None or self.library.anchor.sha256 != paper.sha256:
+            self.stop_turn()
+            self.library = PaperLibrary(paper, str(session.pdf or paper.source))
+            self.history, self.add_job = [], None
+        return self.library
+
+    def start_turn(self, thought: dict[str, Any]) -> Turn:
+        self.stop_turn()
+        self.turn = Turn(thought)
+        return self.turn
+
+    def stop_turn(self) -> None:
+        if self.turn is not None:
+            self.turn.stop()
+            self.turn = None
+
+
+def public_name(origin: str) -> str:
+    """A library origin as shown to people: the file's name (the server's folders stay private)."""
+    return origin if origin.startswith("arXiv:") else Path(origin).name

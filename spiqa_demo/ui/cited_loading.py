@@ -1,0 +1,108 @@
+"""Add cited papers to a session's library in the background, with progress.
+
+Like a paper load (`loading.PaperLoad`), the work runs in a small thread pool, not in the request:
+a cancelled request still finishes adding, and a question asked meanwhile waits for it. Uploads
+are checked and kept under the app's upload folder (so their pages can be shown later); arXiv ids
+are downloaded there. The PDFs are extracted by the library's process pool, a batch of as many
+files as there are cores at a time so progress can count finished files. A file that fails leaves
+its message (and its kept copy is deleted); the others are added all the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from spiqa_demo.errors import PaperError
+from spiqa_demo.library import Notice, PaperLibrary
+from spiqa_demo.library.parallel import available_cores
+from spiqa_demo.ui import storage
+from spiqa_demo.ui.across_session import public_name
+from spiqa_demo.ui.loading import PAPER_CONCURRENCY, check_upload
+from spiqa_demo.ui.messages import as_sentence
+
+log = logging.getLogger(__name__)
+
+_pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="cited-load")
+
+
+class CitedLoad:
+    """Cited PDFs and arXiv ids being added to one library; `notices` say what went wrong, per input.
+
+    A load waits for the previous load of the same session (`after`), so two never change the
+    library at once.
+    """
+
+    def __init__(self, library: PaperLibrary, files: Sequence[Path], arxiv_ids: Sequence[str],
+                 after: CitedLoad | None = None) -> None:
+        self.fraction, self.message = 0.0, "Waiting for a free reader"
+        self.notices: list[Notice] = []
+        self.added: list[str] = []  # origins of the papers this load added
+        self._done = threading.Event()
+        _pool.submit(self._run, library, list(files), list(arxiv_ids), after)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._done.wait(timeout)
+
+    def messages(self) -> list[str]:
+        """The notices as sentences for people, naming files without the server's folders."""
+        out = []
+        for notice in self.notices:
+            text = notice.message
+            if notice.source and not notice.source.startswith("arXiv:"):
+                text = text.replace(notice.source, public_name(notice.source))
+            out.append(as_sentence(text.replace(str(storage.uploads_dir()) + "/", "")))
+        return out
+
+    def _run(self, library: PaperLibrary, files: list[Path], arxiv_ids: list[str], after: CitedLoad | None) -> None:
+        try:
+            if after is not None:
+                after.wait()
+            kept = self._fetch(files, arxiv_ids)
+            before = {p.origin for p in library.papers}
+            batch = max(1, available_cores())
+            for start in range(0, len(kept), batch):
+                names = ", ".join(p.name for p in kept[start : start + batch])
+                self.fraction = start / len(kept)
+                self.message = f"Reading {names} ({start + 1}-{min(start + batch, len(kept))} of {len(kept)})"
+                notices = library.add_pdfs(kept[start : start + batch], workers=batch)
+                self.notices += notices
+                for notice in notices:
+                    if notice.kind == "failed":
+                        storage.discard(Path(notice.source))
+            self.added = [p.origin for p in library.papers if p.origin not in before]
+            self.fraction, self.message = 1.0, f"Added {len(self.added)} of {len(files) + len(arxiv_ids)} papers"
+        except Exception as exc:  # a bug must not leave the session waiting for ever
+            log.exception("adding cited papers failed")
+            self.notices.append(Notice("", "failed", f"something went wrong adding the papers ({type(exc).__name__})"))
+        finally:
+            self._done.set()
+
+    def _fetch(self, files: list[Path], arxiv_ids: list[str]) -> list[Path]:
+        """The app's kept copies of the uploads and of the downloaded arXiv papers that can be read."""
+        from spiqa_demo.arxiv import download_arxiv_pdf
+
+        kept = []
+        for path in files:
+            try:
+                check_upload(path)
+                kept.append(storage.keep_upload(path))
+            except PaperError as exc:
+                self.notices.append(Notice(path.name, "failed", str(exc)))
+        for text in arxiv_ids:
+            self.message = f"Downloading {text} from arXiv"
+            try:
+                download = download_arxiv_pdf(text, storage.ui_root() / "downloads")
+            except PaperError as exc:
+                self.notices.append(Notice(text, "failed", str(exc)))
+                continue
+            kept.append(storage.keep_upload(download))
+            storage.discard(download)
+        return kept
