@@ -92,9 +92,10 @@ def test_bad_inputs_and_sessions(app_url: str, anchored: Client, shared: Path) -
     _, references = other.predict(api_name="/cited_references")
     assert "0 of " in references and "cbam-eccv2018.pdf" not in references  # the first session's files stay its own
 
-    chat, *_ = anchored.predict("   ", *MODEL, api_name="/ask_cited")
+    before, *_ = anchored.predict("   ", *MODEL, api_name="/ask_cited")
+    assert before == []  # an empty question adds nothing to the chat
     chat, *_ = anchored.predict(QUESTION, *MODEL, api_name="/ask_cited")
     assert "**Cited paper:**" in texts(chat)
-    status, *_ = anchored.predict(handle_file(str(shared / "papers" / "resnet-1512.03385.pdf")), api_name="/load_pdf")
+    anchored.predict(handle_file(str(shared / "papers" / "resnet-1512.03385.pdf")), api_name="/load_pdf")
     _, references = anchored.predict(api_name="/cited_references")
     assert "0 of " in references  # a new anchor starts a new library

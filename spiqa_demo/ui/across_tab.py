@@ -153,9 +153,10 @@ def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, mo
     c["arxiv"].submit(add_arxiv, [c["arxiv"], session, across], added, api_name="add_cited_arxiv",
                       show_progress_on=c["references"], **paper_queue)
     answered = [c["chat"], across, c["question"], c["page"], c["detail"]]
-    asking = c["question"].submit(across_chat.ask, [c["question"], session, across, *model_inputs], answered,
-                                  api_name="ask_cited", **ask_queue)
-    c["question"].submit(_stop_button, None, [c["question"]], queue=False, api_visibility="private")
+    # Stop shows first and Ask comes back last in one chain: as two separate events, a quick answer's
+    # Ask could arrive before the Stop and leave the Stop button showing.
+    asking = c["question"].submit(_stop_button, None, [c["question"]], queue=False, api_visibility="private").then(
+        across_chat.ask, [c["question"], session, across, *model_inputs], answered, api_name="ask_cited", **ask_queue)
     asking.then(_ask_button, None, [c["question"]], queue=False, api_visibility="private")
     c["question"].stop(across_chat.stop, [across], [c["chat"], across], cancels=[asking], api_name="stop_cited").then(
         _ask_button, None, [c["question"]], queue=False, api_visibility="private")
