@@ -14,15 +14,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
-from spiqa_demo.errors import PaperError
 from spiqa_demo.ui.across_session import AcrossSession, public_name
-from spiqa_demo.ui.chat import POLL_S, History, _Stopped, _text, _wait_for_model
+from spiqa_demo.ui.chat import POLL_S, History, Streamed, _Stopped, _text, _wait_for_model, stream_reply
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
@@ -185,41 +185,16 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
     except _Stopped:
         yield (list(history), across, "", *_keep())
         return
-    reply = _text("assistant", "")
-    streamed = ""
-    answer: CitedAnswer | None = None
     started = time.monotonic()
     events = ask_cited_stream(library, question, backend, k=CITED_PAPERS_K)
-    try:
-        for event in events:
-            if turn.stopped:
-                break
-            if isinstance(event, CitedAnswer):
-                answer = event
-                break
-            if not streamed:
-                thought["content"] = "Waiting for the model's reply…"
-                turn.reply = reply
-                history.append(reply)
-            streamed += event
-            reply["content"] = escape(streamed)
+    result: Streamed[CitedAnswer] = Streamed()
+    with closing(stream_reply(events, CitedAnswer, turn, history, slot, result)) as chunks:
+        for _ in chunks:
             yield (list(history), across, "", *_keep())
-    except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
-        if not isinstance(exc, PaperError):
-            log.exception("answering across papers failed")
-        message = str(exc) if isinstance(exc, PaperError) else f"something went wrong while answering ({type(exc).__name__})"
-        turn.finished = True
-        history.remove(thought)
-        if reply in history:
-            history.remove(reply)
-        yield _say(across, history, f"⚠️ {as_sentence(message)}")
+    if result.error:
+        yield _say(across, history, f"⚠️ {as_sentence(result.error)}")
         return
-    finally:
-        events.close()
-        if slot is not None:
-            slot.release()
-        if answer is None:
-            turn.stop()
+    answer = result.answer
     if answer is None:
         yield (list(history), across, "", *_keep())
         return
@@ -230,8 +205,6 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
     thought["content"] = references_table(answer)
     thought["metadata"] = {"title": f"{RANKING_TITLE}: {len(answer.cited_papers)}, {held} in the library",
                            "status": "done", "duration": round(time.monotonic() - started, 2)}
-    if reply in history:
-        history.remove(reply)
     notes = []
     if notice and not (notice == RETRIEVAL_ONLY_NOTICE and across.told_retrieval_only):
         across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE

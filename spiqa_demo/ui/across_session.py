@@ -7,11 +7,11 @@ under the app's upload folder (never served), so only this session's library hol
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from spiqa_demo.ui.session import Session, Turn
+from spiqa_demo.ui.session import Chat, Session
 
 if TYPE_CHECKING:
     from spiqa_demo.library import PaperLibrary
@@ -19,14 +19,11 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class AcrossSession:
+class AcrossSession(Chat):
     """The library of the anchor and its cited papers, the cross-paper chat, and the papers being added."""
 
     library: PaperLibrary | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
-    turn: Turn | None = None
     add_job: CitedLoad | None = None
-    told_retrieval_only: bool = False
 
     def sync(self, session: Session) -> PaperLibrary | None:
         """The library around the session's loaded paper: a new one (and a new chat) when the paper changed."""
@@ -40,16 +37,6 @@ class AcrossSession:
             self.library = PaperLibrary(paper, str(session.pdf or paper.source))
             self.history, self.add_job = [], None
         return self.library
-
-    def start_turn(self, thought: dict[str, Any]) -> Turn:
-        self.stop_turn()
-        self.turn = Turn(thought)
-        return self.turn
-
-    def stop_turn(self) -> None:
-        if self.turn is not None:
-            self.turn.stop()
-            self.turn = None
 
 
 def public_name(origin: str) -> str:

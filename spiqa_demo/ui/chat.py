@@ -12,9 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import closing
+from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Paper
@@ -29,6 +31,7 @@ History = list[dict[str, Any]]  # Gradio messages
 SHORTLIST_TITLE = "Shortlist"
 
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
+A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
 POLL_S = 0.2  # how often a waiting question looks again
 # A file dropped just before Enter is still travelling to the server when the question arrives;
 # a question with no paper waits this long for that upload's load to begin.
@@ -149,6 +152,51 @@ class _Stopped(Exception):
     """The turn was stopped while it waited."""
 
 
+@dataclass
+class Streamed(Generic[A]):
+    """How a streamed answer ended: its final object, a failure message for people, or neither (stopped)."""
+
+    answer: A | None = None
+    error: str = ""
+
+
+def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: Turn, history: History,
+                 slot: threading.Semaphore | None, result: Streamed[A]) -> Generator[None, None, None]:
+    """Show a flow's text chunks in the chat as they come (yielding after each) and put how it ended
+    in `result`. However the stream ends (answered, failed, stopped, cancelled) the model slot is
+    released; an unanswered turn is marked stopped with what was written kept."""
+    reply = _text("assistant", "")
+    streamed = ""
+    try:
+        for event in events:
+            if turn.stopped:
+                break
+            if isinstance(event, final):
+                result.answer = event
+                break
+            if not streamed:
+                turn.thought["content"] = "Waiting for the model's reply…"
+                turn.reply = reply
+                history.append(reply)
+            streamed += str(event)
+            reply["content"] = escape(streamed)
+            yield
+    except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
+        if not isinstance(exc, PaperError):
+            log.exception("answering failed")
+        result.error = str(exc) if isinstance(exc, PaperError) else f"something went wrong while answering ({type(exc).__name__})"
+        turn.finished = True
+        history.remove(turn.thought)
+    finally:
+        events.close()
+        if slot is not None:
+            slot.release()
+        if result.answer is None:
+            turn.stop()  # cancelled, closed, or stopped: what was written stays, marked stopped
+    if (result.answer is not None or result.error) and reply in history:
+        history.remove(reply)
+
+
 def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[tuple[History, Session, str]]:
     """Stream one question's turn into the session's chat: yields (history, session, question box).
 
@@ -202,42 +250,15 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
     except _Stopped:
         yield list(history), session, ""
         return
-    reply = _text("assistant", "")
-    streamed = ""
-    answer = None
     events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
                         use_captions=choice.captions, notice=notice)
-    try:
-        for event in events:
-            if turn.stopped:
-                break
-            if isinstance(event, Answer):
-                answer = event
-                break
-            if not streamed:
-                thought["content"] = "Waiting for the model's reply…"
-                turn.reply = reply
-                history.append(reply)
-            streamed += event
-            reply["content"] = escape(streamed)
+    result: Streamed[Answer] = Streamed()
+    with closing(stream_reply(events, Answer, turn, history, slot, result)) as chunks:
+        for _ in chunks:
             yield list(history), session, ""
-    except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
-        if not isinstance(exc, PaperError):
-            log.exception("answering failed")
-        message = str(exc) if isinstance(exc, PaperError) else f"something went wrong while answering ({type(exc).__name__})"
-        turn.finished = True
-        history.remove(thought)
-        if reply in history:
-            history.remove(reply)
-        history.append(_text("assistant", f"⚠️ {escape(as_sentence(message))}"))
-        yield list(history), session, ""
-        return
-    finally:
-        events.close()
-        if slot is not None:
-            slot.release()
-        if answer is None:
-            turn.stop()  # cancelled, closed, or stopped: what was written stays, marked stopped
+    if result.error:
+        history.append(_text("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
+    answer = result.answer
     if answer is None:
         yield list(history), session, ""
         return
@@ -251,8 +272,6 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         "status": "done",
         "duration": round(answer.timings.get("total", 0.0), 2),
     }
-    if reply in history:
-        history.remove(reply)
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
     yield list(history), session, ""
 

@@ -43,7 +43,27 @@ class Turn:
 
 
 @dataclass
-class Session:
+class Chat:
+    """A chat with its history and at most one answer being written (`turn`)."""
+
+    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
+    turn: Turn | None = None  # the answer being written
+    told_retrieval_only: bool = False  # the "no model" notice is said once per chat
+
+    def start_turn(self, thought: dict[str, Any]) -> Turn:
+        """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
+        self.stop_turn()
+        self.turn = Turn(thought)
+        return self.turn
+
+    def stop_turn(self) -> None:
+        if self.turn is not None:
+            self.turn.stop()
+            self.turn = None
+
+
+@dataclass
+class Session(Chat):
     """The loaded paper, its SPIQA match, the chat, and the last answer (what the SPIQA check scores).
 
     The chat lives here rather than in the browser's copy, so a client cannot send back a
@@ -56,11 +76,8 @@ class Session:
     spiqa: SpiqaPaper | None = None
     # SPIQA figure file -> the extracted item it is (None: not found in the extraction).
     spiqa_figures: dict[str, Figure | None] = field(default_factory=dict)
-    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
     last_answer: Answer | None = None
     load_job: PaperLoad | None = None
-    turn: Turn | None = None  # the answer being written
-    told_retrieval_only: bool = False  # the "no model" notice is said once per session
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
     annotations: bool = field(default_factory=lambda: get_settings().crop_annotations)
 
@@ -80,14 +97,3 @@ class Session:
         self.spiqa, self.spiqa_figures, self.last_answer = None, {}, None
         self.history = []
         return self
-
-    def start_turn(self, thought: dict[str, Any]) -> Turn:
-        """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
-        self.stop_turn()
-        self.turn = Turn(thought)
-        return self.turn
-
-    def stop_turn(self) -> None:
-        if self.turn is not None:
-            self.turn.stop()
-            self.turn = None
