@@ -56,3 +56,32 @@ def test_concurrent_extractions_and_evictions_do_not_break_each_other(shared: Pa
         papers = list(pool.map(lambda pdf: load_paper(pdf, settings=tight), copies))
     assert all(paper.items for paper in papers)
     assert not any(p.name.startswith(".staging-") for p in papers_root(tight).iterdir())
+
+
+
+def test_an_entry_committed_meanwhile_by_another_process_wins(shared: Path, tmp_path: Path) -> None:
+    """Processes sharing a cache (library workers, app replicas) may finish the same PDF at once."""
+    from spiqa_demo.extraction.cache import commit
+
+    settings = Settings(cache_dir=tmp_path / "cache")
+    paper = load_paper(shared / "papers" / PAPERS[0], settings=settings)
+    folder = paper_cache_dir(paper, settings)
+    staging = papers_root(settings) / ".staging-other"
+    shutil.copytree(folder, staging)
+    (staging / "paper.json").write_text("{}")  # the loser's copy must not replace the entry
+    assert commit(staging, folder, settings) == paper
+    assert not staging.exists() and _entries(settings) == [folder]
+
+
+def test_a_folder_renamed_away_while_the_cache_is_walked_is_skipped(tmp_path: Path) -> None:
+    """Another process commits its staging folder (a rename) while this one sizes the cache."""
+    from spiqa_demo.files import files_under
+
+    for name in ("a", "b"):
+        (tmp_path / name / "crops").mkdir(parents=True)
+        (tmp_path / name / "crops" / "x.png").write_bytes(b"x" * 10)
+    (tmp_path / "paper.json").write_text("{}")
+    walk = files_under(tmp_path)
+    assert next(walk)[0].name == "paper.json"  # the top folder's files come first, its subfolders are listed
+    (tmp_path / "b").rename(tmp_path / "c")
+    assert [path.relative_to(tmp_path).as_posix() for path, _ in walk] == ["a/crops/x.png"]

@@ -151,8 +151,6 @@ def _tiny_pdf(path: Path, n: int) -> Path:
     return path
 
 
-@pytest.mark.xfail(strict=False, reason="known intermittent bug: once in a full-suite run a worker's staging folder lost "
-                   "its crops/ while extracting (FileNotFoundError); not yet explained, see the issue 12 note")
 def test_a_hundred_pdfs_at_once(shared: Path, tmp_path: Path) -> None:
     lib = PaperLibrary.open(shared / "papers" / COORDINATE)
     pdfs = [_tiny_pdf(tmp_path / f"tiny-{n:03}.pdf", n) for n in range(100)]

@@ -12,6 +12,7 @@ import shutil
 import threading
 from pathlib import Path
 
+from spiqa_demo.files import files_under
 from spiqa_demo.settings import Settings
 from spiqa_demo.types import Paper
 
@@ -52,13 +53,16 @@ def read_entry(folder: Path) -> Paper | None:
 def commit(staging: Path, folder: Path, settings: Settings) -> Paper | None:
     """Move a finished `staging` folder into place as `folder`, evict to fit, and read it back.
 
-    When another load committed the same entry first, its copy wins and `staging` is dropped.
+    When another load committed the same entry first, its copy wins and `staging` is dropped; that
+    load may be another process sharing the cache, so the rename itself can find the entry there.
     """
     with _COMMIT_LOCK:
-        if folder.exists():
-            shutil.rmtree(staging, ignore_errors=True)
-        else:
+        try:
             staging.rename(folder)
+        except OSError:
+            if not folder.exists():
+                raise
+            shutil.rmtree(staging, ignore_errors=True)
         evict(settings, keep=folder)
         return read_entry(folder)
 
@@ -101,12 +105,4 @@ def _evict(settings: Settings, keep: Path) -> None:
 
 
 def _size(folder: Path) -> int:
-    """Bytes under `folder`, counting only files still there while it is walked."""
-    total = 0
-    for path in folder.rglob("*"):
-        try:
-            if path.is_file():
-                total += path.stat().st_size
-        except OSError:
-            continue
-    return total
+    return sum(stat.st_size for _, stat in files_under(folder))

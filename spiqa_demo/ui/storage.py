@@ -19,6 +19,7 @@ import shutil
 import threading
 from pathlib import Path
 
+from spiqa_demo.files import files_under
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Paper
@@ -150,16 +151,7 @@ def evict(settings: Settings | None = None) -> None:
     settings = settings or get_settings()
     limit = settings.ui_cache_max_mb * 1_000_000
     with _evict_lock:
-        files = []
-        for path in ui_root(settings).rglob("*"):
-            if path.name == ".secret":
-                continue
-            try:
-                if path.is_file():
-                    stat = path.stat()
-                    files.append((stat.st_mtime, stat.st_size, path))
-            except OSError:
-                continue  # deleted meanwhile
+        files = [(stat.st_mtime, stat.st_size, path) for path, stat in files_under(ui_root(settings)) if path.name != ".secret"]
         total = sum(size for _, size, _ in files)
         for _, size, path in sorted(files):
             if total <= limit:
