@@ -11,28 +11,28 @@ from pathlib import Path
 
 from app_harness import _served_app, app_url
 from test_app_across import ANCHOR, CITED, QUESTION
-from test_app_browser import browser, page, pytestmark, shot
+from test_app_browser import browser, page, pytestmark, shot, wait_for_text
 
 
 def test_answer_from_a_cited_paper_with_its_passage_on_the_page(page, shared: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / ANCHOR))
-    page.wait_for_function("document.querySelector('#chat').innerText.includes('Ask a question')")  # indexed
+    wait_for_text(page, "#chat", "Ask a question")  # indexed
     page.click("button[role=tab]:has-text('Across papers')")
-    page.wait_for_function("document.querySelector('#cited-references').innerText.includes('references are in the library')")
+    wait_for_text(page, "#cited-references", "references are in the library")
     assert "Coordinate Attention" in page.inner_text("#across-status")
 
     page.set_input_files("#cited-upload input[type=file]", str(shared / "papers" / CITED))
-    page.wait_for_function(f"document.querySelector('#cited-references').innerText.includes('{CITED}')")
+    wait_for_text(page, "#cited-references", CITED)
     assert "1 of " in page.inner_text("#cited-references")
 
     page.fill("#across-question textarea", QUESTION)
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#across-chat').innerText.includes('Supporting passage')")
+    wait_for_text(page, "#across-chat", "Supporting passage")
     page.wait_for_selector("#cited-page img")
     chat = page.inner_text("#across-chat")
     assert "Cited paper:" in chat and "Why this paper:" in chat and "In this paper:" in chat, chat
     assert "channel" in chat.split("Supporting passage")[1].lower() and "page" in page.inner_text("#cited-passage")
-    page.wait_for_function("document.querySelector('#across-question button').innerText.trim() === 'Ask'")  # Stop is gone
+    page.wait_for_function("(document.querySelector('#across-question button')?.innerText ?? '').trim() === 'Ask'")  # Stop is gone
     assert page.locator("#cited-page img").count() >= 1  # the page, with the passage's box drawn over it
     page.locator("#cited-page").scroll_into_view_if_needed()
     page.wait_for_timeout(500)  # the progress overlay fades out

@@ -47,6 +47,13 @@ def page(browser, app_url: str) -> Iterator:
     context.close()
 
 
+def wait_for_text(page, selector: str, text: str) -> None:
+    """Wait until the element shows `text`; an element not mounted yet counts as empty (Gradio renders late)."""
+    page.wait_for_function(
+        "([selector, text]) => (document.querySelector(selector)?.innerText ?? '').includes(text)", arg=[selector, text]
+    )
+
+
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"app-{name}.png"), full_page=True)
@@ -56,7 +63,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
     page.wait_for_selector("#gallery img")
     page.wait_for_function("document.querySelectorAll('#gallery img').length >= 10")
-    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('Ask a question')")  # indexed
+    wait_for_text(page, "#chat", "Ask a question")  # indexed
     assert "10 pages, 4 figures, 6 tables" in page.inner_text("#paper-status")
     shot(page, "1-loaded")
 
@@ -71,7 +78,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     page.fill("#question textarea", "Which model is best on Kinetics?")
     page.keyboard.press("Enter")
     page.wait_for_selector("#chat img")
-    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('chosen by the model')")
+    wait_for_text(page, "#chat", "chosen by the model")
     chat = page.inner_text("#chat")
     assert "Which model is best on Kinetics?" in chat
     assert "Yes" in chat and "Image 1 shows the results" in chat, chat
@@ -83,12 +90,12 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
 def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.wait_for_selector("#spiqa-check", state="visible")
-    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('Ask a question')")
+    wait_for_text(page, "#chat", "Ask a question")
     assert "SPIQA test-A" in page.inner_text("#spiqa-header")
     page.click("text=L3Score judge")
     page.fill("#judge-model textarea, #judge-model input", str(tiny_llama))
     page.locator("#spiqa-questions button, #spiqa-questions tr, #spiqa-questions td").filter(has_text="PaSC").first.click()
-    page.wait_for_function("(document.querySelector('#spiqa-result')?.innerText ?? '').includes('L3Score judge')")
+    wait_for_text(page, "#spiqa-result", "L3Score judge")
     result = page.inner_text("#spiqa-result")
     assert "SPDNet" in result and "ROUGE-L" in result and str(tiny_llama) in result, result
     page.wait_for_selector("#spiqa-reference img")  # the same update as the result; the image mounts a moment later
@@ -100,9 +107,9 @@ def test_error_analysis_tab(page) -> None:
     page.click("button[role=tab]:has-text('Error analysis')")
     page.click("#results-file")
     page.click("li:has-text('test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json')")
-    page.wait_for_function("(document.querySelector('#results-summary')?.innerText ?? '').includes('493 questions')")
+    wait_for_text(page, "#results-summary", "493 questions")
     page.click("#results-table [data-testid='cell-2-4']")
-    page.wait_for_function("(document.querySelector('#results-detail')?.innerText ?? '').includes('Raw response')")
+    wait_for_text(page, "#results-detail", "Raw response")
     detail = page.inner_text("#results-detail")
     assert "Ground truth" in detail and "retrieval" in detail
     shot(page, "5-error-analysis")
@@ -110,7 +117,7 @@ def test_error_analysis_tab(page) -> None:
     page.click("text=Compare with a second result file")
     page.click("#results-file-b")
     page.click("li:has-text('test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json')")
-    page.wait_for_function("(document.querySelector('#compare-verdict')?.innerText ?? '').includes('shared questions')")
+    wait_for_text(page, "#compare-verdict", "shared questions")
     page.wait_for_selector("#compare-table [data-testid='cell-0-3']")
     page.wait_for_timeout(500)  # the progress overlay fades out
     shot(page, "6-compare")
@@ -124,7 +131,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     page.fill("#question textarea", "Which method is best on HDM05?")
     page.keyboard.press("Enter")  # at once: the question waits for the index, then is answered
-    page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('best retrieval match')")
+    wait_for_text(page, "#chat", "best retrieval match")
     assert "Load a paper first" not in page.inner_text("#chat")
 
     with openai_listener(chunk_delay_s=1.0, chunks=60) as slow:  # Stop always lands mid-stream, even on a slow machine
@@ -134,9 +141,9 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
         page.fill("#base-url textarea, #base-url input", slow.url)
         page.fill("#question textarea", PASC2)
         page.keyboard.press("Enter")
-        page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('Rationale')")
+        wait_for_text(page, "#chat", "Rationale")
         page.locator("#question button", has_text="Stop").click()
-        page.wait_for_function("(document.querySelector('#chat')?.innerText ?? '').includes('(stopped)')")
+        wait_for_text(page, "#chat", "(stopped)")
         page.locator("#question button", has_text="Ask").wait_for()
     chat = page.inner_text("#chat")
     assert "Rationale" in chat and "Waiting for the model" not in chat, chat

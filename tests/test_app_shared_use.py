@@ -143,12 +143,14 @@ def _status(url: str) -> int:
 
 
 def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:
+    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.extraction.cache import paper_cache_dir
     from spiqa_demo.settings import get_settings
 
     client = Client(app_url, verbose=False, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     assert _status(gallery[0]["image"]["url"]) == 200
-    entry = next(p.parent for p in (get_settings().cache_dir / "papers").glob("*/paper.json"))
+    entry = paper_cache_dir(load_paper(grnet_pdf))  # the entry the app just made (read back from the cache)
     for path in (entry / "paper.json", next(entry.glob("crops/*.png"))):
         assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
     served = [str(p) for p in (get_settings().cache_dir / "ui").rglob("*.png")]
