@@ -129,6 +129,12 @@ class FigureIndex:
         faiss_index = dense_ops.build_faiss(vectors) if texts else None
         return cls(items, documents, faiss_index, owners, main_rows, embedder, config)
 
+    @staticmethod
+    def texts(paper: Paper | list[Figure]) -> list[str]:
+        """The texts `build` embeds for `paper`: callers indexing many papers encode them in one pass."""
+        items, passages = _items_and_passages(paper)
+        return _vector_texts([item_document(item, passages) for item in items])[0]
+
     def signals(self, question: str, query_vector: np.ndarray | None = None) -> Signals:
         """All signals for every item (for explanations, benchmarks and ablations).
 
