@@ -13,6 +13,10 @@ from evalsuite.paths import SHARED
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One worker per core already: a second math thread per worker (torch, llama.cpp and the model
+    # servers the tests start read this) only makes the workers spin against each other.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 _real_connect = socket.socket.connect
@@ -40,8 +44,23 @@ def shared() -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test session gets its own extraction cache, never the user's."""
-    monkeypatch.setenv("SPIQA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    """Each test run gets its own extraction cache, never the user's.
+
+    Parallel workers (pytest-xdist) share it, as an app's processes would: a paper is extracted
+    and embedded once per run, and the cache's cross-process safety is exercised on the way.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    monkeypatch.setenv("SPIQA_CACHE_DIR", str(root / "cache"))
     from spiqa_demo.settings import get_settings
 
     get_settings.cache_clear()
+
+
+# The test files that take longest run first, so that parallel workers (`make test`) finish together.
+_LONGEST_FIRST = ("test_retrieval_benchmark.py", "test_fuzz_pdfs.py", "test_ocr.py", "test_app_browser.py", "test_extraction.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
