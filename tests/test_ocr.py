@@ -92,6 +92,19 @@ def test_ocr_off_keeps_the_old_behaviour(small_scan: Path) -> None:
     assert any("SPIQA_OCR=off" in w for w in paper.warnings), paper.warnings
 
 
+@needs_tesseract
+def test_a_scan_read_with_ocr_off_is_not_served_when_ocr_is_on(small_scan: Path, tmp_path: Path) -> None:
+    """The OCR settings are part of the extraction cache's key, as the crop settings are."""
+    from spiqa_demo.extraction import load_paper
+
+    cached = get_settings().with_overrides(cache_dir=tmp_path / "cache")
+    without = load_paper(small_scan, settings=cached.with_overrides(ocr="off"))
+    assert all(not f.number for f in without.items)
+    with_ocr = load_paper(small_scan, settings=cached)
+    assert any(f.number for f in with_ocr.items) and not any("SPIQA_OCR=off" in w for w in with_ocr.warnings)
+    assert load_paper(small_scan, settings=cached.with_overrides(ocr="on")) == with_ocr  # "on" reads as "auto"
+
+
 def test_missing_language_data_names_its_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ocr.shutil, "which", lambda name: "/usr/bin/tesseract")
     monkeypatch.setattr(ocr, "_languages", lambda program: frozenset({"eng"}))

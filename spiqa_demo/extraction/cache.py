@@ -22,9 +22,21 @@ def papers_root(settings: Settings) -> Path:
 
 
 def entry_dir(settings: Settings, sha256: str, version: str, dpi: int) -> Path:
+    return papers_root(settings) / f"{sha256[:32]}-v{version}-{dpi}dpi{_variant(settings)}"
+
+
+def _variant(settings: Settings) -> str:
+    """What else changes an extraction: the default settings add nothing to the folder name."""
     # Crops that keep a reader's annotations are another entry: the same items, other images.
     variant = "-annotated" if settings.crop_annotations else ""
-    return papers_root(settings) / f"{sha256[:32]}-v{version}-{dpi}dpi{variant}"
+    # A scanned page reads differently with OCR off, in other languages or at another resolution
+    # ("auto" and "on" read alike; "on" only fails where Tesseract is missing).
+    if settings.ocr == "off":
+        return f"{variant}-ocr-off"
+    defaults = Settings.model_fields
+    if (settings.ocr_language, settings.ocr_dpi) != (defaults["ocr_language"].default, defaults["ocr_dpi"].default):
+        variant += f"-ocr-{settings.ocr_language}-{settings.ocr_dpi}dpi"
+    return variant
 
 
 # Committing an entry and evicting others are serialised within the process: otherwise one load's
