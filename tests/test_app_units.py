@@ -164,3 +164,27 @@ def test_examples_are_picked_by_name_never_by_path(tmp_path: Path, monkeypatch: 
     assert examples.example_pdf("A Paper (a.pdf)") == (tmp_path / "a.pdf").resolve()
     with pytest.raises(PaperError, match="no example paper"):
         examples.example_pdf("/etc/passwd")
+
+
+def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_path: Path) -> None:
+    """A page 14,400 points a side (the PDF maximum) must not render to gigapixels in the page view."""
+    import pymupdf
+    from PIL import Image
+
+    from spiqa_demo.types import Figure
+    from spiqa_demo.ui.page_view import PAGE_DPI, PAGE_MAX_PIXELS, box_on_page, figure_on_page
+
+    pdf = tmp_path / "kept" / "huge.pdf"
+    pdf.parent.mkdir()
+    doc = pymupdf.open()
+    doc.new_page(width=14_400, height=14_400)
+    doc.new_page(width=612, height=792)
+    doc.save(pdf)
+    figure = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(7200.0, 7200.0, 14400.0, 14400.0), caption="Figure 1: x")
+    image, boxes = figure_on_page(pdf, figure)
+    with Image.open(image) as png:
+        assert png.width * png.height <= PAGE_MAX_PIXELS and abs(png.width - boxes[0][0][2]) <= 1
+        assert abs(boxes[0][0][0] - png.width / 2) <= 1
+    image, boxes = box_on_page(pdf, 2, (72.0, 72.0, 144.0, 144.0), "page 2")
+    with Image.open(image) as png:
+        assert png.width == round(612 * PAGE_DPI / 72) and boxes[0][0][:2] == (round(72 * PAGE_DPI / 72),) * 2

@@ -7,6 +7,7 @@ image's pixels.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -14,44 +15,56 @@ from spiqa_demo.types import BBox, Figure
 from spiqa_demo.ui import storage
 
 PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, ~150-400 KB as PNG
+# PDF pages may be 14,400 points a side: such a page is shown smaller rather than as gigapixels.
+PAGE_MAX_PIXELS = 4_000_000
 
 Annotation = tuple[tuple[int, int, int, int], str]
 
 
-def render_page(pdf: Path, page: int, annotations: bool = False) -> Path:
-    """The PNG of page `page` (1-based) of `pdf`, rendered on first use; `annotations`: with the
-    reader's highlights and notes."""
+def page_scale(width: float, height: float) -> float:
+    """Image pixels per PDF point: PAGE_DPI, lowered for a page that would pass PAGE_MAX_PIXELS."""
+    scale = PAGE_DPI / 72
+    pixels = max(width * height, 1.0) * scale * scale
+    return scale * math.sqrt(PAGE_MAX_PIXELS / pixels) if pixels > PAGE_MAX_PIXELS else scale
+
+
+def render_page(pdf: Path, page: int, annotations: bool = False) -> tuple[Path, float]:
+    """The PNG of page `page` (1-based) of `pdf`, rendered on first use, and its pixels per point;
+    `annotations`: with the reader's highlights and notes."""
+    import pymupdf
+
     # The kept PDF's folder is its content hash: served names are keyed with the server's secret.
     variant = "-annotated" if annotations else ""
     target = storage.pages_dir() / f"{storage.private_name(pdf.parent.name)}-p{page}-{PAGE_DPI}{variant}.png"
-    if target.exists():
-        os.utime(target)
-        return target
-    import pymupdf
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".{os.getpid()}.part.png")
     with pymupdf.open(pdf) as doc:
-        doc[page - 1].get_pixmap(dpi=PAGE_DPI, alpha=False, annots=annotations).save(partial)
+        rect = doc[page - 1].rect
+        scale = page_scale(rect.width, rect.height)
+        if target.exists():
+            os.utime(target)
+            return target, scale
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.part.png")
+        doc[page - 1].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False, annots=annotations).save(partial)
     os.replace(partial, target)
     storage.evict()
-    return target
+    return target, scale
 
 
-def _pixels(box: BBox) -> tuple[int, int, int, int]:
-    scale = PAGE_DPI / 72
+def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
     x0, y0, x1, y1 = box
     return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
 
 
 def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
-    boxes = [(_pixels(figure.bbox), figure.title)]
+    image, scale = render_page(pdf, figure.page, annotations)
+    boxes = [(_pixels(figure.bbox, scale), figure.title)]
     if figure.caption_bbox is not None:
-        boxes.append((_pixels(figure.caption_bbox), "caption"))
-    return str(render_page(pdf, figure.page, annotations)), boxes
+        boxes.append((_pixels(figure.caption_bbox, scale), "caption"))
+    return str(image), boxes
 
 
 def box_on_page(pdf: Path, page: int, box: BBox | None, label: str) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: one region of a page (a cited passage); no box when its place is unknown."""
-    return str(render_page(pdf, page)), [] if box is None else [(_pixels(box), label)]
+    image, scale = render_page(pdf, page)
+    return str(image), [] if box is None else [(_pixels(box, scale), label)]
