@@ -4,7 +4,8 @@ Anchors and cited papers that are both in the shared papers: Coordinate Attentio
 A2-Nets, non-local networks and ResNet; A2-Nets cites ResNet, non-local networks and the
 Transformer; CBAM cites ResNet. Questions name the method as a table row does and say which paper
 they mean ("In the paper that proposed CBAM"); the right cited paper must rank first and give a
-passage. Models are scripted, or the loopback OpenAI-compatible listener: no network.
+passage. Models are scripted, the loopback OpenAI-compatible listener, or a tiny random-weight
+local model loaded as a real one is: no network.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tiny_models import tiny_llama
 
 from evalsuite.openai_listener import openai_listener
 from spiqa_demo.cli import main
@@ -169,3 +171,14 @@ def test_cli_with_a_model_that_ignores_the_answer_format(shared: Path, cited_fol
     assert code == 0 and data["answer"] and data["model"]
     assert any("cites none of the passages" in m for m in data["messages"])
     assert listener.saw("In the paper that proposed CBAM")
+
+
+def test_cli_with_a_tiny_local_model(shared: Path, cited_folder: Path, tiny_llama: Path, capsys) -> None:
+    """The real local loading and generation path: a random-weight model writes noise, which is
+    kept as the answer and said to cite no passage, beside the ranking and passages of retrieval."""
+    code = main(["ask", str(shared / "papers" / COORDINATE), CASES[0][1], "--cited", str(cited_folder / CBAM),
+                 "--backend", "local", "--model", str(tiny_llama), "--json"])  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["model"] and isinstance(data["answer"], str)
+    assert Path(data["cited_papers"][0]["source"]).name == CBAM and data["passages"]
+    assert any("cites none of the passages" in m or "gave no answer" in m for m in data["messages"]), data["messages"]
