@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     ocr: Literal["auto", "on", "off"] = "auto"
     ocr_language: str = Field(default="eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
     ocr_dpi: int = Field(default=300, ge=100, le=600)
+    # OCR of the text inside raster figures of born-digital papers (axis labels, legends) for their
+    # retrieval text; off by default (a Tesseract run per raster figure, and no measurement here shows
+    # retrieval gaining from it; see extraction/figure_ocr.py).
+    ocr_figures: bool = False
 
     # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
     # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA

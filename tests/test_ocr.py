@@ -6,6 +6,7 @@ The scanned paper is OCR'd once per session (seconds per page, so one short pape
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -184,3 +185,45 @@ def test_huge_scanned_page_is_ocrd_within_the_pixel_bound(tmp_path: Path) -> Non
     settings = get_settings().with_overrides(max_crop_pixels=4_000_000)
     paper = extract_paper(tmp_path / "huge.pdf", settings=settings)
     assert any("OCR" in w for w in paper.warnings), paper.warnings
+
+
+def _raster_plot_pdf(path: Path) -> Path:
+    """A page whose Figure 1 is a bitmap with its axis label drawn in, plus a caption and body text."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (900, 500), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=48)
+    draw.text((120, 420), "Perplexity", font=font, fill=0)
+    draw.line([(100, 380), (850, 380)], fill=0, width=4)
+    draw.line([(100, 40), (100, 380)], fill=0, width=4)
+    draw.line([(100, 350), (400, 200), (800, 80)], fill=0, width=6)
+    png = io.BytesIO()
+    image.save(png, format="PNG")
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), "A study of training curves", fontsize=16)
+    for n, y in enumerate(range(130, 300, 14)):
+        page.insert_text((72, y), f"Body text line {n} of the paper describes the experiments in words.", fontsize=10)
+    page.insert_image(pymupdf.Rect(106, 320, 506, 542), stream=png.getvalue())
+    page.insert_text((106, 562), "Figure 1: Training curves of the three models on the validation set, per epoch.", fontsize=10)
+    doc.save(path)
+    return path
+
+
+@needs_tesseract
+def test_text_inside_a_raster_figure_is_read_when_asked(tmp_path: Path) -> None:
+    pdf = _raster_plot_pdf(tmp_path / "raster.pdf")
+    plain = extract_paper(pdf)
+    [figure] = plain.items
+    assert figure.label == "Figure 1" and "perplexity" not in figure.text.lower()
+    read = extract_paper(pdf, settings=get_settings().with_overrides(ocr_figures=True))
+    assert "perplexity" in read.items[0].text.lower(), read.items[0].text
+    assert any("raster figures was read by OCR" in w for w in read.warnings), read.warnings
+
+
+def test_figure_ocr_without_tesseract_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
+    paper = extract_paper(_raster_plot_pdf(tmp_path / "raster.pdf"), settings=get_settings().with_overrides(ocr_figures=True))
+    assert paper.items[0].label == "Figure 1"
+    assert any("SPIQA_OCR_FIGURES" in w and "tesseract-ocr" in w for w in paper.warnings), paper.warnings

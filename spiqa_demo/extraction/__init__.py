@@ -26,6 +26,7 @@ from spiqa_demo.extraction.captions import Caption, find_captions
 from spiqa_demo.extraction.citations import link_citations
 from spiqa_demo.extraction.crops import CropWriter
 from spiqa_demo.extraction.document import find_title, open_pdf, read_arxiv_id
+from spiqa_demo.extraction.figure_ocr import FigureOcr
 from spiqa_demo.extraction.layout import PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, reason
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
@@ -104,7 +105,8 @@ def extract_paper(
         regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
         if doc.is_repaired and not summary.readable:
             raise InputError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
-        items = _items(_deduplicate(regions), doc, scans.words)
+        figure_ocr = _figure_ocr(scans, settings, started)
+        items = _items(_deduplicate(regions), doc, scans.words, figure_ocr)
         attach_mentions(passages, items)
         passages, items = link_citations(passages, items, references)
         if image_dir is not None:
@@ -119,7 +121,7 @@ def extract_paper(
             passages=passages,
             items=items,
             references=references,
-            warnings=scans.warnings() + _warnings(summary, items, doc.is_repaired)
+            warnings=scans.warnings() + _figure_ocr_warnings(figure_ocr, scans, settings) + _warnings(summary, items, doc.is_repaired)
             + _annotation_warnings(annotations, settings) + failures.warnings(),
             extractor_version=EXTRACTOR_VERSION,
             dpi=dpi,
@@ -228,9 +230,27 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
     return out + [(page, region) for _, page, region in best.values()]
 
 
-def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_words: dict[int, list[Word]]) -> list[Figure]:
+def _figure_ocr(scans: ScanReader, settings: Settings, started: float) -> FigureOcr | None:
+    """The reader of raster figures when SPIQA_OCR_FIGURES is on and Tesseract can be used."""
+    if not settings.ocr_figures or isinstance(engine := scans.engine(), str):
+        return None
+    return FigureOcr(engine, settings.ocr_dpi, settings.max_crop_pixels, started + settings.extraction_timeout_s)
+
+
+def _figure_ocr_warnings(figure_ocr: FigureOcr | None, scans: ScanReader, settings: Settings) -> list[str]:
+    if settings.ocr_figures and figure_ocr is None and isinstance(reason := scans.engine(), str):
+        return [f"Text inside raster figures was not read (SPIQA_OCR_FIGURES): {reason}."]
+    if figure_ocr is not None and figure_ocr.figures:
+        return [f"Text inside {figure_ocr.figures} raster figures was read by OCR and may contain recognition errors."]
+    return []
+
+
+def _items(
+    regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_words: dict[int, list[Word]], figure_ocr: FigureOcr | None
+) -> list[Figure]:
     """Figures/tables from regions, with the words inside each (read only for pages with items:
-    words are most of the memory a long paper would otherwise hold; scanned pages' come from OCR)."""
+    words are most of the memory a long paper would otherwise hold; scanned pages' come from OCR,
+    and raster figures' from `figure_ocr` when given)."""
     items = []
     page_words: dict[int, list] = dict(ocr_words)
     for page, region in regions:
@@ -239,6 +259,8 @@ def _items(regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_w
             page_words[page.number] = _words(doc, page.number)
         words = region_words(page_words[page.number], region.bbox, caption.bbox if caption else None)
         kind = caption.kind if caption else "figure"
+        if kind == "figure" and figure_ocr is not None and page.number not in ocr_words:
+            words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
         items.append(
             Figure(
                 kind=kind,

@@ -33,6 +33,8 @@ def _variant(settings: Settings) -> str:
     # ("auto" and "on" read alike; "on" only fails where Tesseract is missing).
     if settings.ocr == "off":
         return f"{variant}-ocr-off"
+    if settings.ocr_figures:
+        variant += "-ocr-figures"
     defaults = Settings.model_fields
     if (settings.ocr_language, settings.ocr_dpi) != (defaults["ocr_language"].default, defaults["ocr_dpi"].default):
         variant += f"-ocr-{settings.ocr_language}-{settings.ocr_dpi}dpi"
