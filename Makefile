@@ -20,7 +20,7 @@ run: setup
 test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 bench: setup
 	$(PY) -m benchmarks.extraction

@@ -56,17 +56,3 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
     get_settings.cache_clear()
 
-
-# The test files that take longest, longest first: run first, they let parallel workers (`make test`,
-# which keeps this order with --no-loadscope-reorder) finish together instead of one waiting on the last.
-_LONGEST_FIRST = (
-    "test_retrieval_benchmark.py", "test_cited_answer.py", "test_app_browser.py", "test_extraction.py",
-    "test_fuzz_pdfs.py", "test_ocr.py", "test_app_shared_use.py", "test_evaluation_harness.py", "test_app_client.py",
-    "test_app_across.py", "test_models_batching.py", "test_app_across_browser.py", "test_models_openai.py",
-    "test_score.py", "test_library.py",
-)  # fmt: skip
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
