@@ -610,3 +610,14 @@ def test_gold_set_precision_and_recall(gold_set: list[GoldDocument], gold_papers
     score = report.score()
     failures = "\n".join(m.describe() for m in report.failures)
     assert score.precision >= GOLD_PRECISION and score.recall >= GOLD_RECALL, f"{score}\n{failures}"
+
+
+def test_render_scales_stay_within_their_pixel_bound() -> None:
+    from spiqa_demo.extraction.pixels import fit_dpi, fit_scale
+
+    assert fit_scale(2.0, 612, 792, 40_000_000) == 2.0  # an ordinary page keeps its scale
+    scale = fit_scale(2.0, 14_400, 14_400, 4_000_000)
+    assert (14_400 * scale) ** 2 == pytest.approx(4_000_000)
+    assert (14_400 * fit_dpi(300, 14_400, 14_400, 4_000_000) / 72) ** 2 <= 4_000_000
+    assert fit_dpi(300, 612, 792, 40_000_000) == 300
+    assert fit_dpi(300, 1e9, 1e9, 1) == 1

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from PIL import Image
 
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.pixels import fit_scale
 from spiqa_demo.types import BBox
 
 # White space kept around a region so that strokes on its edge are not cut.
@@ -48,10 +48,7 @@ class CropWriter:
             else:
                 y0 = min(bbox[1], max(y0, avoid[3] + 1))
         rect = pymupdf.Rect(x0, y0, x1, y1) & page.rect
-        zoom = self.dpi / 72
-        pixels = rect.width * rect.height * zoom * zoom
-        if pixels > self.max_pixels:  # no lower floor: a hostile page size must not get past the bound
-            zoom *= math.sqrt(self.max_pixels / pixels)
+        zoom = fit_scale(self.dpi / 72, rect.width, rect.height, self.max_pixels)
         pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), clip=rect, alpha=False)
         image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         self._pending.append(self._pool.submit(_save_png, image, path))

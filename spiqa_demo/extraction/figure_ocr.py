@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from spiqa_demo.extraction.layout import area, intersection
 from spiqa_demo.extraction.ocr import Tesseract
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.pixels import fit_dpi
 from spiqa_demo.extraction.tables import Word
 from spiqa_demo.types import BBox
 
@@ -42,7 +43,7 @@ class FigureOcr:
         rect = pymupdf.Rect(bbox) & page.rect
         if rect.is_empty:
             return []
-        dpi = max(1, min(self.dpi, int(72 * (self.max_pixels / max(rect.width * rect.height, 1.0)) ** 0.5)))
+        dpi = fit_dpi(self.dpi, rect.width, rect.height, self.max_pixels)
         started = time.monotonic()
         pixmap = page.get_pixmap(dpi=dpi, clip=rect, colorspace=pymupdf.csGRAY)
         try:

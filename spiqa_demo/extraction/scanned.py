@@ -19,6 +19,7 @@ from spiqa_demo.errors import InputError, PaperError
 from spiqa_demo.extraction.layout import Block, Line, PageLayout, Span, area, union
 from spiqa_demo.extraction.ocr import OcrWord, Tesseract, find_tesseract
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.pixels import fit_dpi
 from spiqa_demo.extraction.tables import Word
 from spiqa_demo.settings import Settings
 from spiqa_demo.types import BBox
@@ -144,8 +145,7 @@ class ScanReader:
     def _dpi(self, page: pymupdf.Page) -> int:
         """SPIQA_OCR_DPI, lowered for a page so large that its image would pass the crop pixel
         bound (a hostile page size must not exhaust memory)."""
-        pixels_per_pt2 = self.settings.max_crop_pixels / max(page.rect.width * page.rect.height, 1.0)
-        return max(1, min(self.settings.ocr_dpi, int(72 * pixels_per_pt2**0.5)))
+        return fit_dpi(self.settings.ocr_dpi, page.rect.width, page.rect.height, self.settings.max_crop_pixels)
 
     def engine(self) -> Tesseract | str:
         """Tesseract, or why it cannot be used; with SPIQA_OCR=on a missing engine is an error."""

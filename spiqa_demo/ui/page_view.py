@@ -7,25 +7,18 @@ image's pixels.
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
+from spiqa_demo.extraction.pixels import fit_scale
 from spiqa_demo.types import BBox, Figure
 from spiqa_demo.ui import storage
 
 PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, ~150-400 KB as PNG
-# PDF pages may be 14,400 points a side: such a page is shown smaller rather than as gigapixels.
+# A page larger than this (PDF allows 14,400 points a side) is shown smaller.
 PAGE_MAX_PIXELS = 4_000_000
 
 Annotation = tuple[tuple[int, int, int, int], str]
-
-
-def page_scale(width: float, height: float) -> float:
-    """Image pixels per PDF point: PAGE_DPI, lowered for a page that would pass PAGE_MAX_PIXELS."""
-    scale = PAGE_DPI / 72
-    pixels = max(width * height, 1.0) * scale * scale
-    return scale * math.sqrt(PAGE_MAX_PIXELS / pixels) if pixels > PAGE_MAX_PIXELS else scale
 
 
 def render_page(pdf: Path, page: int, annotations: bool = False) -> tuple[Path, float]:
@@ -38,7 +31,7 @@ def render_page(pdf: Path, page: int, annotations: bool = False) -> tuple[Path, 
     target = storage.pages_dir() / f"{storage.private_name(pdf.parent.name)}-p{page}-{PAGE_DPI}{variant}.png"
     with pymupdf.open(pdf) as doc:
         rect = doc[page - 1].rect
-        scale = page_scale(rect.width, rect.height)
+        scale = fit_scale(PAGE_DPI / 72, rect.width, rect.height, PAGE_MAX_PIXELS)
         if target.exists():
             os.utime(target)
             return target, scale
