@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tiny_models import free_port
@@ -103,3 +104,13 @@ def grnet_pdf(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Path:
     w.paragraph(["Table 1 reports the results on AFEW, HDM05 and PaSC."] + prose.sentences(10))
     w.figure(BarChart(seed=5), None, case="an uncaptioned figure")
     return w.save(tmp_path_factory.mktemp("grnet") / f"grnet-{GRNET_ID}.pdf").path
+
+
+def texts(history: list[dict[str, Any]]) -> str:
+    """All text of a chat history (content parts as gradio_client returns them)."""
+    return "\n".join(part.get("text", "") for message in history for part in message["content"] if part.get("type") == "text")
+
+
+def files(history: list[dict[str, Any]]) -> list[str]:
+    return [part["file"]["path"] if isinstance(part["file"], dict) else part["file"]
+            for message in history for part in message["content"] if part.get("type") == "file"]

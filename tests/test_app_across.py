@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import _served_app, app_url
+from app_harness import _served_app, app_url, files, texts
 from gradio_client import Client, handle_file
 
 ANCHOR = "coordinate-attention-cvpr2021.pdf"
@@ -21,15 +21,6 @@ CITED = "cbam-eccv2018.pdf"
 UNCITED = "bert-1810.04805.pdf"  # a computer-vision paper does not cite BERT
 QUESTION = "In the paper that proposed CBAM, how is channel attention computed?"
 MODEL = ("cot", "none", "", "", 8, 0, True, "")  # the settings panel's inputs: retrieval only
-
-
-def texts(history: list[dict[str, Any]]) -> str:
-    return "\n".join(part.get("text", "") for message in history for part in message["content"] if part.get("type") == "text")
-
-
-def files(history: list[dict[str, Any]]) -> list[str]:
-    return [part["file"]["path"] if isinstance(part["file"], dict) else part["file"]
-            for message in history for part in message["content"] if part.get("type") == "file"]
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, grnet_pdf
+from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, texts
 from gradio_client import Client, handle_file
 from tiny_models import free_port, tiny_cot_vlm, tiny_llama
 
@@ -28,16 +28,6 @@ def ask_args(question: str, backend: str = "none", model: str = "", base_url: st
              task: str = "cot", k: int = 8) -> tuple:
     """The /ask endpoint's inputs: question, task, backend, model, base URL, k, image size, captions, API key."""
     return (question, task, backend, model, base_url, k, 0, True, api_key)
-
-
-def texts(history: list[dict[str, Any]]) -> str:
-    """All text of a chat history (content parts as gradio_client returns them)."""
-    return "\n".join(part.get("text", "") for message in history for part in message["content"] if part.get("type") == "text")
-
-
-def files(history: list[dict[str, Any]]) -> list[str]:
-    return [part["file"]["path"] if isinstance(part["file"], dict) else part["file"]
-            for message in history for part in message["content"] if part.get("type") == "file"]
 
 
 @pytest.fixture

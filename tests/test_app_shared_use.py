@@ -15,9 +15,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, grnet_pdf
+from app_harness import _served_app, app_url, files, grnet_pdf, texts
 from gradio_client import Client, handle_file
-from test_app_client import ask_args, files, texts
+from test_app_client import ask_args
 
 from evalsuite.openai_listener import openai_listener
 

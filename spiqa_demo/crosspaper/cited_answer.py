@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 if TYPE_CHECKING:
+    from retrieval.embedder import Embedder
     from retrieval.passage_index import PassageIndex
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
@@ -174,9 +176,9 @@ def _cited_first(passages: list[CitedPassage], cited_numbers: list[int]) -> list
 
 
 def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
-    top = "; ".join(f"{c.key} {c.title[:80]}" for c in cited[:k])
     if not cited:
         return "the paper has no references to read"
+    top = "; ".join(f"{c.key} {c.title[:80]}" for c in cited[:k])
     return (f"none of the top {k} cited papers for this question is in the library, so there is no passage to answer "
             f"from: add their PDFs (best first: {top})")  # fmt: skip
 
@@ -209,11 +211,19 @@ def library_abstracts(library: PaperLibrary, availability: list[Availability]) -
 
 
 def _ranker() -> CitationRanker:
+    """The process's ranker for the current embedder and OCR cache: a library's next question
+    reuses its references' vectors instead of embedding them again."""
     from retrieval.embedder import get_embedder
     from spiqa_demo.crosspaper.ocr import default_cache_dir
+
+    return _shared_ranker(get_embedder(), default_cache_dir())
+
+
+@lru_cache(maxsize=4)
+def _shared_ranker(embedder: Embedder, ocr_cache: Path) -> CitationRanker:
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
-    return CitationRanker(get_embedder(), ocr_cache=default_cache_dir())
+    return CitationRanker(embedder, ocr_cache=ocr_cache)
 
 
 def _cited_paper(ranked: RankedReference, available: Availability) -> CitedPaper:

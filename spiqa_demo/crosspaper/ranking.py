@@ -13,6 +13,8 @@ candidate id, never by input order.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -75,6 +77,9 @@ class _Cluster:
     vectors: np.ndarray | None
 
 
+MAX_CLUSTERS = 64  # clusters (one per anchor's reference list) a ranker keeps their vectors for
+
+
 class CitationRanker:
     """Ranks candidates for (question, anchor figure); reuses per-cluster work across questions.
 
@@ -86,16 +91,25 @@ class CitationRanker:
         self.embedder = embedder
         self.weights = weights or RankWeights()
         self.ocr_cache = ocr_cache
-        self._clusters: dict[tuple[CitedCandidate, ...], _Cluster] = {}
+        # The most recently used clusters: one ranker serves a long-running app's many papers.
+        self._clusters: OrderedDict[tuple[CitedCandidate, ...], _Cluster] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _cluster(self, candidates: list[CitedCandidate]) -> _Cluster:
         ordered = tuple(sorted(candidates, key=lambda c: c.id))  # per-cluster work never sees input order
         if len({c.id for c in ordered}) != len(ordered):
             raise InputError("candidate ids must be unique within one ranking")
-        if ordered not in self._clusters:
-            vectors = self.embedder.encode([c.text for c in ordered]) if self.embedder is not None else None
-            self._clusters[ordered] = _Cluster(ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), vectors)
-        return self._clusters[ordered]
+        with self._lock:
+            if ordered in self._clusters:
+                self._clusters.move_to_end(ordered)
+                return self._clusters[ordered]
+        vectors = self.embedder.encode([c.text for c in ordered]) if self.embedder is not None else None
+        cluster = _Cluster(ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), vectors)
+        with self._lock:
+            self._clusters[ordered] = cluster
+            while len(self._clusters) > MAX_CLUSTERS:
+                self._clusters.popitem(last=False)
+        return cluster
 
     def figure_text(self, figure: AnchorFigure, notes: list[str]) -> str:
         """The figure's printed words: given text, else OCR of its image (a note when OCR fails)."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from spiqa_demo.ui.across_session import AcrossSession, public_name
-from spiqa_demo.ui.chat import POLL_S, History, Streamed, _Stopped, _text, _wait_for_model, stream_reply
+from spiqa_demo.ui.chat import POLL_S, History, Stopped, Streamed, chat_message, stream_reply, wait_for_model
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
@@ -88,18 +88,18 @@ def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
         text = NO_CITED + "\n\n" + ("\n".join(best) or "*(this paper has no references)*")
     if notes:
         text += "\n\n" + "\n".join(f"> ⚠️ {escape(note)}" for note in notes)
-    messages = [_text("assistant", text)]
+    messages = [chat_message("assistant", text)]
     figure = answer.anchor_figure
     if figure is not None:
         if figure.image:
-            messages.append(_text("assistant", {"path": figure.image, "alt_text": figure.title}))
-        messages.append(_text("assistant", f"**In this paper: {escape(figure.title)}** · page {figure.page} · "
+            messages.append(chat_message("assistant", {"path": figure.image, "alt_text": figure.title}))
+        messages.append(chat_message("assistant", f"**In this paper: {escape(figure.title)}** · page {figure.page} · "
                                            "the figure or table the question is about"))
     if cited is not None and cited.source:
-        messages.append(_text("assistant", f"**Cited paper:** {escape(cited.key)} *{escape(cited.title)}* "
+        messages.append(chat_message("assistant", f"**Cited paper:** {escape(cited.key)} *{escape(cited.title)}* "
                                            f"(`{escape(public_name(cited.source))}`)\n\n*Why this paper:* {escape(cited.why)}"))
     if passage is not None:
-        messages.append(_text("assistant", "**Supporting passage** (boxed on its page beside the chat):\n\n" + passage_quote(passage)))
+        messages.append(chat_message("assistant", "**Supporting passage** (boxed on its page beside the chat):\n\n" + passage_quote(passage)))
     return messages
 
 
@@ -138,7 +138,7 @@ def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[None]:
 
 
 def _say(across: AcrossSession, history: History, message: str) -> Outputs:
-    history.append(_text("assistant", escape(message)))
+    history.append(chat_message("assistant", escape(message)))
     return (list(history), across, "", *_keep())
 
 
@@ -152,12 +152,12 @@ def ask(question: str, session: Session | None, across: AcrossSession | None, *c
         yield (list(across.history), across, "", *_keep())
         return
     library = across.sync(session)
-    user = _text("user", question)
+    user = chat_message("user", question)
     if session.loading or library is None:
         across.history.append(user)
         yield _say(across, across.history, STILL_LOADING if session.loading else NO_ANCHOR)
         return
-    thought = _text("assistant", "Ranking this paper's references for the question…",
+    thought = chat_message("assistant", "Ranking this paper's references for the question…",
                     metadata={"title": RANKING_TITLE, "status": "pending"})
     turn = across.start_turn(thought)
     history = across.history
@@ -180,9 +180,9 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
     backend, notice = resolve_backend(choice, api_key)
     slot = model_slot(backend)
     try:
-        for _ in _wait_for_model(slot, turn):
+        for _ in wait_for_model(slot, turn):
             yield (list(history), across, "", *_keep())
-    except _Stopped:
+    except Stopped:
         yield (list(history), across, "", *_keep())
         return
     started = time.monotonic()

@@ -45,7 +45,7 @@ def clear(session: Session | None) -> Session:
     return session
 
 
-def _text(role: str, text: Any, **extra: Any) -> dict[str, Any]:
+def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
     return {"role": role, "content": text, **extra}
 
 
@@ -100,10 +100,10 @@ def answer_messages(answer, notes: list[str]) -> History:
         text = "*No written answer, and this paper has no figures or tables to show.*"
     if notes:
         text += "\n\n" + "\n".join(f"> ⚠️ {escape(note)}" for note in notes)
-    messages = [_text("assistant", text)]
+    messages = [chat_message("assistant", text)]
     if answer.figure is not None and answer.figure.image:
-        messages.append(_text("assistant", {"path": answer.figure.image, "alt_text": answer.figure.title}))
-        messages.append(_text("assistant", figure_caption(answer)))
+        messages.append(chat_message("assistant", {"path": answer.figure.image, "alt_text": answer.figure.title}))
+        messages.append(chat_message("assistant", figure_caption(answer)))
     return messages
 
 
@@ -134,7 +134,7 @@ def _wait_for_paper(session: Session, turn: Turn) -> Iterator[None]:
     turn.waiting_for_paper = False
 
 
-def _wait_for_model(slot: threading.Semaphore | None, turn: Turn) -> Iterator[None]:
+def wait_for_model(slot: threading.Semaphore | None, turn: Turn) -> Iterator[None]:
     """Take a model slot; while other visitors' questions hold them all, say so (yielding to show it)."""
     if slot is None or slot.acquire(blocking=False):
         return
@@ -142,13 +142,13 @@ def _wait_for_model(slot: threading.Semaphore | None, turn: Turn) -> Iterator[No
     yield
     while not slot.acquire(timeout=POLL_S):
         if turn.stopped:
-            raise _Stopped
+            raise Stopped
     if turn.stopped:
         slot.release()
-        raise _Stopped
+        raise Stopped
 
 
-class _Stopped(Exception):
+class Stopped(Exception):
     """The turn was stopped while it waited."""
 
 
@@ -165,7 +165,7 @@ def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: T
     """Show a flow's text chunks in the chat as they come (yielding after each) and put how it ended
     in `result`. However the stream ends (answered, failed, stopped, cancelled) the model slot is
     released; an unanswered turn is marked stopped with what was written kept."""
-    reply = _text("assistant", "")
+    reply = chat_message("assistant", "")
     streamed = ""
     try:
         for event in events:
@@ -210,8 +210,8 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     if not question:
         yield list(session.history), session, ""
         return
-    user = _text("user", question)
-    thought = _text("assistant", "Ranking the paper's figures and tables…",
+    user = chat_message("user", question)
+    thought = chat_message("assistant", "Ranking the paper's figures and tables…",
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     turn = session.start_turn(thought)
     session.history.extend([user, thought])
@@ -229,7 +229,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         turn.finished = not turn.stopped
         if problem:
             history.remove(thought)
-            history.append(_text("assistant", escape(problem)))
+            history.append(chat_message("assistant", escape(problem)))
         yield list(history), session, ""
         return
     thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
@@ -245,9 +245,9 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
     backend, notice = resolve_backend(choice, api_key)
     slot = model_slot(backend)
     try:
-        for _ in _wait_for_model(slot, turn):
+        for _ in wait_for_model(slot, turn):
             yield list(history), session, ""
-    except _Stopped:
+    except Stopped:
         yield list(history), session, ""
         return
     events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
@@ -257,7 +257,7 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         for _ in chunks:
             yield list(history), session, ""
     if result.error:
-        history.append(_text("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
+        history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
     answer = result.answer
     if answer is None:
         yield list(history), session, ""
