@@ -18,7 +18,7 @@ import numpy as np
 
 from spiqa_demo.crosspaper.m3sciqa import LocalityData, LocalityQuestion
 from spiqa_demo.crosspaper.metrics import Scores, expected_random, score_ranks
-from spiqa_demo.crosspaper.ranking import SIGNALS, CitationRanker, RankWeights, fuse
+from spiqa_demo.crosspaper.ranking import FUSED, CitationRanker, RankWeights, fuse, ordering
 from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking
 
 Ranker = Callable[[LocalityQuestion], CandidateRanking]
@@ -123,11 +123,8 @@ def collect(data: LocalityData, ranker: CitationRanker, questions: Iterable[Loca
 
 
 def gold_rank(item: CollectedSignals, weights: RankWeights) -> int:
-    """1-based rank of the gold under `weights` (ties broken by id, as the ranker does)."""
-    score = fuse(item.raw, weights)
-    g = item.gold_index
-    better = sum(1 for i in range(len(score)) if score[i] > score[g] or (score[i] == score[g] and item.ids[i] < item.ids[g]))
-    return better + 1
+    """1-based rank of the gold under `weights`, in the ranker's `ordering`."""
+    return ordering(fuse(item.raw, weights), item.raw["question_target"], item.ids).index(item.gold_index) + 1
 
 
 def mrr_of(items: list[CollectedSignals], weights: RankWeights) -> float:
@@ -176,7 +173,7 @@ def ablation(items: list[CollectedSignals], weights: RankWeights) -> list[tuple[
     """Each signal alone, the fusion without each signal, and the full fusion (signals that are
     zero for every question, such as citations on image-only data, get no rows)."""
     rows = []
-    present = [name for name in SIGNALS if getattr(weights, name) and any(i.raw[name].any() for i in items)]
+    present = [name for name in FUSED if getattr(weights, name) and any(i.raw[name].any() for i in items)]
     for name in present:
         sign = 1.0 if getattr(weights, name) > 0 else -1.0
         rows.append((f"{name} alone", score_ranks(gold_rank(i, replace(weights.only(name), **{name: sign})) for i in items)))

@@ -10,6 +10,12 @@ them. A candidate's names come from:
 Names are compared normalised (lower case, letters and digits only); a printed token matches a
 name when equal, or when it extends the name by a version or size ("llama30b" for "llama",
 "gpt35turbo" for "gpt3"). A name many candidates share counts for less (divided by how many).
+
+When a reader names the paper they mean ("the paper that proposed ResNet"), two more kinds of
+evidence count (`NameMatcher.defined_scores`): a name the abstract introduces ("we propose ... the
+Transformer", `introduced_names`), and a name the candidate only spells out (`spelled_out`): one made
+of word starts, its capitals marking where each word begins ("ResNet" for "residual nets", "CBAM"
+for "Convolutional Block Attention Module").
 """
 
 from __future__ import annotations
@@ -92,6 +98,66 @@ def candidate_names(candidate: CitedCandidate) -> dict[str, float]:
     return names
 
 
+# Small words a name's spelled-out form may skip ("Embeddings from Language Models" -> ELMo).
+_SKIPPABLE = {"a", "an", "and", "for", "from", "in", "of", "on", "the", "to", "via", "with"}
+
+
+def name_parts(name: str) -> list[str] | None:
+    """The word starts a name is made of, lower-cased: a capital with the small letters after it is
+    one start ("ResNet" -> res, net), capitals without small letters are initials ("SENet" -> s, e,
+    net). None for a name with no capital after its first letter, or with digits: it does not say
+    where its words begin."""
+    letters = name.replace("-", "")
+    if not letters.isalpha() or not any(ch.isupper() for ch in letters[1:]):
+        return None
+    parts = re.findall(r"[A-Z][a-z]*|[a-z]+", letters)
+    return [part.lower() for part in parts] if len(parts) >= 2 else None
+
+
+def spelled_out(name: str, text: str) -> bool:
+    """Whether `text` has consecutive words that begin with `name`'s parts in order (see `name_parts`),
+    skipping only small words ("of", "for")."""
+    parts = name_parts(name)
+    if parts is None:
+        return False
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    for start, word in enumerate(words):
+        if not word.startswith(parts[0]):
+            continue
+        position, matched = start + 1, 1
+        while matched < len(parts) and position < len(words):
+            if words[position].startswith(parts[matched]):
+                matched += 1
+            elif words[position] not in _SKIPPABLE:
+                break
+            position += 1
+        if matched == len(parts):
+            return True
+    return False
+
+
+_INTRODUCES = re.compile(
+    r"\b(?:[Ww]e\s+(?:propose|introduce|present|develop)\s+(?P<what>[^.;:()]{0,80})|(?:called|named|dubbed|termed)\s+(?P<name>[A-Z][\w\-]*))"
+)
+# Where the thing a sentence introduces ends and what it is used for or compared with begins.
+_INTRODUCED_END = re.compile(r"\s(?:on|in|for|to|with|using|based|that|which|by|of|from|and)\s.*$")
+
+
+def introduced_names(text: str) -> set[str]:
+    """Normalised names a text introduces: "We propose a new simple network architecture, the
+    Transformer, based ..." -> transformer; "a new model called BERT" -> bert. A capitalised word
+    after "we propose/introduce/present/develop" and before the clause says what it is for, or the
+    word after "called"/"named"."""
+    out: set[str] = set()
+    for match in _INTRODUCES.finditer(text):
+        name, what = match.group("name"), match.group("what")
+        for word in [name] if name else _WORD.findall(_INTRODUCED_END.sub("", what)):
+            key = normalise(word)
+            if word[0].isupper() and len(key) >= MIN_NAME and key not in _COMMON:
+                out.add(key)
+    return out
+
+
 def printed_forms(text: str) -> set[str]:
     """Normalised single tokens and adjacent pairs of `text` ("Llama 2" -> "llama2")."""
     tokens = [normalise(t) for t in re.split(r"[\s/|,;()\[\]{}]+", text)]
@@ -119,7 +185,27 @@ class NameMatcher:
         names = tuple(candidate_names(c) for c in candidates)
         return cls(names=names, shared=Counter(n for per in names for n in per))
 
-    def scores(self, text: str, min_weight: float = 0.0) -> list[float]:
-        """Per candidate: the sum of weight / sharers over its names of at least `min_weight` that `text` prints."""
+    def defined_scores(self, candidates: tuple[CitedCandidate, ...], text: str) -> list[float]:
+        """Per candidate: the evidence that it is the paper whose name `text` prints. A name the
+        candidate defines rather than merely mentions (weight at least `DEFINED`) or introduces
+        (`introduced_names`, weight 1); for a name no candidate defines, its spelled-out form in a
+        title or abstract (`spelled_out`, the weight of title initials: the same kind of evidence, and
+        weaker than a definition, as "Wide residual networks" spells ResNet out too). Each weight is
+        divided by how many candidates share that evidence."""
         forms = _stems(printed_forms(text))
-        return [sum(w / self.shared[n] for n, w in per.items() if n in forms and w >= min_weight) for per in self.names]
+        defined = [
+            {**{n: w for n, w in per.items() if n in forms and w >= DEFINED}, **{n: 1.0 for n in introduced_names(c.text) if n in forms}}
+            for c, per in zip(candidates, self.names)
+        ]
+        named = {n for found in defined for n in found}
+        for word in {w for w in _WORD.findall(text) if name_parts(w) and normalise(w) not in named}:
+            for candidate, found in zip(candidates, defined):
+                if spelled_out(word, candidate.text):
+                    found[normalise(word)] = DEFINED
+        sharers = Counter(n for found in defined for n in found)
+        return [sum(w / sharers[n] for n, w in found.items()) for found in defined]
+
+    def scores(self, text: str) -> list[float]:
+        """Per candidate: the sum of weight / sharers over its names that `text` prints."""
+        forms = _stems(printed_forms(text))
+        return [sum(w / self.shared[n] for n, w in per.items() if n in forms) for per in self.names]

@@ -5,9 +5,11 @@ a line of a chart), so the figure's own words carry most of the signal: names it
 candidate's title or abstract defines (`names`), and BM25 / dense similarity between the figure's
 words and each title + abstract. The question adds its own similarity, and the names it spells out
 itself are comparison points ("better than X"), which the default weight counts against, except the
-one it says it means ("the paper that proposed X": `target`), which counts for. Citation
-markers printed in or around the figure, when known, point at their references directly.
-Each signal is z-scored over the candidates and summed with `RankWeights`; ties are broken by the
+one it says it means ("the paper that proposed X": `target`). Citation markers printed in or
+around the figure, when known, point at their references directly.
+Each signal is z-scored over the candidates and summed with `RankWeights`. A question that names
+the paper it means has said which one it wants, so the evidence for that name orders the
+candidates first and the fused score only among equals (`ordering`); ties are broken by the
 candidate id, never by input order.
 """
 
@@ -23,9 +25,9 @@ import numpy as np
 from retrieval.embedder import Embedder
 from retrieval.fusion import zscore
 from retrieval.lexical import BM25Index
-from spiqa_demo.crosspaper.names import DEFINED, NameMatcher, normalise
+from spiqa_demo.crosspaper.names import NameMatcher, normalise
 from spiqa_demo.crosspaper.ocr import ocr_text
-from spiqa_demo.crosspaper.target import named_target, without_target
+from spiqa_demo.crosspaper.target import NamedTarget, named_target, without_target
 from spiqa_demo.crosspaper.types import (
     AnchorFigure,
     CandidateRanking,
@@ -36,10 +38,8 @@ from spiqa_demo.crosspaper.types import (
 )
 from spiqa_demo.errors import InputError
 
-SIGNALS = (
-    "figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "question_target",
-    "citation",
-)  # fmt: skip
+FUSED = ("figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "citation")
+SIGNALS = (*FUSED, "question_target")
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,8 @@ class RankWeights:
     M3SciQA's shared half: four of the five folds chose these weights. The figure's BM25 and the
     question's dense score add nothing once the others are in; names the question spells out count
     against a candidate. Citation markers are not in M3SciQA; when a figure prints them they name
-    the reference outright, hence the large weight.
+    the reference outright, hence the large weight. The paper a question names has no weight: it
+    orders the candidates before the fused score does (`ordering`).
     """
 
     figure_names: float = 1.0
@@ -59,7 +60,6 @@ class RankWeights:
     question_bm25: float = 0.25
     question_dense: float = 0.0
     question_names: float = -1.0
-    question_target: float = 4.0
     citation: float = 2.0
 
     def only(self, *signals: str) -> RankWeights:
@@ -74,6 +74,7 @@ class _Cluster:
     candidates: tuple[CitedCandidate, ...]
     names: NameMatcher
     bm25: BM25Index
+    titles: BM25Index
     vectors: np.ndarray | None
 
 
@@ -104,7 +105,9 @@ class CitationRanker:
                 self._clusters.move_to_end(ordered)
                 return self._clusters[ordered]
         vectors = self.embedder.encode([c.text for c in ordered]) if self.embedder is not None else None
-        cluster = _Cluster(ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), vectors)
+        cluster = _Cluster(
+            ordered, NameMatcher.build(list(ordered)), BM25Index([c.text for c in ordered]), BM25Index([c.title for c in ordered]), vectors
+        )
         with self._lock:
             self._clusters[ordered] = cluster
             while len(self._clusters) > MAX_CLUSTERS:
@@ -134,7 +137,7 @@ class CitationRanker:
             "figure_bm25": cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
             "question_bm25": cluster.bm25.scores(question).astype(np.float64),
             "question_names": np.asarray(cluster.names.scores(without_target(question, target)), dtype=np.float64),
-            "question_target": _target_scores(cluster, target.text) if target else np.zeros(n),
+            "question_target": _target_scores(cluster, target) if target else np.zeros(n),
             "citation": _citation_hits(cluster.candidates, figure.citations),
             "figure_dense": np.zeros(n),
             "question_dense": np.zeros(n),
@@ -157,20 +160,26 @@ class CitationRanker:
         return ranking_from_scores(question, cluster.candidates, score, raw, notes, printed)
 
 
-def _target_scores(cluster: _Cluster, target: str) -> np.ndarray:
-    """The names the target phrase prints that a candidate defines (not those its abstract merely
-    mentions, as a paper's abstract names its baselines), plus the phrase's words in the candidate's
-    title (BM25 relative to the best candidate, for a name no title abbreviates: "the non-local block")."""
-    names = np.asarray(cluster.names.scores(target, DEFINED), dtype=np.float64)
-    words = cluster.bm25.scores(target).astype(np.float64)
+# A title sharing the target's words is weaker evidence than a definition of its name: it weighs
+# as a name an abstract merely mentions.
+TITLE_WORDS = 0.5
+
+
+def _target_scores(cluster: _Cluster, target: NamedTarget) -> np.ndarray:
+    """The names the target phrase prints that a candidate defines or spells out (not those its
+    abstract merely mentions, as a paper's abstract names its baselines), plus the phrase's name words
+    in the candidate's title (BM25 over titles alone, relative to the best candidate, for a name no
+    title abbreviates: "the non-local block"; an abstract's length must not count against its paper)."""
+    names = np.asarray(cluster.names.defined_scores(cluster.candidates, target.text), dtype=np.float64)
+    words = cluster.titles.scores(target.names).astype(np.float64)
     best = words.max() if words.size else 0.0
-    return names + (words / best if best > 0 else words)
+    return names + TITLE_WORDS * (words / best if best > 0 else words)
 
 
 def fuse(raw: dict[str, np.ndarray], weights: RankWeights) -> np.ndarray:
     """Weighted sum of z-scored signals."""
     total = np.zeros(len(next(iter(raw.values()))))
-    for name in SIGNALS:
+    for name in FUSED:
         weight = getattr(weights, name)
         if weight:
             total += weight * zscore(raw[name])
@@ -186,8 +195,8 @@ def ranking_from_scores(
     figure_text: str = "",
     model: np.ndarray | None = None,
 ) -> CandidateRanking:
-    """Candidates sorted by score, ties by id (stable over any input order)."""
-    order = sorted(range(len(candidates)), key=lambda i: (-float(score[i]), candidates[i].id))
+    """Candidates in `ordering`."""
+    order = ordering(score, raw["question_target"], [c.id for c in candidates])
     ranked = [
         RankedCandidate(
             candidate=candidates[i],
@@ -201,6 +210,12 @@ def ranking_from_scores(
         for position, i in enumerate(order, 1)
     ]
     return CandidateRanking(question=question, ranked=ranked, notes=notes, figure_text=figure_text)
+
+
+def ordering(score: np.ndarray, target: np.ndarray, ids: list[str]) -> list[int]:
+    """Candidate positions best first: by the evidence for the paper the question names, then by
+    the fused score, then by id (stable over any input order)."""
+    return sorted(range(len(ids)), key=lambda i: (-round(float(target[i]), 9), -float(score[i]), ids[i]))
 
 
 # A marker inside the figure names a row or a line of it; the sentence that cites the figure often

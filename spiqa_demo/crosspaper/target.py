@@ -41,6 +41,12 @@ class NamedTarget:
     start: int
     end: int
 
+    @property
+    def names(self) -> str:
+        """The phrase's words that read as names ("non-local" of "the non-local block"): what
+        identifies the paper, where "block" or "network" would match any title."""
+        return " ".join(w for w in self.text.split() if w.lower() not in _NOT_NAMES and _reads_as_name(w))
+
 
 def _reads_as_name(word: str) -> bool:
     letters = re.sub(r"[^A-Za-z]", "", word)

@@ -42,7 +42,7 @@ from spiqa_demo.types import Figure, Paper, round_bbox
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "4"
+EXTRACTOR_VERSION = "5"
 
 Progress = Callable[[float, str], None]
 

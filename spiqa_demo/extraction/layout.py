@@ -418,6 +418,8 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
         full = [ln for ln in block.lines if ln.x1 >= right - 6 and ln.width >= 0.6 * width]
         if len(block.lines) >= 2 and len(full) >= max(1, (len(block.lines) - 1) // 2):
             return True
+        if _is_indented_paragraph(block, width):
+            return True
         if len(block.lines) == 1:
             line = block.lines[0]
             words = len(line.text.split())
@@ -428,6 +430,17 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
             if abs(x0 - left) <= 4 and words <= 12 and _looks_like_heading(line):
                 return True
     return False
+
+
+def _is_indented_paragraph(block: Block, width: float) -> bool:
+    """A paragraph set narrower than its column on both sides, as abstracts and quotations are: at
+    least four lines justified to one right edge, each most of the column wide (figure text and
+    table rows are neither that long nor that regular)."""
+    lines = block.lines[:-1]  # a paragraph's last line ends where it ends
+    if len(lines) < 3:
+        return False
+    edge = max(ln.x1 for ln in lines)
+    return all(edge - ln.x1 <= 2 and ln.width >= 0.7 * width for ln in lines)
 
 
 def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
