@@ -96,8 +96,8 @@ def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, 
         chat, _ = quick_visitor.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
         waited = time.monotonic() - asked
         assert "Table 1" in texts(chat) and not slow.finished.is_set(), f"answered after {waited:.1f} s"
+        slow_visitor.predict(api_name="/stop")  # the slow answer has made its point
         streaming.result(timeout=60)
-    assert slow.finished.is_set()
 
 
 def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:
