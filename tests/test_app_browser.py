@@ -54,6 +54,18 @@ def wait_for_text(page, selector: str, text: str) -> None:
     )
 
 
+def fill_setting(page, field: str, value: str) -> None:
+    """Type into a field of a settings accordion just opened; type again if Gradio mounted the field
+    anew while the accordion opened (the typed value was once lost that way before a question)."""
+    selector = f"{field} textarea, {field} input"
+    for _ in range(3):
+        page.fill(selector, value)
+        page.wait_for_timeout(300)
+        if page.input_value(selector) == value:
+            return
+    raise AssertionError(f"{field} does not keep {value!r}")
+
+
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"app-{name}.png"), full_page=True)
@@ -74,7 +86,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
 
     page.click("#settings")
     page.get_by_label("Local model (transformers)").check()
-    page.fill("#model textarea, #model input", str(tiny_cot_vlm))
+    fill_setting(page, "#model", str(tiny_cot_vlm))
     page.fill("#question textarea", "Which model is best on Kinetics?")
     page.keyboard.press("Enter")
     page.wait_for_selector("#chat img")
@@ -93,7 +105,7 @@ def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> 
     wait_for_text(page, "#chat", "Ask a question")
     assert "SPIQA test-A" in page.inner_text("#spiqa-header")
     page.click("text=L3Score judge")
-    page.fill("#judge-model textarea, #judge-model input", str(tiny_llama))
+    fill_setting(page, "#judge-model", str(tiny_llama))
     page.locator("#spiqa-questions button, #spiqa-questions tr, #spiqa-questions td").filter(has_text="PaSC").first.click()
     wait_for_text(page, "#spiqa-result", "L3Score judge")
     result = page.inner_text("#spiqa-result")
@@ -137,8 +149,8 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     with openai_listener(chunk_delay_s=1.0, chunks=60) as slow:  # Stop always lands mid-stream, even on a slow machine
         page.click("#settings")
         page.get_by_label("OpenAI-compatible API").check()
-        page.fill("#model textarea, #model input", "m")
-        page.fill("#base-url textarea, #base-url input", slow.url)
+        fill_setting(page, "#model", "m")
+        fill_setting(page, "#base-url", slow.url)
         page.fill("#question textarea", PASC2)
         page.keyboard.press("Enter")
         wait_for_text(page, "#chat", "Rationale")
