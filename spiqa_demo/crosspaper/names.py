@@ -175,17 +175,25 @@ def _stems(forms: set[str]) -> set[str]:
 
 @dataclass(frozen=True)
 class NameMatcher:
-    """Names of a set of candidates, with how many candidates share each name."""
+    """Names of a set of candidates, with how many candidates share each name; the candidates' texts
+    and the names each introduces, for a question that names the paper it means."""
 
     names: tuple[dict[str, float], ...]
     shared: Counter
+    texts: tuple[str, ...]
+    introduced: tuple[frozenset[str], ...]
 
     @classmethod
     def build(cls, candidates: list[CitedCandidate]) -> NameMatcher:
         names = tuple(candidate_names(c) for c in candidates)
-        return cls(names=names, shared=Counter(n for per in names for n in per))
+        return cls(
+            names=names,
+            shared=Counter(n for per in names for n in per),
+            texts=tuple(c.text for c in candidates),
+            introduced=tuple(frozenset(introduced_names(c.text)) for c in candidates),
+        )
 
-    def defined_scores(self, candidates: tuple[CitedCandidate, ...], text: str) -> list[float]:
+    def defined_scores(self, text: str) -> list[float]:
         """Per candidate: the evidence that it is the paper whose name `text` prints. A name the
         candidate defines rather than merely mentions (weight at least `DEFINED`) or introduces
         (`introduced_names`, weight 1); for a name no candidate defines, its spelled-out form in a
@@ -194,13 +202,13 @@ class NameMatcher:
         divided by how many candidates share that evidence."""
         forms = _stems(printed_forms(text))
         defined = [
-            {**{n: w for n, w in per.items() if n in forms and w >= DEFINED}, **{n: 1.0 for n in introduced_names(c.text) if n in forms}}
-            for c, per in zip(candidates, self.names)
+            {**{n: w for n, w in per.items() if n in forms and w >= DEFINED}, **{n: 1.0 for n in introduced if n in forms}}
+            for per, introduced in zip(self.names, self.introduced)
         ]
         named = {n for found in defined for n in found}
         for word in {w for w in _WORD.findall(text) if name_parts(w) and normalise(w) not in named}:
-            for candidate, found in zip(candidates, defined):
-                if spelled_out(word, candidate.text):
+            for candidate_text, found in zip(self.texts, defined):
+                if spelled_out(word, candidate_text):
                     found[normalise(word)] = DEFINED
         sharers = Counter(n for found in defined for n in found)
         return [sum(w / sharers[n] for n, w in found.items()) for found in defined]

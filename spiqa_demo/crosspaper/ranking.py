@@ -170,7 +170,7 @@ def _target_scores(cluster: _Cluster, target: NamedTarget) -> np.ndarray:
     abstract merely mentions, as a paper's abstract names its baselines), plus the phrase's name words
     in the candidate's title (BM25 over titles alone, relative to the best candidate, for a name no
     title abbreviates: "the non-local block"; an abstract's length must not count against its paper)."""
-    names = np.asarray(cluster.names.defined_scores(cluster.candidates, target.text), dtype=np.float64)
+    names = np.asarray(cluster.names.defined_scores(target.text), dtype=np.float64)
     words = cluster.titles.scores(target.names).astype(np.float64)
     best = words.max() if words.size else 0.0
     return names + TITLE_WORDS * (words / best if best > 0 else words)
