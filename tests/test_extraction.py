@@ -553,6 +553,15 @@ def test_cli_scanned_pdf_succeeds_with_a_warning(
 # ---------------------------------------------------------------------------------------------
 
 
+def test_an_abstract_set_narrower_than_its_column_is_a_passage(shared_papers: dict[str, Paper]) -> None:
+    """NeurIPS indents the abstract on both sides; it is prose all the same (the library describes a
+    cited paper by it)."""
+    paper = shared_papers["attention-is-all-you-need-1706.03762.pdf"]
+    first_page = [p.text for p in paper.passages if p.page == 1]
+    assert first_page and first_page[0].startswith("The dominant sequence transduction models"), first_page[:1]
+    assert any("the Transformer, based solely on attention" in text for text in first_page)
+
+
 def test_shared_papers_have_the_manifest_numbers(
     shared: Path, manifest: list[dict], shared_papers: dict[str, Paper]
 ) -> None:

@@ -434,13 +434,15 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
 
 def _is_indented_paragraph(block: Block, width: float) -> bool:
     """A paragraph set narrower than its column on both sides, as abstracts and quotations are: at
-    least four lines justified to one right edge, each most of the column wide (figure text and
-    table rows are neither that long nor that regular)."""
+    least four lines justified to one right edge, each most of the column wide, and words rather
+    than numbers (figure text is neither that long nor that regular; a table's rows are numbers)."""
     lines = block.lines[:-1]  # a paragraph's last line ends where it ends
     if len(lines) < 3:
         return False
     edge = max(ln.x1 for ln in lines)
-    return all(edge - ln.x1 <= 2 and ln.width >= 0.7 * width for ln in lines)
+    tokens = block.text.split()
+    words = sum(any(ch.isalpha() for ch in token) for token in tokens)
+    return words >= 0.8 * len(tokens) and all(edge - ln.x1 <= 2 and ln.width >= 0.7 * width for ln in lines)
 
 
 def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
