@@ -55,4 +55,3 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     from spiqa_demo.settings import get_settings
 
     get_settings.cache_clear()
-

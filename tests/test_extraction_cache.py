@@ -58,7 +58,6 @@ def test_concurrent_extractions_and_evictions_do_not_break_each_other(shared: Pa
     assert not any(p.name.startswith(".staging-") for p in papers_root(tight).iterdir())
 
 
-
 def test_an_entry_committed_meanwhile_by_another_process_wins(shared: Path, tmp_path: Path) -> None:
     """Processes sharing a cache (library workers, app replicas) may finish the same PDF at once."""
     from spiqa_demo.extraction.cache import commit

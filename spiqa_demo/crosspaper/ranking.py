@@ -213,8 +213,9 @@ def ranking_from_scores(
 
 
 def ordering(score: np.ndarray, target: np.ndarray, ids: list[str]) -> list[int]:
-    """Candidate positions best first: by the evidence for the paper the question names, then by
-    the fused score, then by id (stable over any input order)."""
+    """Candidate positions best first: by the evidence for the paper the question names (rounded:
+    equal evidence summed in another order must tie, so the fused score decides), then by the fused
+    score, then by id (stable over any input order)."""
     return sorted(range(len(ids)), key=lambda i: (-round(float(target[i]), 9), -float(score[i]), ids[i]))
 
 
