@@ -2,8 +2,10 @@
 
 Extraction is CPU-bound Python, so processes (not threads) use every core; each worker goes
 through the extraction cache as a single load does, so a PDF seen before costs a file read. Workers
-are spawned rather than forked: the caller may hold threads (a web server, an embedding model) that
-a forked child would inherit mid-lock. One file is extracted in this process (a pool would only add
+are not forked from the caller, which may hold threads (a web server, an embedding model) that a
+forked child would inherit mid-lock: they fork from a fork server, a single-threaded process that
+imported the extraction code once, so a pool costs a fork instead of a fresh interpreter's imports
+(spawn, where the platform has no fork server). One file is extracted in this process (a pool would only add
 its start-up). A file that fails gives its message and leaves the others unaffected.
 """
 
@@ -49,14 +51,21 @@ def _load(path: Path, settings: Settings) -> Extracted:
         return Extracted(path, error=f"{path.name}: extraction failed ({type(exc).__name__}: {exc})")
 
 
+def _start_method() -> multiprocessing.context.BaseContext:
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
 def extract_all(paths: Sequence[Path], workers: int | None = None, settings: Settings | None = None) -> list[Extracted]:
     """The outcome of every path, in the order given (`workers`: at most this many processes)."""
     settings = settings or get_settings()
     count = min(workers or available_cores(), len(paths))
     if count <= 1:
         return [_load(Path(p), settings) for p in paths]
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=count, mp_context=_start_method()) as pool:
         futures = [pool.submit(_load, Path(p), settings) for p in paths]
         out = []
         for path, future in zip(paths, futures):
