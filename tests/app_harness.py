@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gradio_client import Client
 from tiny_models import free_port
 
 GRNET_ID = "1611.05742v3"
@@ -104,6 +105,15 @@ def grnet_pdf(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Path:
     w.paragraph(["Table 1 reports the results on AFEW, HDM05 and PaSC."] + prose.sentences(10))
     w.figure(BarChart(seed=5), None, case="an uncaptioned figure")
     return w.save(tmp_path_factory.mktemp("grnet") / f"grnet-{GRNET_ID}.pdf").path
+
+
+def visitor(url: str, **options: Any) -> Client:
+    """A new visitor's session on the app (gradio_client).
+
+    The app is plain HTTP on loopback, so there is no certificate to check: with the default
+    `ssl_verify=True` every request and every file download would load the CA bundle anew.
+    """
+    return Client(url, verbose=False, ssl_verify=False, **options)
 
 
 def texts(history: list[dict[str, Any]]) -> str:

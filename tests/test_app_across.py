@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import _served_app, app_url, files, texts
+from app_harness import _served_app, app_url, files, texts, visitor
 from gradio_client import Client, handle_file
 
 ANCHOR = "coordinate-attention-cvpr2021.pdf"
@@ -26,7 +26,7 @@ MODEL = ("cot", "none", "", "", 8, 0, True, "")  # the settings panel's inputs: 
 @pytest.fixture
 def anchored(app_url: str, shared: Path) -> Client:
     """A session with the anchor paper loaded."""
-    client = Client(app_url, verbose=False)
+    client = visitor(app_url)
     status, *_ = client.predict(handle_file(str(shared / "papers" / ANCHOR)), api_name="/load_pdf")
     assert "Coordinate Attention" in status, status
     return client
@@ -67,7 +67,7 @@ def test_no_paper_then_no_cited_paper_then_an_answer_from_the_cited_paper(anchor
 
 
 def test_bad_inputs_and_sessions(app_url: str, anchored: Client, shared: Path) -> None:
-    nobody = Client(app_url, verbose=False)
+    nobody = visitor(app_url)
     chat, *_ = nobody.predict(QUESTION, *MODEL, api_name="/ask_cited")
     assert "Load a paper in the Paper tab first" in texts(chat)
     _, report, _ = nobody.predict([handle_file(str(shared / "papers" / CITED))], api_name="/add_cited")
@@ -78,7 +78,7 @@ def test_bad_inputs_and_sessions(app_url: str, anchored: Client, shared: Path) -
     references, report, _ = anchored.predict("1807.06521", api_name="/add_cited_arxiv")
     assert "arXiv" in report and "⚠️" in report and "1 of " in references, report  # offline: a clear message
 
-    other = Client(app_url, verbose=False)
+    other = visitor(app_url)
     other.predict(handle_file(str(shared / "papers" / ANCHOR)), api_name="/load_pdf")
     _, references = other.predict(api_name="/cited_references")
     assert "0 of " in references and "cbam-eccv2018.pdf" not in references  # the first session's files stay its own

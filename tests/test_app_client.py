@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, texts
+from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, texts, visitor
 from gradio_client import Client, handle_file
 from tiny_models import free_port, tiny_cot_vlm, tiny_llama
 
@@ -32,7 +32,7 @@ def ask_args(question: str, backend: str = "none", model: str = "", base_url: st
 
 @pytest.fixture
 def client(app_url: str) -> Client:
-    return Client(app_url, verbose=False)
+    return visitor(app_url)
 
 
 def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path, tiny_llama: Path) -> None:
@@ -81,7 +81,7 @@ def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm:
 
 
 def test_sessions_are_separate(app_url: str, grnet_pdf: Path) -> None:
-    first, second = Client(app_url, verbose=False), Client(app_url, verbose=False)
+    first, second = visitor(app_url), visitor(app_url)
     first.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     chat, _ = second.predict(*ask_args("What does Figure 1 show?"), api_name="/ask")
     assert "Load a paper first" in texts(chat)
@@ -183,7 +183,7 @@ def _status(url: str) -> int:
 
 
 def test_only_the_apps_own_files_are_served(app_url: str, grnet_pdf: Path, shared: Path) -> None:
-    client = Client(app_url, verbose=False, download_files=False)
+    client = visitor(app_url, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     served = gallery[0]["image"]  # the app's copy of a crop, as the browser fetches it
     assert _status(served["url"]) == 200

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, files, grnet_pdf, texts
+from app_harness import _served_app, app_url, files, grnet_pdf, texts, visitor
 from gradio_client import Client, handle_file
 from test_app_client import ask_args
 
@@ -36,43 +36,43 @@ def _configure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
 
 def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    client = Client(app_url, verbose=False)
+    client = visitor(app_url)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
-    with openai_listener() as operator, openai_listener() as visitor:
+    with openai_listener() as operator, openai_listener() as visitor_api:
         _configure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BASE_URL=operator.url, SPIQA_MODEL="m",
                    SPIQA_UI_VISITOR_ENDPOINTS="none")
         # Shared (the default on a Space): another endpoint gets a message and no request at all.
-        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url), api_name="/ask")
-        assert "No request was sent to " + visitor.url in texts(chat) and files(chat), texts(chat)
-        result, _ = client.predict("m", visitor.url, visitor.url, "", api_name="/spiqa_score")
-        assert "No request was sent to " + visitor.url in result, result
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
+        assert "No request was sent to " + visitor_api.url in texts(chat) and files(chat), texts(chat)
+        result, _ = client.predict("m", visitor_api.url, visitor_api.url, "", api_name="/spiqa_score")
+        assert "No request was sent to " + visitor_api.url in result, result
         chat, _ = client.predict(*ask_args(PASC2, backend="local", model="some/other-model"), api_name="/ask")
         assert "only with its configured local model" in texts(chat)
-        assert visitor.requests == []
+        assert visitor_api.requests == []
         # The operator's own endpoint gets the operator's key.
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=operator.url), api_name="/ask")
         assert "SPDNet" in texts(chat) and operator.saw(f"Bearer {CANARY}")
 
         # Visitors allowed to choose: the request goes out, without the operator's key.
         _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS="any")
-        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url), api_name="/ask")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat), texts(chat)
-        client.predict("m", visitor.url, visitor.url, "", api_name="/spiqa_score")
-        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url,
+        client.predict("m", visitor_api.url, visitor_api.url, "", api_name="/spiqa_score")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url,
                                            api_key="sk-visitor-own"), api_name="/ask")
-        assert len(visitor.requests) >= 3 and visitor.saw("Bearer sk-visitor-own")
+        assert len(visitor_api.requests) >= 3 and visitor_api.saw("Bearer sk-visitor-own")
         # An allow-list: the listed endpoint only.
-        _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"{visitor.url}/")
-        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor.url), api_name="/ask")
+        _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"{visitor_api.url}/")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat)
-        assert not visitor.saw(CANARY)
+        assert not visitor_api.saw(CANARY)
 
 
 def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "non-local.pdf"  # a copy with other bytes: not in the extraction cache yet
     pdf.write_bytes((shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf").read_bytes() + b"\n%cancelled load\n")
-    client = Client(app_url, verbose=False)
+    client = visitor(app_url)
     job = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
     deadline = time.monotonic() + 60
     while not job.status().progress_data and not job.done() and time.monotonic() < deadline:
@@ -86,7 +86,7 @@ def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tm
 
 
 def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:
-    slow_visitor, quick_visitor = Client(app_url, verbose=False), Client(app_url, verbose=False)
+    slow_visitor, quick_visitor = visitor(app_url), visitor(app_url)
     slow_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     quick_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     with openai_listener(chunk_delay_s=1.0, chunks=8) as slow:
@@ -101,7 +101,7 @@ def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, 
 
 
 def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:
-    client = Client(app_url, verbose=False)
+    client = visitor(app_url)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     with openai_listener(chunk_delay_s=1.0, chunks=10) as slow:
         job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
@@ -120,7 +120,7 @@ def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: P
 def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "cbam.pdf"
     pdf.write_bytes((shared / "papers" / "cbam-eccv2018.pdf").read_bytes() + b"\n%asked at once\n")
-    client = Client(app_url, verbose=False)
+    client = visitor(app_url)
     loading = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
     deadline = time.monotonic() + 60
     while not loading.outputs() and time.monotonic() < deadline:  # uploaded, and the load has begun
@@ -147,7 +147,7 @@ def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> No
     from spiqa_demo.extraction.cache import paper_cache_dir
     from spiqa_demo.settings import get_settings
 
-    client = Client(app_url, verbose=False, download_files=False)
+    client = visitor(app_url, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     assert _status(gallery[0]["image"]["url"]) == 200
     entry = paper_cache_dir(load_paper(grnet_pdf))  # the entry the app just made (read back from the cache)
