@@ -15,9 +15,9 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
@@ -73,23 +73,25 @@ def ptb_tokenize(texts: Sequence[str]) -> list[str]:
 
 _meteor_lock = threading.Lock()
 _meteor_process: Any = None
+T = TypeVar("T")
 
 
-def _meteor_score(gts: dict[int, list[str]], res: dict[int, list[str]]) -> float:
-    """METEOR 1.5 over the set, from one process shared by the whole program.
+def _with_meteor(task: Callable[[Any], T]) -> T:
+    """`task` run on METEOR 1.5's process (pycocoevalcap's `Meteor`), one shared by the program.
 
     Starting METEOR is slow (it loads its paraphrase tables in Java), so live scoring in the app and
-    per-category subsets reuse one; a process that died is replaced.
+    every subset of a scored set reuse one; a process that died is replaced.
     """
     global _meteor_process
     from pycocoevalcap.meteor.meteor import Meteor
 
-    def run() -> float:
+    def run() -> T:
         global _meteor_process
         if _meteor_process is None:
             with _quiet_stderr():
                 _meteor_process = Meteor()
-        return float(_meteor_process.compute_score(gts, res)[0])
+        with _meteor_process.lock:
+            return task(_meteor_process)
 
     with _meteor_lock:
         try:
@@ -101,10 +103,33 @@ def _meteor_score(gts: dict[int, list[str]], res: dict[int, list[str]]) -> float
             return run()  # a fresh process; a second failure is a real error
 
 
+def meteor_statistics(predictions: Sequence[str], references: Sequence[str]) -> list[str]:
+    """Each tokenized pair's METEOR statistics: its alignment, the costly step of METEOR.
+
+    A set's METEOR is computed from its pairs' statistics alone (`meteor_of`), which is how
+    pycocoevalcap's `compute_score` does it; aligning each pair once serves every subset.
+    """
+    return _with_meteor(lambda meteor: [meteor._stat(p, [r]) for p, r in zip(predictions, references)])
+
+
+def meteor_of(statistics: Sequence[str]) -> float:
+    """The METEOR of a set from its pairs' statistics (`meteor_statistics`)."""
+
+    def evaluate(meteor: Any) -> float:
+        meteor.meteor_p.stdin.write(("EVAL ||| " + " ||| ".join(statistics) + "\n").encode())
+        meteor.meteor_p.stdin.flush()
+        for _ in statistics:  # each pair's own score comes first
+            meteor.meteor_p.stdout.readline()
+        return float(meteor.meteor_p.stdout.readline().strip())
+
+    return _with_meteor(evaluate)
+
+
 class CocoMetrics:
     """BLEU-1..4, METEOR, ROUGE-L and CIDEr for (prediction, reference) pairs and any subset of them.
 
-    Texts are tokenized once (one Java call) and every subset is scored as a set of its own.
+    Texts are tokenized once (one Java call) and METEOR aligns each pair once; every subset is scored
+    as a set of its own.
     Values are on pycocoevalcap's scale (0-1; CIDEr 0-10); the SPIQA tables print them x100.
     """
 
@@ -114,6 +139,7 @@ class CocoMetrics:
         tokens = ptb_tokenize([*predictions, *references])
         self._res = {i: [t] for i, t in enumerate(tokens[: len(predictions)])}
         self._gts = {i: [t] for i, t in enumerate(tokens[len(predictions) :])}
+        self._meteor: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self._res)
@@ -132,7 +158,9 @@ class CocoMetrics:
         bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
         rouge, _ = Rouge().compute_score(gts, res)
         cider, _ = Cider().compute_score(gts, res)
-        meteor = _meteor_score(gts, res)
+        if self._meteor is None:
+            self._meteor = meteor_statistics([r[0] for r in self._res.values()], [g[0] for g in self._gts.values()])
+        meteor = meteor_of([self._meteor[i] for i in ids])
         values = [*bleu, meteor, rouge, cider]
         return {key: float(v) for key, v in zip(COCO_KEYS, values)}
 
