@@ -5,8 +5,8 @@ through the extraction cache as a single load does, so a PDF seen before costs a
 are not forked from the caller, which may hold threads (a web server, an embedding model) that a
 forked child would inherit mid-lock: they fork from a fork server, a single-threaded process that
 imported the extraction code once, so a pool costs a fork instead of a fresh interpreter's imports
-(spawn, where the platform has no fork server). One file is extracted in this process (a pool would only add
-its start-up). A file that fails gives its message and leaves the others unaffected.
+(spawn, where the platform has no fork server). One file is extracted in this process (a pool would
+only add its start-up). A file that fails gives its message and leaves the others unaffected.
 """
 
 from __future__ import annotations
