@@ -152,16 +152,22 @@ def test_the_ui_folder_stays_under_its_size_bound(tmp_path: Path, monkeypatch: p
     assert left == ["paper_2_.pdf", "paper_3_.pdf"]
 
 
-def test_examples_are_picked_by_name_never_by_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_examples_are_listed_by_their_printed_title_and_picked_by_name_never_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalsuite.pdf_factory import PaperWriter, Prose
     from spiqa_demo.settings import get_settings
     from spiqa_demo.ui import examples
 
-    (tmp_path / "a.pdf").write_bytes(b"%PDF-1.4\n")
-    (tmp_path / "manifest.json").write_text('[{"file": "a.pdf", "title": "A Paper"}]')
+    w = PaperWriter(columns=2)
+    w.title("A Paper About Figures", "Ada Lovelace")
+    w.paragraph(Prose(1).sentences(4))
+    w.save(tmp_path / "a.pdf")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n")
     monkeypatch.setenv("SPIQA_EXAMPLES_DIR", str(tmp_path))
     get_settings.cache_clear()
-    assert list(examples.example_papers()) == ["A Paper (a.pdf)"]
-    assert examples.example_pdf("A Paper (a.pdf)") == (tmp_path / "a.pdf").resolve()
+    assert list(examples.example_papers()) == ["A Paper About Figures (a.pdf)", "broken.pdf"]
+    assert examples.example_pdf("A Paper About Figures (a.pdf)") == (tmp_path / "a.pdf").resolve()
     with pytest.raises(PaperError, match="no example paper"):
         examples.example_pdf("/etc/passwd")
 

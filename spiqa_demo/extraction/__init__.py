@@ -87,7 +87,7 @@ def extract_paper(
         if len(failures.unread) == doc.page_count:
             raise InputError(f"{path.name}: no page of the PDF could be read ({failures.unread[1]})")
         layout = analyse_document(layouts)
-        summary = _summary(layouts, unread=set(failures.unread))
+        summary = _summary(doc, layouts, unread=set(failures.unread))
         searches = []
         passages = []
         rows: list[Row] = []
@@ -115,7 +115,7 @@ def extract_paper(
         paper = Paper(
             sha256=sha256_of(path),
             source=path.name,
-            title=find_title(doc, summary.upper_lines),
+            title=summary.title,
             arxiv_id=read_arxiv_id(doc, summary.first_page_text, path.name),
             page_sizes=summary.page_sizes,
             passages=passages,
@@ -287,21 +287,21 @@ def _words(doc: pymupdf.Document, number: int) -> list[tuple]:
 @dataclass(frozen=True)
 class _Summary:
     """What the `Paper` needs of the pages besides their figures and passages, taken before the
-    glyph runs are freed: page sizes, the first page's text (title, arXiv id) and text coverage."""
+    glyph runs are freed: page sizes, the title, the first page's text (arXiv id) and text coverage."""
 
     page_sizes: list[tuple[float, float]]
-    upper_lines: list[tuple[str, float]]  # (text, font size) of the first page's upper half
+    title: str
     first_page_text: str
     textless: int  # pages without a text layer
     readable: bool  # any page has text or graphics
 
 
-def _summary(layouts: list[PageLayout], unread: set[int]) -> _Summary:
+def _summary(doc: pymupdf.Document, layouts: list[PageLayout], unread: set[int]) -> _Summary:
     """`unread`: pages MuPDF could not read (blank here, and not counted as pages without text)."""
     first = layouts[0]
     return _Summary(
         page_sizes=[(p.width, p.height) for p in layouts],
-        upper_lines=[(ln.text, ln.size) for ln in first.lines if ln.y0 < 0.5 * first.height],
+        title=find_title(doc, first),
         first_page_text=" ".join(ln.text for ln in first.lines),
         textless=sum(1 for p in layouts if not p.has_text and p.number not in unread),
         readable=any(p.has_text or p.images or p.drawings for p in layouts),

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from spiqa_demo.errors import InputError
-from spiqa_demo.extraction.page_errors import reason
+from spiqa_demo.extraction.layout import PageLayout, read_page
+from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, reason
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import Settings
@@ -56,17 +57,30 @@ def read_arxiv_id(doc: pymupdf.Document, first_page_text: str, file_name: str) -
     return str(named) if named else None
 
 
-def find_title(doc: pymupdf.Document, first_page_lines: list[tuple[str, float]]) -> str:
-    """The title: PDF metadata when it looks real, else the largest text near the top of page 1.
-
-    `first_page_lines` are (text, font size) for the upper half of the first page, in order.
-    """
+def find_title(doc: pymupdf.Document, first: PageLayout) -> str:
+    """The title: PDF metadata when it looks real, else the largest text in the upper half of page 1."""
     meta = (doc.metadata or {}).get("title", "").strip()
     if len(meta) > 8 and not re.search(r"\.(dvi|tex|pdf|docx?)$|^untitled|^microsoft", meta, re.IGNORECASE):
         return meta
-    top = [ln for ln in first_page_lines if len(ln[0]) > 3 and not ln[0].lower().startswith("arxiv")]
+    top = [(ln.text, ln.size) for ln in first.lines
+           if ln.y0 < 0.5 * first.height and len(ln.text) > 3 and not ln.text.lower().startswith("arxiv")]
     if not top:
         return ""
     largest = max(size for _, size in top)
     parts = [text for text, size in top if abs(size - largest) < 0.6]
     return " ".join(parts[:4]).strip()
+
+
+def read_title(path: Path, settings: Settings) -> str:
+    """The title of `path` from its first page alone, for lists of papers that are not extracted yet.
+
+    "" when the first page has no text layer or cannot be read; `InputError` when the file is not a
+    usable PDF (as `open_pdf`).
+    """
+    doc = open_pdf(path, settings)
+    try:
+        return find_title(doc, read_page(doc[0]))
+    except MUPDF_ERRORS:
+        return ""
+    finally:
+        doc.close()
