@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from benchmarks.app_startup import free_port, wait_served
+from benchmarks.app_startup import served
+from evalsuite.local_servers import free_port, server_process
 from evalsuite.openai_listener import openai_listener
 from evalsuite.paths import REPO, SHARED
 
@@ -157,11 +157,8 @@ def main() -> None:
         env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "SPIQA_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
                "SPIQA_BACKEND": "none", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         log = Path(cache) / "app.log"
-        with log.open("w") as stderr:
-            process = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                                       stderr=stderr)
-        try:
-            wait_served(url, process)
+        with server_process([sys.executable, "app.py"], log, cwd=REPO, env=env) as process:
+            served(url, process, log)
             memory = PeakMemory(process.pid)
             time.sleep(5)  # the embedder loads in the background after the page is served
             crowd(url, papers, args.visitors, args.questions, Path(cache))
@@ -170,12 +167,6 @@ def main() -> None:
             load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"peak memory of the app process: {memory.megabytes():.0f} MB; tracebacks in its log: {tracebacks}")
             print(f"machine: {os.cpu_count()} cores, load average {load}")
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 if __name__ == "__main__":

@@ -13,15 +13,14 @@ SPIQA_SHARED, default ../shared).
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from evalsuite.local_servers import ServerDidNotStart, free_port, server_process, wait_until_answering
 from evalsuite.paths import REPO, SHARED
 
 STARTUP_BAR_S = 10.0
@@ -31,25 +30,12 @@ TEN_PAGE_PAPERS = ["non-local-nn-cvpr2018-1711.07971.pdf", "coordinate-attention
 FIRST_PAPER = "ecapa-tdnn-interspeech2020-2005.07143.pdf"  # 5 pages, loaded first (not timed against the bar)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_served(url: str, process: subprocess.Popen, limit_s: float = 120.0) -> float:
-    started = time.monotonic()
-    while time.monotonic() - started < limit_s:
-        if process.poll() is not None:
-            raise SystemExit(f"app.py exited with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=1) as reply:
-                if reply.status == 200 and b"<html" in reply.read(2048).lower():
-                    return time.monotonic() - started
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise SystemExit(f"app.py did not serve {url} within {limit_s:.0f} s")
+def served(url: str, process: subprocess.Popen[bytes], log: Path) -> float:
+    """Seconds until the app serves its page (`SystemExit` with its log's tail when it does not)."""
+    try:
+        return wait_until_answering(url, process, log, ready=lambda head: b"<html" in head.lower())
+    except ServerDidNotStart as exc:
+        raise SystemExit(f"app.py: {exc}") from None
 
 
 def load_seconds(client, pdf: Path) -> tuple[float, float, str]:
@@ -82,10 +68,8 @@ def main() -> None:
                "SPIQA_BACKEND": "none", "SPIQA_DATA_DIR": str(SHARED),
                "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         started = time.monotonic()
-        process = subprocess.Popen([sys.executable, "app.py"], cwd=REPO, env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            serve_s = wait_served(url, process)
+        with server_process([sys.executable, "app.py"], Path(cache) / "app.log", cwd=REPO, env=env) as process:
+            serve_s = served(url, process, Path(cache) / "app.log")
             print(f"startup: page served {serve_s:.2f} s after `python app.py` (bar {STARTUP_BAR_S:.0f} s): "
                   f"ratio {serve_s / STARTUP_BAR_S:.2f}")
             client = Client(url, verbose=False, download_files=False)  # a browser fetches crops on its own machine
@@ -102,12 +86,6 @@ def main() -> None:
             print(f"machine: {os.cpu_count()} cores, load average {load} (other work on the machine slows every number)")
             print(f"upload -> ready to ask, 10-page papers (uncached): median {median:.2f} s, max {worst:.2f} s "
                   f"(bar {READY_BAR_S:.0f} s): ratio {median / READY_BAR_S:.2f} (max {worst / READY_BAR_S:.2f})")
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 if __name__ == "__main__":

@@ -47,8 +47,8 @@ PALETTE: list[Color] = [(0.12, 0.47, 0.71), (0.85, 0.37, 0.0), (0.17, 0.55, 0.17
 # Resource name -> base-14 font (Times for text, Helvetica inside plots, as most LaTeX papers).
 FONTS = {"rm": "tiro", "bf": "tibo", "it": "tiit", "sf": "helv"}
 SOFT_HYPHEN = "\u00ad"
-# Advance widths (per point of font size) of the characters the papers use; a table lookup is
-# ~50x faster than Font.text_length, which matters for the 300-page paper.
+# Advance widths (per point of font size) of the characters the papers use: a table lookup instead
+# of a font call per character, which matters for the 300-page paper.
 _ADVANCE = {
     key: {chr(c): pymupdf.Font(name).glyph_advance(c) for c in [*range(32, 127), 0x2003]} for key, name in FONTS.items()
 }
@@ -60,7 +60,7 @@ def text_width(text: str, font: str = "rm", size: float = 10.0) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# Canvas: one page's drawing operators, written as a single content stream (fast: 300 pages < 2 s)
+# Canvas: one page's drawing operators, written as a single content stream (cheap for long papers)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -1379,7 +1379,7 @@ class Corpus:
 
 
 def build_corpus(root: Path) -> Corpus:
-    """Write all synthetic papers and bad inputs under `root` (about a second)."""
+    """Write all synthetic papers and bad inputs under `root` (cheap enough to build per test session)."""
     root.mkdir(parents=True, exist_ok=True)
     papers = {name: build(root / f"{name}.pdf") for name, build in PAPERS.items()}
     source = papers["two_column"].path

@@ -3,15 +3,16 @@
 Default (`method="zsum"`): each signal is z-scored over the candidate items of the question
 (scales differ: cosine vs BM25) and summed with tuned weights, plus a small kind prior:
 - questions that compare or rank results ("which method performs best", "higher accuracy") are
-  more often answered by tables: on test-A 58% of them vs 39% of candidates; on the held-out
-  test-C questions 91% vs 58%. Trend words ("as X increases") were not kept: they pointed to
-  figures on test-A but to tables on test-C.
+  answered by tables far more often than tables' share of the candidates, on test-A and on the
+  held-out test-C alike. Trend words ("as X increases") were not kept: they pointed to figures on
+  test-A but to tables on test-C.
 - a question that says "table" favours tables; "figure", "plot", "graph", "diagram"... figures.
 Items the question names by label ("Table 3") are ranked first (see `retrieval.index`); the
 fused score itself leaves labels out, so scores stay comparable.
 `method="rrf"` (reciprocal-rank fusion, k=60) is kept for comparison in the ablation.
-Weights were fitted on SPIQA test-A captions with 5-fold paper-level cross-validation (the
-folds agreed within 0.01 top-1); see benchmarks/retrieval.py for the measured effect.
+Weights were fitted on SPIQA test-A captions with 5-fold paper-level cross-validation (the folds
+agreed closely, so the weights are not fitted to a few papers); benchmarks/retrieval.py prints
+the measured effect.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 from gradio_client import Client
-from tiny_models import free_port
+
+from evalsuite.local_servers import free_port
 
 GRNET_ID = "1611.05742v3"
 GRNET_TITLE = "Building Deep Networks on Grassmann Manifolds"

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, texts, visitor
 from gradio_client import Client, handle_file
-from tiny_models import free_port, tiny_cot_vlm, tiny_llama
+from tiny_models import tiny_cot_vlm, tiny_llama
+
+from evalsuite.local_servers import free_port
 
 RETRIEVAL_ONLY = "retrieval-only mode"
 

@@ -11,8 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, free_port, served_cot_vlm, tiny_cot_vlm, tiny_llama
+from tiny_models import Server, served_cot_vlm, tiny_cot_vlm, tiny_llama
 
+from evalsuite.local_servers import free_port
 from evalsuite.tiny_models import make_image, tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pymupdf
 import pytest
-from tiny_models import free_port
 
+from evalsuite.local_servers import free_port
 from evalsuite.pdf_factory import two_column_paper
 from spiqa_demo.cli import main
 from spiqa_demo.errors import PaperError

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import free_port, tiny_cot_vlm
+from tiny_models import tiny_cot_vlm
 
+from evalsuite.local_servers import free_port
 from spiqa_demo.cli import main
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import get_settings

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from tiny_bert import tiny_bert
-from tiny_models import free_port
 
+from evalsuite.local_servers import free_port
 from evalsuite.tiny_models import tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results, score_records

@@ -13,23 +13,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, free_port
+from tiny_models import Server
 
+from evalsuite.local_servers import ServerDidNotStart, free_port, server_process, wait_until_answering
 from evalsuite.tiny_models import build, train
 
 # Training of the judge, in order: "Yes" first, then a little "No" (measured: first-token top-5 holds
 # Yes ~0.05 and No ~0.02, the rest byte-level fragments).
 JUDGE_TRAINING = (("Yes", 30), ("No", 8))
-SERVER_START_S = 120
 
 
 def judge_model_dir(base: Path) -> Path:
@@ -130,27 +127,12 @@ def serve_gguf(gguf_file: Path, alias: str, log: Path) -> Iterator[Server]:
     port = free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_file), "--host", "127.0.0.1",
                "--port", str(port), "--model_alias", alias, "--n_ctx", "2048", "--n_threads", "2"]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + SERVER_START_S
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
-        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model=alias, log=log)
-    finally:
-        process.terminate()
+    with server_process(command, log) as process:
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            wait_until_answering(f"http://127.0.0.1:{port}/v1/models", process, log)
+        except ServerDidNotStart as exc:
+            pytest.fail(f"llama_cpp.server did not start: {exc}")
+        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model=alias, log=log)
 
 
 @pytest.fixture(scope="session")

@@ -8,17 +8,15 @@ OpenAI-compatible server (`transformers serve`) on 127.0.0.1.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from evalsuite.local_servers import ServerDidNotStart, free_port, server_process, wait_until_answering
 from evalsuite.tiny_models import COT_REPLY, tiny_model_dir
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -77,12 +75,6 @@ def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tiny_model_dir(_base(tmp_path_factory), "llama")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
 class Server:
     """A running OpenAI-compatible server: `base_url` ends in /v1, `model` is the name to request."""
@@ -97,25 +89,18 @@ class Server:
 _SERVERS: dict[Path, Server] = {}
 
 
-def _start_server(model: Path, log: Path) -> tuple[Server, subprocess.Popen]:
+@contextmanager
+def _serving(model: Path, log: Path) -> Iterator[Server]:
     """`transformers serve MODEL` on a free loopback port, once /health answers."""
     port = free_port()
     command = [str(Path(sys.executable).parent / "transformers"), "serve", str(model),
                "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120
-    while True:
+    with server_process(command, log) as process:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as reply:
-                if reply.status == 200:
-                    return Server(base_url=f"http://127.0.0.1:{port}/v1", model=str(model), log=log), process
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.25)
+            wait_until_answering(f"http://127.0.0.1:{port}/health", process, log)
+        except ServerDidNotStart as exc:
+            pytest.fail(f"transformers serve did not start: {exc}")
+        yield Server(base_url=f"http://127.0.0.1:{port}/v1", model=str(model), log=log)
 
 
 @pytest.fixture(scope="session")
@@ -124,14 +109,9 @@ def served_cot_vlm(tiny_cot_vlm: Path, tmp_path_factory: pytest.TempPathFactory)
     if tiny_cot_vlm in _SERVERS:
         yield _SERVERS[tiny_cot_vlm]
         return
-    server, process = _start_server(tiny_cot_vlm, tmp_path_factory.getbasetemp() / "transformers-serve.log")
-    _SERVERS[tiny_cot_vlm] = server
-    try:
-        yield server
-    finally:
-        del _SERVERS[tiny_cot_vlm]
-        process.terminate()
+    with _serving(tiny_cot_vlm, tmp_path_factory.getbasetemp() / "transformers-serve.log") as server:
+        _SERVERS[tiny_cot_vlm] = server
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            yield server
+        finally:
+            del _SERVERS[tiny_cot_vlm]

@@ -1,7 +1,7 @@
 """The words printed in a raster figure or table, read by Tesseract (`pytesseract`).
 
 Benchmark images come without vector text, so the names a figure prints (methods, models,
-datasets) are read by OCR. OCR is slow (seconds per large table on 2 cores) and the same images
+datasets) are read by OCR. OCR costs far more than the other signals and the same images
 recur across questions, so results are cached on disk, keyed by the image bytes' SHA-256 and the
 Tesseract settings. Tesseract missing is an `InputError` that says how to install it; callers
 treat it as "no figure text" and rank with the other signals.

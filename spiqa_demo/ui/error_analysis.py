@@ -227,7 +227,7 @@ def build() -> dict[str, Any]:
                                        visible=bool(files), elem_id="results-file")
     c["summary"] = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
     with gr.Accordion("SPIQA metrics for this file (BLEU, METEOR, ROUGE-L, CIDEr, L3Score)", open=False):
-        c["metrics_button"] = gr.Button("Compute (about 20 s the first time: METEOR starts a Java process)", size="sm")
+        c["metrics_button"] = gr.Button("Compute (slow the first time: METEOR starts a Java process)", size="sm")
         c["metrics"] = gr.Markdown("", elem_id="results-metrics")
     with gr.Row():
         c["plot_distribution"] = gr.BarPlot(None, label="Score distribution", height=270, elem_id="plot-distribution")

@@ -14,7 +14,7 @@ from spiqa_demo.extraction.pixels import fit_scale
 from spiqa_demo.types import BBox, Figure
 from spiqa_demo.ui import storage
 
-PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, ~150-400 KB as PNG
+PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, and a PNG small enough to send on every view
 # A page larger than this (PDF allows 14,400 points a side) is shown smaller.
 PAGE_MAX_PIXELS = 4_000_000
 

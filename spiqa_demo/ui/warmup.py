@@ -1,6 +1,6 @@
 """Start-up work done in the background once the page is served, so the first paper is fast.
 
-Importing sentence-transformers and loading the embedder takes seconds on 2 cores; doing it while
+Importing sentence-transformers and loading the embedder is slow; doing it while
 the visitor picks a file takes it off the "upload -> ready to ask" path. The SPIQA files for the
 check are read too, and a configured local model is loaded (once per process), so the first
 question does not wait for its weights. Failures are logged and reported on first real use.
