@@ -185,8 +185,9 @@ def test_sources_are_sorted(tmp_path: Path) -> None:
     assert [n.source for n in sources.notices] == ["missing-1512.03385.pdf", str(tmp_path / "empty")]
 
 
-def _paper(sha: str, title: str, arxiv_id: str | None = None) -> LibraryPaper:
-    return LibraryPaper(Paper(sha256=sha, source=f"{sha}.pdf", title=title, arxiv_id=arxiv_id, page_sizes=[(612.0, 792.0)]), f"{sha}.pdf")
+def _paper(sha: str, title: str, arxiv_id: str | None = None, pages: int = 1) -> LibraryPaper:
+    paper = Paper(sha256=sha, source=f"{sha}.pdf", title=title, arxiv_id=arxiv_id, page_sizes=[(612.0, 792.0)] * pages)
+    return LibraryPaper(paper, f"{sha}.pdf")
 
 
 def test_matching_ignores_the_order_papers_were_added() -> None:
@@ -197,3 +198,13 @@ def test_matching_ignores_the_order_papers_were_added() -> None:
     forward, backward = match_references(refs, papers), match_references(refs, papers[::-1])
     assert forward == backward
     assert [(a.paper, a.matched_by) for a in forward] == [("c" * 64, "arxiv"), ("b" * 64, "title")]
+
+
+def test_of_two_copies_with_the_same_title_the_complete_one_holds_the_reference() -> None:
+    """A truncated download repaired into its first pages has the full copy's title: the full copy wins."""
+    refs = [Reference(key="[44]", text="", title="CBAM: Convolutional block attention module")]
+    title = "CBAM: Convolutional Block Attention Module"
+    for short, full in (("a", "f"), ("f", "a")):  # whichever hash is larger
+        papers = [_paper(short * 64, title), _paper(full * 64, title, pages=17)]
+        for order in (papers, papers[::-1]):
+            assert [a.paper for a in match_references(refs, order)] == [full * 64]

@@ -2,9 +2,10 @@
 
 A reference whose arXiv id is printed matches the provided paper with that id (versions ignored);
 otherwise titles are compared (`titles`). Each reference takes its best match: an arXiv match
-first, then the most similar title; among equals the paper's sha256 decides, so the order in which
-papers were added never does. A paper may hold several references (bibliographies list some
-papers twice, e.g. as preprint and as proceedings).
+first, then the most similar title; among equals the most complete copy (more pages, then more
+text: MuPDF repairs a truncated download into its first pages, with the same title), and last the
+paper's sha256, so the order in which papers were added never decides. A paper may hold several
+references (bibliographies list some papers twice, e.g. as preprint and as proceedings).
 """
 
 from __future__ import annotations
@@ -26,12 +27,16 @@ def _candidate(reference: Reference, entry: LibraryPaper) -> tuple[int, float] |
     return (0, similarity) if similarity >= TITLE_THRESHOLD else None
 
 
+def _completeness(entry: LibraryPaper) -> tuple[int, int]:
+    return entry.paper.page_count, sum(len(p.text) for p in entry.paper.passages)
+
+
 def match_references(references: Sequence[Reference], papers: Sequence[LibraryPaper]) -> list[Availability]:
     """One `Availability` per reference, in the bibliography's order."""
     out = []
     for index, reference in enumerate(references):
         scored = [(found, entry) for entry in papers if (found := _candidate(reference, entry)) is not None]
-        best = max(scored, key=lambda pair: (pair[0], pair[1].key), default=None)
+        best = max(scored, key=lambda pair: (pair[0], _completeness(pair[1]), pair[1].key), default=None)
         if best is None:
             out.append(Availability(index, reference.key, reference.title))
             continue
