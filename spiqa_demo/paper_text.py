@@ -174,6 +174,7 @@ def split_sentences(text: str) -> list[str]:
 _ARXIV_ID = r"(?P<id>\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?P<version>v\d+)?(?!\d)"
 _ARXIV_ANYWHERE = re.compile(rf"(?<![\w.]){_ARXIV_ID}", re.IGNORECASE)
 _ARXIV_STAMP = re.compile(rf"arXiv:\s*{_ARXIV_ID}", re.IGNORECASE)
+_ARXIV_ALONE = re.compile(rf"(?:arXiv:\s*)?{_ARXIV_ID}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -187,13 +188,19 @@ class ArxivId:
         return self.id + self.version
 
 
-def find_arxiv_id(text: str | None, *, stamped: bool = False) -> ArxivId | None:
+def find_arxiv_id(text: str | None, *, stamped: bool = False, whole: bool = False) -> ArxivId | None:
     """The first arXiv id in `text` ("arXiv:1611.05742v3", an arxiv.org link, a file name).
 
     `stamped=True` accepts only an id written after "arXiv:" (the stamp on a paper's first page),
-    since a page's text holds other number pairs that look like ids.
+    since a page's text holds other number pairs that look like ids. `whole=True` accepts only text
+    that is an id (after "arXiv:" or not) or an arxiv.org link: what a person types to mean a paper,
+    so a file name that holds an id is not one.
     """
-    m = (_ARXIV_STAMP if stamped else _ARXIV_ANYWHERE).search((text or "").strip())
+    text = (text or "").strip()
+    if whole and "arxiv.org/" not in text.lower():
+        m = _ARXIV_ALONE.fullmatch(text)
+    else:
+        m = (_ARXIV_STAMP if stamped else _ARXIV_ANYWHERE).search(text)
     return ArxivId(m["id"], m["version"] or "") if m else None
 
 

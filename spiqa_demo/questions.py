@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import InputError
 from spiqa_demo.settings import Settings, get_settings
 
 SPIQA_MAX_CANDIDATES = 8
@@ -25,9 +25,9 @@ class Question:
 
 
 def check_question(question: object, settings: Settings | None = None) -> Question:
-    """The question with its whitespace collapsed and cut to the limit; `PaperError` when empty."""
+    """The question with its whitespace collapsed and cut to the limit; `InputError` when empty."""
     text = " ".join(question.split()) if isinstance(question, str) else ""
     if not text:
-        raise PaperError("the question is empty: type a question about the paper's figures or tables")
+        raise InputError("the question is empty: type a question about the paper's figures or tables")
     limit = (settings or get_settings()).max_question_chars
     return Question(text[:limit], limit) if len(text) > limit else Question(text)

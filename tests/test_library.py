@@ -110,7 +110,7 @@ def test_arxiv_offline_gives_one_line(shared: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_corpus_search_per_paper(library: PaperLibrary) -> None:
-    corpus = library.corpus(WordHashEmbedder())  # type: ignore[arg-type]
+    corpus = library.corpus(WordHashEmbedder())  # type: ignore[arg-type]  # duck-typed stand-in, not an Embedder subclass
     keys = {Path(p.origin).name: p.key for p in library.papers}
     assert corpus.papers == [library.anchor.sha256, *(p.key for p in library.papers)]
     assert len(corpus.passages) == sum(len(p.passages) for p in [library.anchor, *(e.paper for e in library.papers)])

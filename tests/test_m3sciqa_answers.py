@@ -21,7 +21,7 @@ from tiny_models import Server, tiny_llama
 from evalsuite.tiny_models import tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.crosspaper import answer_report
-from spiqa_demo.crosspaper.answer_benchmark import AnswerSettings, run_answers
+from spiqa_demo.crosspaper.answer_benchmark import AnswerSettings, Ranker, run_answers
 from spiqa_demo.crosspaper.answering import IDK, ContextPaper, answer_from_papers, chunks, clean_answer, is_abstention
 from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, parse_selection
 from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, load_combined
@@ -80,7 +80,7 @@ def data(tmp_path: Path) -> CombinedData:
     return load_combined(combined_kit(tmp_path / "kit"))
 
 
-def rank_by_text(data: CombinedData):  # type: ignore[no-untyped-def]
+def rank_by_text(data: CombinedData) -> Ranker:
     """Stage 1 without OCR: the drawn table's words given as text."""
     ranker = CitationRanker()
     return lambda q: ranker.rank(q.question_anchor, AnchorFigure(text="Method Acc TFN 34.9 StarCoder 41.0"),

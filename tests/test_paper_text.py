@@ -17,7 +17,7 @@ from retrieval_fixtures import embedder
 
 from retrieval import Embedder, FigureIndex, FusionConfig
 from retrieval.index import check_query, score_candidates
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import InputError, PaperError
 from spiqa_demo.extraction.captions import match_caption_line
 from spiqa_demo.extraction.layout import Line, Span
 from spiqa_demo.extraction.passages import attach_mentions
@@ -222,12 +222,23 @@ def test_arxiv_ids(text: str, stamped: bool, expected: str | None) -> None:
         assert normalise_arxiv_id(text) == found.id and not found.id.endswith(found.version or "-")
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1512.03385", "1512.03385"), (" arXiv:1512.03385v2 ", "1512.03385v2"), ("hep-th/9901001", "hep-th/9901001"),
+     ("https://arxiv.org/abs/1706.03762v2", "1706.03762v2"), ("missing-1512.03385.pdf", None), ("1512.03385 and more", None)],
+)
+def test_an_arxiv_id_typed_alone(text: str, expected: str | None) -> None:
+    """What a person types to mean a paper: an id or a link, never a file name that holds one."""
+    found = find_arxiv_id(text, whole=True)
+    assert (str(found) if found else None) == expected
+
+
 def test_one_question_validator_and_limit() -> None:
     settings = Settings(max_question_chars=10)
     assert check_question("  what   does  it show? ", settings).text == "what does "
     assert check_question("  what   does  it show? ", settings).cut_to == 10
     assert check_question("short", settings).cut_to is None
-    with pytest.raises(PaperError, match="question is empty"):
+    with pytest.raises(InputError, match="question is empty"):
         check_question(" \n ")
-    with pytest.raises(PaperError, match="k must be at least 1"):
+    with pytest.raises(InputError, match="k must be at least 1"):
         check_query("What does Table 2 show?", 0)

@@ -8,15 +8,12 @@ an arXiv id, even when its name holds one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spiqa_demo.library.records import Notice
 from spiqa_demo.paper_text import find_arxiv_id
-
-_ARXIV_TEXT = re.compile(r"^(arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(\.[a-z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
 
 
 @dataclass
@@ -33,13 +30,6 @@ def pdfs_in(folder: Path) -> list[Path]:
     return sorted((p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".pdf"), key=lambda p: p.name)
 
 
-def _is_arxiv(text: str) -> bool:
-    text = text.strip()
-    if "arxiv.org/" in text.lower():
-        return find_arxiv_id(text) is not None
-    return _ARXIV_TEXT.match(text) is not None
-
-
 def sort_sources(arguments: Sequence[str | Path]) -> Sources:
     """Folders expanded to their PDFs; arXiv ids kept as given (see the module docstring)."""
     sources = Sources()
@@ -52,7 +42,7 @@ def sort_sources(arguments: Sequence[str | Path]) -> Sources:
                 sources.notices.append(Notice(str(path), "failed", f"{path}: the folder has no PDF files"))
         elif path.is_file():
             sources.pdfs.append(path)
-        elif _is_arxiv(str(argument)):
+        elif find_arxiv_id(str(argument), whole=True):
             sources.arxiv_ids.append(str(argument).strip())
         else:
             sources.notices.append(Notice(str(argument), "failed", f"{argument}: no such file or folder, and not an arXiv id"))
