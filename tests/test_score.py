@@ -137,3 +137,21 @@ def test_bad_response_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["n"] == 2 and summary["retrieval_accuracy"] == 0.5
     assert any("empty answers" in note for note in summary["notes"])
+
+
+def test_overview_gives_each_judge_its_own_mean_and_never_mixes_them() -> None:
+    """Verdicts of different judges are not comparable, so the summary lines show one mean per judge."""
+    from spiqa_demo.evaluation import ResultRecord, overview
+    from spiqa_demo.metrics.l3score import L3Result
+
+    def record(judge: str, score: float, hit: float | None) -> ResultRecord:
+        r = ResultRecord(paper_id="p", question_key=judge + str(score), question="q", ground_truth="g", answer="a",
+                         l3=[L3Result(score=score, judge=judge, case="both")])
+        if hit is not None:
+            r.metrics["retrieval_hit"] = hit
+        return r
+
+    totals = overview([record("gpt-4o", 1.0, 1.0), record("gpt-4o", 0.5, 0.0), record("qwen", 0.0, None)])
+    assert totals.l3 == {"gpt-4o": 0.75, "qwen": 0.0}
+    assert (totals.questions, totals.right, totals.told, totals.retrieval_accuracy) == (3, 1, 2, 0.5)
+    assert totals.rouge_l is None

@@ -4,7 +4,8 @@
 - `reader`: `read_results(path)` loads our results.jsonl or an official SPIQA response file
   (`official`) into records; `align_with_dataset` joins them with a SPIQA split.
 - `scoring`: `score_records` -> `Summary` (overall, per split, per figure category);
-  `judge_records` adds L3Score verdicts.
+  `judge_records` adds L3Score verdicts; `overview` -> `Overview`, the headline numbers of the app's
+  summary lines (one mean L3Score per judge).
 - `report`: the summary as tables in the layout of the SPIQA paper (Tables 3, 5, 6).
 - `harness`: `run_evaluation` answers a dataset's questions with a QA flow, one line per question,
   resumable; `each_done` is the question loop it shares with the app.
@@ -18,18 +19,28 @@
 
 from spiqa_demo.evaluation.reader import Alignment, align_with_dataset, read_results
 from spiqa_demo.evaluation.records import FigureAnswer, ResultRecord, ResultSet
-from spiqa_demo.evaluation.scoring import METRIC_KEYS, GroupScores, Summary, judge_records, score_records
+from spiqa_demo.evaluation.scoring import (
+    METRIC_KEYS,
+    GroupScores,
+    Overview,
+    Summary,
+    judge_records,
+    overview,
+    score_records,
+)
 
 __all__ = [
     "METRIC_KEYS",
     "Alignment",
     "FigureAnswer",
     "GroupScores",
+    "Overview",
     "ResultRecord",
     "ResultSet",
     "Summary",
     "align_with_dataset",
     "judge_records",
+    "overview",
     "read_results",
     "score_records",
 ]

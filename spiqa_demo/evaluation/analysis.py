@@ -6,16 +6,19 @@ the figure category, whether the chosen figure was the reference (CoT runs; for 
 `retrieval_hit`, e.g. M3SciQA's "the gold cited paper was in the context"), the stored L3Score, a
 graded judge's score (`judge`: M3SciQA's 1 / 0.5 / 0) and per-answer ROUGE-L / BLEU-1. The "score"
 filters and plots use L3Score when the file has verdicts, else the graded judge's, else ROUGE-L.
+`Results.overview` gives the file's headline numbers (`scoring.overview`) from this table's values.
 The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.scoring import Overview, overview
 from spiqa_demo.metrics.classic import answer_scores
 
 if TYPE_CHECKING:
@@ -44,6 +47,12 @@ class Results:
     def score_column(self) -> str:
         """L3Score when any answer has a verdict, else the graded judge's score, else ROUGE-L."""
         return next((c for c in ("L3Score", "judge") if self.frame[c].notna().any()), "ROUGE-L")
+
+    def overview(self) -> Overview:
+        """The file's headline numbers, with the retrieval verdicts and ROUGE-L of this table (files need not store them)."""
+        hits = [None if outcome == "" else outcome == "right" for outcome in self.frame["retrieval"]]
+        rouge_l = [None if math.isnan(value) else float(value) for value in self.frame["ROUGE-L"]]
+        return overview(self.records, hits, rouge_l)
 
 
 def load_results(path: Path, name: str = "") -> Results:

@@ -2,7 +2,8 @@
 
 COCO metrics are computed over each group as one set (as SPIQA computed them over a split);
 BERTScore and L3Score are means of per-answer values; retrieval accuracy applies to CoT records.
-With a judge, answers without a verdict of that judge are judged (concurrently for APIs) and the
+`overview` gives the few headline numbers the app's summary lines show, cheap enough to redo as each
+answer comes in. With a judge, answers without a verdict of that judge are judged (concurrently for APIs) and the
 verdicts are stored in the records, so a caller can write them out and never ask twice.
 """
 
@@ -18,7 +19,7 @@ from tqdm.auto import tqdm
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1
-from spiqa_demo.metrics.l3score import L3Judge
+from spiqa_demo.metrics.l3score import L3Judge, L3Result
 from spiqa_demo.metrics.retrieval_accuracy import retrieval_accuracy
 from spiqa_demo.spiqa import FIGURE_TYPES
 
@@ -129,7 +130,13 @@ def judge_record(record: ResultRecord, judge: L3Judge) -> ResultRecord:
 
 
 def _has_verdicts(record: ResultRecord, judges: set[str]) -> bool:
-    return len(record.l3) == len(record.predictions) and all(v.judge in judges for v in record.l3)
+    verdicts = _answer_verdicts(record)
+    return bool(verdicts) and all(v.judge in judges for v in verdicts)
+
+
+def _answer_verdicts(record: ResultRecord) -> list[L3Result]:
+    """The record's verdicts, one per prediction; none when some are missing, as they cannot be matched to answers."""
+    return record.l3 if len(record.l3) == len(record.predictions) else []
 
 
 def score_records(
@@ -215,13 +222,67 @@ def _l3_values(
         return None, [None] * len(pairs)
     values: list[tuple[float, float | None] | None] = []
     for pair in pairs:
-        verdicts = records[pair.record].l3
-        verdict = verdicts[pair.slot] if len(verdicts) == len(records[pair.record].predictions) else None
-        values.append(None if verdict is None else (verdict.score, verdict.exact))
+        verdicts = _answer_verdicts(records[pair.record])
+        values.append((verdicts[pair.slot].score, verdicts[pair.slot].exact) if verdicts else None)
     have = sum(v is not None for v in values)
     if have < len(pairs):
         notes.append(f"L3Score ({judges[0]}) covers {have} of {len(pairs)} answers")
     return judges[0], values
+
+
+@dataclass(frozen=True)
+class Overview:
+    """The headline numbers of a set of answers, as the app's summary lines show them.
+
+    `l3` holds one mean L3Score per judge: like `score_records`, it never averages verdicts of
+    different judges, which are not comparable; it shows each judge's mean rather than none, as a
+    summary line has room for them.
+    """
+
+    questions: int
+    right: int  # answers whose chosen figure is a reference
+    told: int  # answers where that can be told
+    l3: dict[str, float]  # judge name ("" when a verdict names none) -> mean L3Score of its verdicts
+    rouge_l: float | None  # mean per-answer ROUGE-L
+
+    @property
+    def retrieval_accuracy(self) -> float | None:
+        return self.right / self.told if self.told else None
+
+
+def overview(
+    records: Sequence[ResultRecord],
+    hits: Sequence[bool | None] | None = None,
+    rouge_l: Sequence[float | None] | None = None,
+) -> Overview:
+    """The headline numbers of `records`; None in `hits` / `rouge_l`: no value for that record.
+
+    `hits` (whether each record's chosen figure is a reference) and `rouge_l` default to the
+    records' stored `retrieval_hit` and `ROUGE-L`; error analysis passes its own, as result
+    files need not store them.
+    """
+    if hits is None:
+        hits = [None if (hit := r.metrics.get("retrieval_hit")) is None else bool(hit) for r in records]
+    if rouge_l is None:
+        rouge_l = [r.metrics.get("ROUGE-L") for r in records]
+    told = [hit for hit in hits if hit is not None]
+    rouge = [value for value in rouge_l if value is not None]
+    return Overview(
+        questions=len(records),
+        right=sum(told),
+        told=len(told),
+        l3=_l3_means(records),
+        rouge_l=sum(rouge) / len(rouge) if rouge else None,
+    )
+
+
+def _l3_means(records: Sequence[ResultRecord]) -> dict[str, float]:
+    """Each judge's mean over its verdicts on answers (the pairs `score_records` scores), by judge name."""
+    scores: dict[str, list[float]] = {}
+    for record in records:
+        for verdict in _answer_verdicts(record):
+            scores.setdefault(verdict.judge, []).append(verdict.score)
+    return {judge: sum(values) / len(values) for judge, values in sorted(scores.items())}
 
 
 def _groups(records: Sequence[ResultRecord], key: Callable[[ResultRecord], str], order: Sequence[str]) -> dict[str, list[int]]:

@@ -56,20 +56,18 @@ def _caption(paper_id: str, file: str) -> str:
 
 
 def summary_markdown(results: analysis.Results) -> str:
-    """File-level numbers: size, models and tasks, retrieval accuracy, mean scores, warnings."""
+    """File-level numbers (`Results.overview`): size, models, retrieval accuracy, mean scores, warnings."""
     frame = results.frame
-    parts = [f"**{results.name}** · {len(frame)} questions · {frame['paper'].nunique()} papers"]
+    totals = results.overview()
+    parts = [f"**{results.name}** · {totals.questions} questions · {frame['paper'].nunique()} papers"]
     models = sorted({m for m in frame["model"] if m})
     if models:
         parts.append("model " + ", ".join(models))
-    cot = frame[frame["retrieval"] != ""]
-    if len(cot):
-        parts.append(f"retrieval accuracy {(cot['retrieval'] == 'right').mean():.3f} ({len(cot)} CoT answers)")
-    judges = sorted({v.judge for r in results.records for v in r.l3 if v.judge})
-    if frame["L3Score"].notna().any():
-        parts.append(f"mean L3Score {frame['L3Score'].mean():.3f} (judge {', '.join(judges) or 'unknown'})")
-    if frame["ROUGE-L"].notna().any():
-        parts.append(f"ROUGE-L {frame['ROUGE-L'].mean():.3f}")
+    if totals.retrieval_accuracy is not None:
+        parts.append(f"retrieval accuracy {totals.retrieval_accuracy:.3f} ({totals.told} CoT answers)")
+    parts += [f"mean L3Score {mean:.3f} (judge {escape(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
+    if totals.rouge_l is not None:
+        parts.append(f"ROUGE-L {totals.rouge_l:.3f}")
     text = " · ".join(parts)
     if results.warnings:
         shown = results.warnings[:5]

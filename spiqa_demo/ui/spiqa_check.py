@@ -199,19 +199,16 @@ def row(session: Session, number: int, answer: Answer, record: ResultRecord) -> 
 
 
 def summary_markdown(records: list[ResultRecord]) -> str:
-    """Totals of a run-all: retrieval accuracy, mean L3Score (one judge) and mean ROUGE-L."""
-    n = len(records)
-    known = [hit for r in records if (hit := _hit(r)) is not None]
-    parts = [f"**{n} questions**"]
-    if known:
-        parts.append(f"chosen = reference {sum(known)}/{len(known)}")
-    l3 = [score for r in records if (score := r.metrics.get("L3Score")) is not None]
-    if l3:
-        judges = sorted({_judge(r) for r in records if r.metrics.get("L3Score") is not None})
-        parts.append(f"mean L3Score {sum(l3) / len(l3):.3f} (judge {', '.join(judges)})")
-    rouge = [value for r in records if (value := r.metrics.get("ROUGE-L")) is not None]
-    if rouge:
-        parts.append(f"mean ROUGE-L {sum(rouge) / len(rouge):.3f}")
+    """Totals of a run-all (`evaluation.overview`): retrieval accuracy, mean L3Score per judge, mean ROUGE-L."""
+    from spiqa_demo.evaluation import overview
+
+    totals = overview(records)
+    parts = [f"**{totals.questions} questions**"]
+    if totals.told:
+        parts.append(f"chosen = reference {totals.right}/{totals.told}")
+    parts += [f"mean L3Score {mean:.3f} (judge {escape(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
+    if totals.rouge_l is not None:
+        parts.append(f"mean ROUGE-L {totals.rouge_l:.3f}")
     return " · ".join(parts)
 
 
