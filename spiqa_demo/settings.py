@@ -139,6 +139,8 @@ class Settings(BaseSettings):
     use_captions: bool = True
     max_prompt_images: int = 16
     max_question_chars: int = 2000
+    # Across papers (issue 13): how many of the ranked cited papers an answer reads, best first.
+    cited_k: int = Field(default=3, ge=1)
 
     # The app (issue 6). Example papers: the PDFs in SPIQA_EXAMPLES_DIR (the repo ships none). SPIQA
     # check: the SPIQA files (paths or split names, comma-separated) a loaded paper is looked up in;

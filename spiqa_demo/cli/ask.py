@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the Answer as JSON")
     p.add_argument("--cited", nargs="+", metavar="PDF_OR_FOLDER",
                    help="answer from the papers the anchor cites: their PDFs, folders of PDFs or arXiv ids")
-    p.add_argument("--cited-k", type=int, default=3, help="how many of the ranked cited papers to read (default 3)")
+    p.add_argument("--cited-k", type=int, default=None, help="how many of the ranked cited papers to read (default SPIQA_CITED_K, 3)")
     p.set_defaults(func=run)
 
 

@@ -31,7 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--judge-model", help="judge model (the paper used gpt-4-0125-preview); default SPIQA_JUDGE_MODEL; none: answers only")
     p.add_argument("--judge-url", help="OpenAI-compatible server of the judge (without it the judge is a local model)")
     p.add_argument("--judge-backend", choices=("local", "openai"), help="judge backend (default: openai with --judge-url, else local)")
-    p.add_argument("--k", type=int, default=3, help="cited papers in the context, best-ranked first (default 3)")
+    p.add_argument("--k", type=int, default=None, help="cited papers in the context, best-ranked first (default SPIQA_CITED_K, 3)")
     p.add_argument("--context", choices=("ranked", "title-only", "gold"), default="ranked",
                    help="ranked: top-k of stage 1 (default); title-only: the gold paper's title alone (the "
                         "'I don't know' compliance setting); gold: the gold paper's title and abstract")
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise PaperError("--limit must be at least 1")
-    settings = AnswerSettings(context=args.context, k=args.k)
+    settings = AnswerSettings(context=args.context, **({} if args.k is None else {"k": args.k}))
     data = load_combined(args.data, split="val", seed=args.seed)
     backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
     if backend is None:

@@ -34,6 +34,7 @@ from spiqa_demo.evaluation.harness import STOP_AFTER_FIRST_FAILURES, _check_same
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend
+from spiqa_demo.settings import get_settings
 
 Context = Literal["ranked", "title-only", "gold"]
 CONTEXTS: tuple[Context, ...] = ("ranked", "title-only", "gold")
@@ -44,7 +45,7 @@ DATA_NOTE = "M3SciQA's cited papers come as titles and abstracts only (no full t
 @dataclass(frozen=True)
 class AnswerSettings:
     context: Context = "ranked"
-    k: int = 3
+    k: int = field(default_factory=lambda: get_settings().cited_k)
     chunk_chars: int = CHUNK_CHARS
 
     def __post_init__(self) -> None:

@@ -78,7 +78,7 @@ def ask_cited(
     backend: ModelBackend | None = None,
     *,
     figure: Figure | None = None,
-    k: int = 3,
+    k: int | None = None,
     settings: Settings | None = None,
 ) -> CitedAnswer:
     """The answer from the top-`k` available cited papers (see the module docstring)."""
@@ -96,15 +96,16 @@ def ask_cited_stream(
     backend: ModelBackend | None = None,
     *,
     figure: Figure | None = None,
-    k: int = 3,
+    k: int | None = None,
     settings: Settings | None = None,
 ) -> Generator[str | CitedAnswer, None, None]:
     """Text chunks of the model's answer as they come, then the `CitedAnswer`."""
     from spiqa_demo.questions import check_question
 
+    settings = settings or library.settings or get_settings()
+    k = settings.cited_k if k is None else k
     if k < 1:
         raise InputError("k (the number of cited papers to read) must be at least 1")
-    settings = settings or library.settings or get_settings()
     checked = check_question(question, settings)
     question = checked.text
     chosen = figure or anchor_figure_for(library, question, settings)

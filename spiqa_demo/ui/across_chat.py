@@ -39,7 +39,6 @@ NO_ANCHOR = "Load a paper in the Paper tab first: its references appear here, an
 STILL_LOADING = "The paper is still being read in the Paper tab; ask again when it is ready."
 NO_CITED = ("None of the papers this question leads to is in the library yet: add their PDFs (or arXiv ids) "
             "under “Add cited papers”. The references that best match the question:")
-CITED_PAPERS_K = 3  # cited papers read per question (issue 13's default)
 SHOWN_REFERENCES = 10
 NOT_AVAILABLE = "—"
 RETRIEVAL_ONLY = ("No model is configured, so the app answers in retrieval-only mode: it shows the cited paper and "
@@ -186,7 +185,7 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
         yield (list(history), across, "", *_keep())
         return
     started = time.monotonic()
-    events = ask_cited_stream(library, question, backend, k=CITED_PAPERS_K)
+    events = ask_cited_stream(library, question, backend)
     result: Streamed[CitedAnswer] = Streamed()
     with closing(stream_reply(events, CitedAnswer, turn, history, slot, result)) as chunks:
         for _ in chunks:
