@@ -10,13 +10,15 @@ import this module.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+
+from spiqa_demo.paper_text import Kind
 
 BBox = tuple[float, float, float, float]
-Kind = Literal["figure", "table"]
+Progress = Callable[[float, str], None]  # (fraction done, a message for people): extraction reports, the UI shows
 
 SCHEMA_VERSION = 2
 

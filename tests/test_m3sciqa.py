@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import math
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from test_models_openai import scripted_server
+from test_models_openai import Reply, scripted_server
 from tiny_models import tiny_idefics3
 
 from spiqa_demo.cli import main
@@ -254,7 +255,7 @@ def test_a_tiny_random_local_vlm_falls_back_cleanly(tiny_idefics3: Path, tmp_pat
 def test_an_openai_compatible_server_ranks_through_the_same_path() -> None:
     seen: list[dict] = []
 
-    def respond(handler, body: bytes):  # type: ignore[no-untyped-def]
+    def respond(handler: BaseHTTPRequestHandler, body: bytes) -> Reply:
         request = json.loads(body)
         seen.append(request)
         reply = {

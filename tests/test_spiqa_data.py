@@ -16,6 +16,7 @@ from spiqa_demo.spiqa import (
     map_figures,
     normalise_figure_type,
     parse_figure_file,
+    split_from_name,
 )
 from spiqa_demo.spiqa.hub import fetch_split_json
 from spiqa_demo.types import Figure, Paper
@@ -236,3 +237,12 @@ def test_map_figures_by_caption_and_none(shared: Path) -> None:
 def test_unknown_paper_is_not_matched(shared: Path) -> None:
     data = load_dataset(shared / "spiqa" / "SPIQA_testB_sample.json")
     assert find_spiqa_paper(_paper([], arxiv_id="2401.00001", title="Intro"), [data]) is None
+
+
+@pytest.mark.parametrize(("name", "split"), [
+    ("SPIQA_testA.json", "test-A"), ("test-B_sample.json", "test-B"), ("test-C_GPT4_QA__gpt4o_cot.json", "test-C"),
+    ("SPIQA_train_val.json", "train"), ("SPIQA_val.json", "val"),
+    ("latest-c-run.json", None), ("interval_results.json", None), ("contest_b.json", None),
+])
+def test_a_file_name_names_a_split_only_as_a_whole_word(name: str, split: str | None) -> None:
+    assert split_from_name(name) == split

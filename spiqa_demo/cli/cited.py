@@ -32,16 +32,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrieval import FigureIndex
     from retrieval.embedder import get_embedder
+    from spiqa_demo.crosspaper.cited_answer import anchor_figure_for
     from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker
     from spiqa_demo.crosspaper.ocr import default_cache_dir
     from spiqa_demo.crosspaper.paper_references import rank_references
     from spiqa_demo.crosspaper.ranking import CitationRanker
     from spiqa_demo.extraction import load_paper
-    from spiqa_demo.extraction.cache import paper_cache_dir
     from spiqa_demo.models import load_backend
     from spiqa_demo.questions import check_question
+    from spiqa_demo.settings import get_settings
     from spiqa_demo.types import Figure
 
     check_question(args.question)
@@ -57,10 +57,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{paper.source}: no item {args.item!r} (items: {', '.join(i.id for i in paper.items) or 'none'})")
         figure = found
     else:
-        hits = FigureIndex.load_or_build(paper, paper_cache_dir(paper) / "retrieval").search(args.question, 1)
-        if not hits:
-            raise InputError(f"{paper.source}: no figures or tables were found; give the figure with --image")
-        figure = hits[0].item
+        try:
+            figure = anchor_figure_for(paper, args.question, get_settings())
+        except InputError as exc:
+            raise InputError(f"{exc}; give the figure with --image") from None
     base = CitationRanker(get_embedder(), ocr_cache=default_cache_dir())
     backend = None if args.backend == "none" else load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
     ranking = rank_references(args.question, paper, figure, ModelCitationRanker(base, backend) if backend else base)

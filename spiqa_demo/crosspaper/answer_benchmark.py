@@ -30,7 +30,7 @@ from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError
 from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, CombinedQuestion
 from spiqa_demo.crosspaper.types import CandidateRanking
 from spiqa_demo.errors import BackendError, InputError, PaperError
-from spiqa_demo.evaluation.harness import STOP_AFTER_FIRST_FAILURES, _check_same_run, each_done
+from spiqa_demo.evaluation.harness import STOP_AFTER_FIRST_FAILURES, each_done
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend
@@ -198,7 +198,7 @@ def run_answers(
     questions = data.questions[:limit] if limit else data.questions
     writer = ResultWriter(out)
     try:
-        _check_same_run(writer, backend.name, settings.task, out)
+        writer.check_same_run(backend.name, settings.task)
         report = AnswerRun(total=len(questions), warnings=list(writer.warnings))
         todo = [q for q in questions if (q.anchor_id, q.key) not in writer.done]
         earlier = [writer.done[(q.anchor_id, q.key)] for q in questions if (q.anchor_id, q.key) in writer.done]

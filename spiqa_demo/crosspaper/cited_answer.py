@@ -108,7 +108,7 @@ def ask_cited_stream(
         raise InputError("k (the number of cited papers to read) must be at least 1")
     checked = check_question(question, settings)
     question = checked.text
-    chosen = figure or anchor_figure_for(library, question, settings)
+    chosen = figure or anchor_figure_for(library.anchor, question, settings)
     availability = library.availability()
     ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
     cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
@@ -184,12 +184,11 @@ def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
             f"from: add their PDFs (best first: {top})")  # fmt: skip
 
 
-def anchor_figure_for(library: PaperLibrary, question: str, settings: Settings) -> Figure:
+def anchor_figure_for(anchor: Paper, question: str, settings: Settings) -> Figure:
     """The anchor's figure or table that single-paper retrieval ranks first for `question`."""
     from retrieval import FigureIndex
     from spiqa_demo.extraction.cache import paper_cache_dir
 
-    anchor = library.anchor
     hits = FigureIndex.load_or_build(anchor, paper_cache_dir(anchor, settings) / "retrieval").search(question, 1)
     if not hits:
         raise InputError(f"{anchor.title or anchor.source}: no figures or tables were found to ask about")

@@ -10,6 +10,7 @@ treat it as "no figure text" and rank with the other signals.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import shutil
 from functools import lru_cache
@@ -34,11 +35,7 @@ def tesseract_missing_message() -> str:
 @lru_cache(maxsize=1)
 def tesseract_available() -> bool:
     """Whether both the `tesseract` program and the `pytesseract` wrapper are there."""
-    try:
-        import pytesseract  # noqa: F401
-    except ImportError:
-        return False
-    return shutil.which("tesseract") is not None
+    return importlib.util.find_spec("pytesseract") is not None and shutil.which("tesseract") is not None
 
 
 def image_key(image: Path) -> str:

@@ -94,7 +94,7 @@ def run_evaluation(
     questions = list(dataset.questions())[:limit]
     writer = ResultWriter(out)
     try:
-        _check_same_run(writer, backend.name, task, out)
+        writer.check_same_run(backend.name, task)
         report = RunReport(total=len(questions), already_done=0, warnings=list(writer.warnings))
         todo = [(p, q) for p, q in questions if (p.paper_id, q.key) not in writer.done]
         report.already_done = len(questions) - len(todo)
@@ -126,15 +126,6 @@ def run_evaluation(
         return report
     finally:
         writer.close()
-
-
-def _check_same_run(writer: ResultWriter, model: str, task: str, out: Path) -> None:
-    other = next((r for r in writer.done.values() if (r.model, r.task) != (model, task)), None)
-    if other is not None:
-        raise PaperError(
-            f"{out} holds results of model {other.model!r}, task {other.task!r}; this run is model {model!r}, "
-            f"task {task!r}. Give another --out (resuming only continues the same run)"
-        )
 
 
 def _run_pool(

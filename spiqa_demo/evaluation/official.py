@@ -24,10 +24,9 @@ from typing import Any
 from spiqa_demo.evaluation.records import FigureAnswer, ResultRecord, ResultSet
 from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.qa.parsing import parse_cot
-from spiqa_demo.spiqa import normalise_figure_type, parse_figure_file
+from spiqa_demo.spiqa import normalise_figure_type, parse_figure_file, split_from_name
 
 _IMAGE_KEY = re.compile(r"""['"]Image['"]\s*:""")
-_TEST_C = re.compile(r"test[-_ ]?c(?![a-z])", re.IGNORECASE)
 
 
 def spiqa_cot_answer(response: str) -> str:
@@ -61,7 +60,7 @@ def run_name(source: str) -> tuple[str, str]:
     """
     path = Path(source)
     stem = path.name.removesuffix(".json")
-    split = "test-C" if any(_TEST_C.match(part) for part in path.parts) else ""
+    split = "test-C" if any(split_from_name(part) == "test-C" for part in path.parts) else ""
     return stem.split("__", 1)[-1], split
 
 

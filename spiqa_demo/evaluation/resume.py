@@ -55,6 +55,15 @@ class ResultWriter:
         self.warnings += existing.warnings
         self.done = {r.key: r for r in existing.records}
 
+    def check_same_run(self, model: str, task: str) -> None:
+        """Refuse to add a run's records to a file holding another model's or task's: resuming continues one run."""
+        other = next((r for r in self.done.values() if (r.model, r.task) != (model, task)), None)
+        if other is not None:
+            raise PaperError(
+                f"{self.path} holds results of model {other.model!r}, task {other.task!r}; this run is model "
+                f"{model!r}, task {task!r}. Give another --out (resuming only continues the same run)"
+            )
+
     def write(self, record: ResultRecord) -> None:
         """Append one record as a line and flush it to disk."""
         self._handle.write(record.to_json() + "\n")

@@ -15,7 +15,6 @@ import shutil
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,14 +36,12 @@ from spiqa_demo.extraction.scanned import ScanReader
 from spiqa_demo.extraction.tables import Word, figure_text, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
-from spiqa_demo.types import Figure, Paper, round_bbox
+from spiqa_demo.types import Figure, Paper, Progress, round_bbox
 
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
 EXTRACTOR_VERSION = "5"
-
-Progress = Callable[[float, str], None]
 
 
 def _noop(fraction: float, message: str) -> None:

@@ -17,15 +17,20 @@ from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import Settings
 
 
+def check_size(path: Path, settings: Settings) -> None:
+    """`InputError` when the file is over the size limit: checked before it is copied or opened."""
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > settings.max_file_mb:
+        raise InputError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
+
+
 def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
     """Open `path` as a PDF or raise `InputError` saying why it cannot be used."""
     if not path.is_file():
         raise InputError(f"{path.name}: file not found")
     if path.stat().st_size == 0:
         raise InputError(f"{path.name}: the file is empty")
-    size_mb = path.stat().st_size / 1e6
-    if size_mb > settings.max_file_mb:
-        raise InputError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
+    check_size(path, settings)
     with path.open("rb") as fh:
         head = fh.read(1024)
     if b"%PDF-" not in head:

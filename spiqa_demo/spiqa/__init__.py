@@ -25,7 +25,7 @@ Every bad input raises `spiqa_demo.errors.PaperError`.
 from spiqa_demo.spiqa.figure_names import FigureName, parse_figure_file
 from spiqa_demo.spiqa.figure_types import FIGURE_TYPE_NAMES, FIGURE_TYPES, FigureType, normalise_figure_type
 from spiqa_demo.spiqa.hub import fetch_split_images, fetch_split_json
-from spiqa_demo.spiqa.loaders import detect_shape, load_dataset
+from spiqa_demo.spiqa.loaders import detect_shape, load_dataset, split_from_name
 from spiqa_demo.spiqa.match import FigureMatch, find_spiqa_paper, map_figures
 from spiqa_demo.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 
@@ -47,4 +47,5 @@ __all__ = [
     "map_figures",
     "normalise_figure_type",
     "parse_figure_file",
+    "split_from_name",
 ]

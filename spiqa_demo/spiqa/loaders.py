@@ -31,12 +31,13 @@ from spiqa_demo.spiqa.figure_names import parse_figure_file
 from spiqa_demo.spiqa.figure_types import normalise_figure_type
 from spiqa_demo.spiqa.model import Shape, SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 
+# Whole words only, so "latest-c" or "interval" name no split.
 _SPLIT_PATTERNS = (
-    (re.compile(r"test[-_ ]?a(?![a-z])", re.I), "test-A"),
-    (re.compile(r"test[-_ ]?b(?![a-z])", re.I), "test-B"),
-    (re.compile(r"test[-_ ]?c(?![a-z])", re.I), "test-C"),
-    (re.compile(r"train", re.I), "train"),
-    (re.compile(r"val", re.I), "val"),
+    (re.compile(r"(?<![a-z])test[-_ ]?a(?![a-z])", re.I), "test-A"),
+    (re.compile(r"(?<![a-z])test[-_ ]?b(?![a-z])", re.I), "test-B"),
+    (re.compile(r"(?<![a-z])test[-_ ]?c(?![a-z])", re.I), "test-C"),
+    (re.compile(r"(?<![a-z])train", re.I), "train"),
+    (re.compile(r"(?<![a-z])val", re.I), "val"),
 )
 
 
@@ -61,7 +62,7 @@ def load_dataset(path: str | Path, split: str | None = None, strict: bool = Fals
         file = fetch_split_json(str(path))
     data = _read_json(file)
     shape, entries = detect_shape(data, file)
-    split = split or _split_from_name(file.name) or shape.removesuffix("-derived")
+    split = split or split_from_name(file.name) or shape.removesuffix("-derived")
     reader = _READERS[shape]
     dataset = SpiqaDataset(split=split, shape=shape, papers=[], source=str(file))
     for key, entry in entries.items():
@@ -119,7 +120,8 @@ def _read_json(file: Path) -> Any:
         raise PaperError(f"cannot read {file}: {exc.strerror or exc}") from exc
 
 
-def _split_from_name(name: str) -> str | None:
+def split_from_name(name: str) -> str | None:
+    """The SPIQA split a file or folder name says it holds ("SPIQA_testA.json" -> "test-A"), if any."""
     return next((split for pattern, split in _SPLIT_PATTERNS if pattern.search(name)), None)
 
 

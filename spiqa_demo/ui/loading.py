@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
-from spiqa_demo.types import Paper
+from spiqa_demo.types import Paper, Progress
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import as_sentence
 
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[float, str], None]
-
 EXTRACTION_SHARE = 0.85  # of the progress bar; indexing takes the rest
 PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
 _pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="paper-load")
@@ -37,14 +35,13 @@ _pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="pa
 
 def check_upload(path: Path) -> None:
     """Refuse what is obviously not a paper before copying it anywhere."""
-    settings = get_settings()
+    from spiqa_demo.extraction.document import check_size
+
     if not path.is_file():
         raise PaperError("the upload did not arrive; try again")
     if path.suffix.lower() != ".pdf":
         raise PaperError(f"{path.name}: only PDF files can be read (got a {path.suffix or 'file without extension'})")
-    size_mb = path.stat().st_size / 1e6
-    if size_mb > settings.max_file_mb:
-        raise PaperError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit")
+    check_size(path, get_settings())
 
 
 def index_paper(paper: Paper) -> None:
