@@ -19,6 +19,7 @@ from spiqa_demo.spiqa import (
     split_from_name,
 )
 from spiqa_demo.spiqa.hub import fetch_split_json
+from spiqa_demo.spiqa.images import ImageFolder
 from spiqa_demo.types import Figure, Paper
 
 
@@ -246,3 +247,19 @@ def test_unknown_paper_is_not_matched(shared: Path) -> None:
 ])
 def test_a_file_name_names_a_split_only_as_a_whole_word(name: str, split: str | None) -> None:
     assert split_from_name(name) == split
+
+
+def test_image_folder_finds_a_figure_by_its_papers_folder_and_trusts_a_bare_name_only_once(tmp_path: Path) -> None:
+    """Test-C figure names repeat across papers: the paper's folder (with or without the arXiv
+    version) decides; a name found once anywhere is that file; a repeated one without its paper is none."""
+    for folder in ("SPIQA_testC_Images/1611.05742v3", "SPIQA_testC_Images/1804.06655"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "4-Figure2-1.png").write_bytes(b"png")
+    (tmp_path / "1702.00001v1-Table1-1.png").write_bytes(b"png")
+    images = ImageFolder(tmp_path)
+    assert len(images) == 3
+    assert images.find("4-Figure2-1.png", ["1611.05742"]) == tmp_path / "SPIQA_testC_Images/1611.05742v3/4-Figure2-1.png"
+    assert images.find("4-Figure2-1.png", ["1804.06655v2"]) == tmp_path / "SPIQA_testC_Images/1804.06655/4-Figure2-1.png"
+    assert images.find("4-Figure2-1.png") is None
+    assert images.find("1702.00001v1-Table1-1.png", ["1702.00001"]) == tmp_path / "1702.00001v1-Table1-1.png"
+    assert images.find("missing.png", ["1611.05742"]) is None

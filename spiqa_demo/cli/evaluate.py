@@ -80,11 +80,12 @@ def print_warnings(warnings: Sequence[str], where: str, limit: int = 5) -> None:
 def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation import align_with_dataset, read_results, score_records
     from spiqa_demo.evaluation.harness import run_evaluation
-    from spiqa_demo.evaluation.inputs import ImageFolder
+    from spiqa_demo.evaluation.inputs import HUB_IMAGES_HINT
     from spiqa_demo.evaluation.report import format_summary
     from spiqa_demo.models import load_backend
     from spiqa_demo.settings import get_settings
     from spiqa_demo.spiqa import fetch_split_images, load_dataset
+    from spiqa_demo.spiqa.images import ImageFolder
 
     if args.limit is not None and args.limit < 1:
         raise PaperError("--limit must be at least 1")
@@ -101,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     if args.images == "hub":
         images = ImageFolder(fetch_split_images(dataset.split))
     elif args.images:
+        if not Path(args.images).is_dir():
+            raise PaperError(f"--images {args.images} is not a folder; {HUB_IMAGES_HINT}")
         images = ImageFolder(Path(args.images))
     judge = judge_from_args(args)
     concurrency = concurrency_for(args.concurrency, backend)
