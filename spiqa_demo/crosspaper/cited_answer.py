@@ -26,7 +26,7 @@ from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
 from spiqa_demo.models.base import Message, ModelBackend
 from spiqa_demo.settings import Settings, get_settings
-from spiqa_demo.types import Figure, Paper
+from spiqa_demo.types import BBox, Figure, Paper
 
 if TYPE_CHECKING:
     from retrieval.embedder import Embedder
@@ -56,7 +56,7 @@ class CitedPassage:
     paper_title: str
     page: int
     text: str
-    bbox: tuple[float, float, float, float] | None
+    bbox: BBox | None
 
 
 @dataclass

@@ -223,7 +223,7 @@ def _clipped_paths(page: pymupdf.Page) -> list[dict]:
     Plotting libraries draw bars from the value down to a far baseline and clip them to the axes
     (ViT's Figure 2: bars reaching 300 pt under the plot, through the caption and body text).
     """
-    stack: list[tuple[int, tuple[float, float, float, float]]] = []
+    stack: list[tuple[int, BBox]] = []
     out = []
     for item in page.get_drawings(extended=True):
         level = item.get("level", 0)
@@ -245,11 +245,11 @@ def _clipped_paths(page: pymupdf.Page) -> list[dict]:
     return out
 
 
-def _cut(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+def _cut(a: BBox, b: BBox) -> BBox:
     return max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
 
 
-def _is_highlight(path: dict, lines: list[tuple[float, float, float, float]]) -> bool:
+def _is_highlight(path: dict, lines: list[BBox]) -> bool:
     """A filled band behind a text line: a reader's highlighting baked into the page, not a figure."""
     if path.get("type") != "f":
         return False
