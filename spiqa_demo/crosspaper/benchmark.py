@@ -18,7 +18,7 @@ import numpy as np
 
 from spiqa_demo.crosspaper.m3sciqa import LocalityData, LocalityQuestion
 from spiqa_demo.crosspaper.metrics import Scores, expected_random, score_ranks
-from spiqa_demo.crosspaper.ranking import FUSED, CitationRanker, RankWeights, fuse, ordering
+from spiqa_demo.crosspaper.ranking import FUSED, CitationRanker, RankWeights, RawSignals, fuse, ordering
 from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking
 
 Ranker = Callable[[LocalityQuestion], CandidateRanking]
@@ -108,7 +108,7 @@ def run_benchmark(data: LocalityData, rank: Ranker, questions: Iterable[Locality
 @dataclass
 class CollectedSignals:
     question: LocalityQuestion
-    raw: dict[str, np.ndarray]
+    raw: RawSignals
     gold_index: int  # position of the gold in the ranker's id order
     ids: list[str]
 
@@ -124,7 +124,7 @@ def collect(data: LocalityData, ranker: CitationRanker, questions: Iterable[Loca
 
 def gold_rank(item: CollectedSignals, weights: RankWeights) -> int:
     """1-based rank of the gold under `weights`, in the ranker's `ordering`."""
-    return ordering(fuse(item.raw, weights), item.raw["question_target"], item.ids).index(item.gold_index) + 1
+    return ordering(fuse(item.raw, weights), item.raw.question_target, item.ids).index(item.gold_index) + 1
 
 
 def mrr_of(items: list[CollectedSignals], weights: RankWeights) -> float:
@@ -173,7 +173,7 @@ def ablation(items: list[CollectedSignals], weights: RankWeights) -> list[tuple[
     """Each signal alone, the fusion without each signal, and the full fusion (signals that are
     zero for every question, such as citations on image-only data, get no rows)."""
     rows = []
-    present = [name for name in FUSED if getattr(weights, name) and any(i.raw[name].any() for i in items)]
+    present = [name for name in FUSED if getattr(weights, name) and any(i.raw.of(name).any() for i in items)]
     for name in present:
         sign = 1.0 if getattr(weights, name) > 0 else -1.0
         rows.append((f"{name} alone", score_ranks(gold_rank(i, replace(weights.only(name), **{name: sign})) for i in items)))

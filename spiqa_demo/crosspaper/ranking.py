@@ -68,6 +68,23 @@ class RankWeights:
 
 
 @dataclass(frozen=True)
+class RawSignals:
+    """Each signal's raw score per candidate, in the cluster's id order (`SIGNALS` names the fields)."""
+
+    figure_names: np.ndarray
+    figure_bm25: np.ndarray
+    figure_dense: np.ndarray
+    question_bm25: np.ndarray
+    question_dense: np.ndarray
+    question_names: np.ndarray
+    citation: np.ndarray
+    question_target: np.ndarray
+
+    def of(self, name: str) -> np.ndarray:
+        return np.asarray(getattr(self, name))
+
+
+@dataclass(frozen=True)
 class _Cluster:
     """What is computed once per set of candidates (one anchor's cluster)."""
 
@@ -124,7 +141,7 @@ class CitationRanker:
             notes.append(str(exc))
             return ""
 
-    def signals(self, question: str, figure: AnchorFigure, candidates: list[CitedCandidate], notes: list[str]) -> tuple[_Cluster, dict[str, np.ndarray], str]:
+    def signals(self, question: str, figure: AnchorFigure, candidates: list[CitedCandidate], notes: list[str]) -> tuple[_Cluster, RawSignals, str]:
         """Raw per-signal scores, in the cluster's id order, and the figure text used."""
         cluster = self._cluster(candidates)
         printed = self.figure_text(figure, notes)
@@ -132,20 +149,21 @@ class CitationRanker:
         figure_words = f"{printed}\n{around}".strip()
         n = len(cluster.candidates)
         target = named_target(question)
-        raw = {
-            "figure_names": np.asarray(cluster.names.scores(figure_words), dtype=np.float64),
-            "figure_bm25": cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
-            "question_bm25": cluster.bm25.scores(question).astype(np.float64),
-            "question_names": np.asarray(cluster.names.scores(without_target(question, target)), dtype=np.float64),
-            "question_target": _target_scores(cluster, target) if target else np.zeros(n),
-            "citation": _citation_hits(cluster.candidates, figure.citations),
-            "figure_dense": np.zeros(n),
-            "question_dense": np.zeros(n),
-        }
+        figure_dense, question_dense = np.zeros(n), np.zeros(n)
         if cluster.vectors is not None and self.embedder is not None:
             queries = self.embedder.encode([figure_words, question])
-            raw["figure_dense"] = cluster.vectors @ queries[0] if figure_words else np.zeros(n)
-            raw["question_dense"] = cluster.vectors @ queries[1]
+            figure_dense = cluster.vectors @ queries[0] if figure_words else np.zeros(n)
+            question_dense = cluster.vectors @ queries[1]
+        raw = RawSignals(
+            figure_names=np.asarray(cluster.names.scores(figure_words), dtype=np.float64),
+            figure_bm25=cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
+            figure_dense=figure_dense,
+            question_bm25=cluster.bm25.scores(question).astype(np.float64),
+            question_dense=question_dense,
+            question_names=np.asarray(cluster.names.scores(without_target(question, target)), dtype=np.float64),
+            citation=_citation_hits(cluster.candidates, figure.citations),
+            question_target=_target_scores(cluster, target) if target else np.zeros(n),
+        )
         return cluster, raw, printed
 
     def rank(self, question: str, figure: AnchorFigure, candidates: list[CitedCandidate]) -> CandidateRanking:
@@ -176,13 +194,13 @@ def _target_scores(cluster: _Cluster, target: NamedTarget) -> np.ndarray:
     return names + TITLE_WORDS * (words / best if best > 0 else words)
 
 
-def fuse(raw: dict[str, np.ndarray], weights: RankWeights) -> np.ndarray:
+def fuse(raw: RawSignals, weights: RankWeights) -> np.ndarray:
     """Weighted sum of z-scored signals."""
-    total = np.zeros(len(next(iter(raw.values()))))
+    total = np.zeros(len(raw.citation))
     for name in FUSED:
         weight = getattr(weights, name)
         if weight:
-            total += weight * zscore(raw[name])
+            total += weight * zscore(raw.of(name))
     return total
 
 
@@ -190,20 +208,20 @@ def ranking_from_scores(
     question: str,
     candidates: tuple[CitedCandidate, ...],
     score: np.ndarray,
-    raw: dict[str, np.ndarray],
+    raw: RawSignals,
     notes: list[str],
     figure_text: str = "",
     model: np.ndarray | None = None,
 ) -> CandidateRanking:
     """Candidates in `ordering`."""
-    order = ordering(score, raw["question_target"], [c.id for c in candidates])
+    order = ordering(score, raw.question_target, [c.id for c in candidates])
     ranked = [
         RankedCandidate(
             candidate=candidates[i],
             rank=position,
             score=round(float(score[i]), 6),
             signals=SignalScores(
-                **{name: round(float(raw[name][i]), 6) for name in SIGNALS},
+                **{name: round(float(raw.of(name)[i]), 6) for name in SIGNALS},
                 model=None if model is None else round(float(model[i]), 6),
             ),
         )
