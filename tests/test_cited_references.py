@@ -59,7 +59,7 @@ def test_the_baselines_a_results_table_cites_come_first(papers: dict[str, Paper]
     assert json.loads(json.dumps(ranking.to_dict(), default=str))["ranked"][0]["index"] == ranking.ranked[0].index
 
 
-@pytest.mark.skipif(not ocr.tesseract_available(), reason="Tesseract is not installed here")
+@pytest.mark.skipif(isinstance(ocr.find_engine(), str), reason="Tesseract is not installed here")
 def test_a_table_given_as_an_image_is_read_by_ocr(papers: dict[str, Paper], tmp_path: Path) -> None:
     paper = papers["resnet"]
     ranking = rank_references("Which baseline has the lowest top-5 error?", paper, Path(_item(paper, "table-3").image),
@@ -69,9 +69,9 @@ def test_a_table_given_as_an_image_is_read_by_ocr(papers: dict[str, Paper], tmp_
 
 
 def test_without_tesseract_a_clear_note_and_the_ranking_still_works(
-    papers: dict[str, Paper], monkeypatch: pytest.MonkeyPatch
+    papers: dict[str, Paper], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(ocr, "tesseract_available", lambda: False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `tesseract` program to be found
     paper = papers["resnet"]
     ranking = rank_references("Which rectifier model surpasses human-level performance?", paper, Path(_item(paper, "table-3").image))
     assert any("Tesseract OCR is not installed" in n for n in ranking.notes)

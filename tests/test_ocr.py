@@ -155,6 +155,8 @@ def test_tsv_words_are_filtered_and_scaled() -> None:
     words = ocr.parse_tsv(header + "".join(rows), 72 / 144, (0.0, 10.0))
     assert [w.text for w in words] == ["Figure", '"1:']
     assert words[0].bbox == (50.0, 110.0, 110.0, 130.0)
+    every = ocr.parse_tsv(header + "".join(rows) + "5\t1\t1\t1\t2\t1\t100\t250\t50\t40\t88.0\tplot\n", 1.0, (0.0, 0.0), 0.0)
+    assert ocr.words_text(every) == 'Figure ~ "1:\nplot'  # one line per Tesseract line, nothing dropped
 
 
 def test_layout_from_words_and_ink_outside_them() -> None:

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.crosspaper.m3sciqa import load_locality
     from spiqa_demo.crosspaper.metrics import score_ranks
     from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker
-    from spiqa_demo.crosspaper.ocr import default_cache_dir, tesseract_available, tesseract_missing_message
+    from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
     from spiqa_demo.crosspaper.ranking import CitationRanker
     from spiqa_demo.errors import InputError
     from spiqa_demo.models import load_backend
@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--limit must be at least 1")
     data = load_locality(args.data, seed=args.seed)
     questions = data.questions[: args.limit] if args.limit else data.questions
-    if not tesseract_available():
-        print(f"warning: {tesseract_missing_message()}")
+    if isinstance(missing := find_engine(), str):
+        print(f"warning: {missing}")
     ranker = CitationRanker(MemoEmbedder(get_embedder(args.embedder)), ocr_cache=default_cache_dir())
     backend = None if args.backend == "none" else load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
     rank = (ModelCitationRanker(ranker, backend, seed=args.seed) if backend else ranker).rank

@@ -65,12 +65,12 @@ def run(args: argparse.Namespace) -> int:
     rank: Ranker | None = None
     if settings.context == "ranked":
         from retrieval.embedder import MemoEmbedder, get_embedder
-        from spiqa_demo.crosspaper.ocr import default_cache_dir, tesseract_available, tesseract_missing_message
+        from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
         from spiqa_demo.crosspaper.ranking import CitationRanker
         from spiqa_demo.crosspaper.types import AnchorFigure
 
-        if not tesseract_available():
-            print(f"warning: {tesseract_missing_message()}", file=sys.stderr)
+        if isinstance(missing := find_engine(), str):
+            print(f"warning: {missing}", file=sys.stderr)
         ranker = CitationRanker(MemoEmbedder(get_embedder(args.embedder)), ocr_cache=default_cache_dir())
 
         def rank(q: CombinedQuestion) -> CandidateRanking:  # M3SciQA gives the anchor figure as an image only

@@ -1,4 +1,4 @@
-"""The words printed in a raster figure or table, read by Tesseract (`pytesseract`).
+"""The words printed in a raster figure or table, read by Tesseract (`spiqa_demo.extraction.ocr`).
 
 Benchmark images come without vector text, so the names a figure prints (methods, models,
 datasets) are read by OCR. OCR costs far more than the other signals and the same images
@@ -10,51 +10,50 @@ treat it as "no figure text" and rank with the other signals.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import io
 import json
-import shutil
-from functools import lru_cache
 from pathlib import Path
 
 from spiqa_demo.errors import InputError
+from spiqa_demo.extraction.ocr import Tesseract, find_tesseract, words_text
+from spiqa_demo.settings import get_settings
 
-# Tesseract's default page segmentation (3, automatic layout): on M3SciQA's charts and tables the
-# "sparse text" mode (11) found the same legend and row names at the same cost.
-PSM = 3
-_CACHE_VERSION = 1
-
-
-def tesseract_missing_message() -> str:
-    return (
-        "Tesseract OCR is not installed, so names printed in figure images are not read (the other "
-        "ranking signals still work). Install it with `apt-get install tesseract-ocr` (Debian/Ubuntu) "
-        "or `brew install tesseract`, and the Python wrapper with `pip install pytesseract`."
-    )
+# Bumped when the text read changes, so cached results of an older reading are not served.
+_CACHE_VERSION = 2
+# Small crops read badly at screen resolution; Tesseract wants letters of about 30 px.
+MIN_WIDTH_PX = 1000
+TIMEOUT_S = 60.0  # one figure image; a run past it reads as an image OCR could not read
+# Every word Tesseract reads is kept: a name read with low confidence still matches a candidate's
+# words, and the ranking builds no layout from them (dropping them ranked no better on M3SciQA).
+MIN_CONFIDENCE = 0.0
 
 
-@lru_cache(maxsize=1)
-def tesseract_available() -> bool:
-    """Whether both the `tesseract` program and the `pytesseract` wrapper are there."""
-    return importlib.util.find_spec("pytesseract") is not None and shutil.which("tesseract") is not None
+def find_engine() -> Tesseract | str:
+    """The Tesseract program (`spiqa_demo.extraction.ocr`, language `SPIQA_OCR_LANGUAGE`), or why the
+    figure's printed names cannot be read, with what to install."""
+    engine = find_tesseract(get_settings().ocr_language)
+    if isinstance(engine, Tesseract):
+        return engine
+    return (f"{engine}, so names printed in figure images are not read (the other ranking signals still "
+            "work). Install it with `apt-get install tesseract-ocr` (Debian/Ubuntu) or `brew install tesseract`.")
 
 
 def image_key(image: Path) -> str:
-    """The cache key of an image: its content hash and the OCR settings."""
+    """The cache key of an image: its content hash, the OCR language and the reading's version."""
     digest = hashlib.sha256(Path(image).read_bytes()).hexdigest()
-    return f"{digest}-psm{PSM}-v{_CACHE_VERSION}"
+    return f"{digest}-{get_settings().ocr_language}-v{_CACHE_VERSION}"
 
 
-def _read(image: Path) -> str:
-    import pytesseract
+def _read(engine: Tesseract, image: Path) -> str:
     from PIL import Image
 
     with Image.open(image) as opened:
         rgb = opened.convert("RGB")
-        # Small crops read badly at screen resolution; Tesseract wants ~30 px letters.
-        if rgb.width < 1000:
-            scale = 1000 / rgb.width
-            rgb = rgb.resize((1000, max(1, round(rgb.height * scale))), Image.Resampling.BICUBIC)
-        return str(pytesseract.image_to_string(rgb, config=f"--psm {PSM}"))
+    if rgb.width < MIN_WIDTH_PX:
+        rgb = rgb.resize((MIN_WIDTH_PX, max(1, round(rgb.height * MIN_WIDTH_PX / rgb.width))), Image.Resampling.BICUBIC)
+    encoded = io.BytesIO()
+    rgb.save(encoded, format="PNG")
+    return words_text(engine.read_image(encoded.getvalue(), TIMEOUT_S, min_confidence=MIN_CONFIDENCE))
 
 
 def ocr_text(image: Path, cache_dir: Path | None) -> str:
@@ -69,11 +68,12 @@ def ocr_text(image: Path, cache_dir: Path | None) -> str:
     cached = cache_dir / f"{key}.json" if cache_dir else None
     if cached and cached.is_file():
         return str(json.loads(cached.read_text(encoding="utf-8"))["text"])
-    if not tesseract_available():
-        raise InputError(tesseract_missing_message())
+    engine = find_engine()
+    if isinstance(engine, str):
+        raise InputError(engine)
     try:
-        text = _read(image)
-    except OSError as exc:
+        text = _read(engine, image)
+    except OSError as exc:  # TimeoutError is one
         raise InputError(f"figure image cannot be read by OCR: {image} ({exc})") from exc
     if cached:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +85,4 @@ def ocr_text(image: Path, cache_dir: Path | None) -> str:
 
 def default_cache_dir() -> Path:
     """`<SPIQA_CACHE_DIR>/ocr`: OCR results live beside the extraction cache."""
-    from spiqa_demo.settings import get_settings
-
     return get_settings().cache_dir / "ocr"

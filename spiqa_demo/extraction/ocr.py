@@ -52,20 +52,27 @@ class Tesseract:
         """The words of `pixmap` (rendered at `pixmap.xres` dpi from a page area whose top-left
         corner is `origin`), in page points; a run past `timeout_s` raises `TimeoutError`."""
         dpi = pixmap.xres or 72
+        return self.read_image(pixmap.tobytes("png"), timeout_s, dpi, 72 / dpi, origin)
+
+    def read_image(self, image: bytes, timeout_s: float, dpi: int | None = None, scale: float = 1.0,
+                   origin: tuple[float, float] = (0.0, 0.0), min_confidence: float = MIN_CONFIDENCE) -> list[OcrWord]:
+        """The words of an encoded image (PNG, JPEG), their pixel boxes times `scale` shifted by
+        `origin`; `dpi` None lets Tesseract estimate it. A run past `timeout_s` raises `TimeoutError`."""
+        resolution = ["--dpi", str(dpi)] if dpi else []
         try:
             done = subprocess.run(
-                [self.program, "stdin", "stdout", "-l", self.language, "--dpi", str(dpi), "tsv"],
-                input=pixmap.tobytes("png"), capture_output=True, timeout=max(timeout_s, 1.0), check=False,
+                [self.program, "stdin", "stdout", "-l", self.language, *resolution, "tsv"],
+                input=image, capture_output=True, timeout=max(timeout_s, 1.0), check=False,
                 env={**os.environ, **_ENVIRONMENT},
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             raise TimeoutError(f"Tesseract took longer than {timeout_s:.0f} s") from None
         if done.returncode != 0:
             return []
-        return parse_tsv(done.stdout.decode("utf-8", "replace"), 72 / dpi, origin)
+        return parse_tsv(done.stdout.decode("utf-8", "replace"), scale, origin, min_confidence)
 
 
-def parse_tsv(tsv: str, scale: float, origin: tuple[float, float]) -> list[OcrWord]:
+def parse_tsv(tsv: str, scale: float, origin: tuple[float, float], min_confidence: float = MIN_CONFIDENCE) -> list[OcrWord]:
     """Words of Tesseract's TSV output (pixel boxes times `scale`, shifted by `origin`)."""
     words = []
     for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
@@ -73,13 +80,21 @@ def parse_tsv(tsv: str, scale: float, origin: tuple[float, float]) -> list[OcrWo
         if row.get("level") != "5" or not text:
             continue
         confidence = float(row["conf"])
-        if confidence < MIN_CONFIDENCE:
+        if confidence < min_confidence:
             continue
         left, top, width, height = (float(row[k]) for k in ("left", "top", "width", "height"))
         x, y = origin
         bbox = (x + left * scale, y + top * scale, x + (left + width) * scale, y + (top + height) * scale)
         words.append(OcrWord(text, bbox, confidence, int(row["block_num"]), int(row["par_num"]), int(row["line_num"])))
     return words
+
+
+def words_text(words: list[OcrWord]) -> str:
+    """The words as plain text: one line per Tesseract line, in reading order."""
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    for w in words:
+        lines.setdefault((w.block, w.paragraph, w.line), []).append(w.text)
+    return "\n".join(" ".join(line) for line in lines.values())
 
 
 def find_tesseract(language: str) -> Tesseract | str:
