@@ -2,7 +2,7 @@
 
 Serves on 127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). Heavy libraries
 (PyMuPDF, torch, sentence-transformers) load in the background after the page is served; on a
-ZeroGPU Space a local model loads first, at import (`spiqa_demo.models.preload`).
+ZeroGPU Space a local model loads first, at import (`spiqa_demo.ui.preload`).
 """
 
 import sys
@@ -15,8 +15,8 @@ try:
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
 
-from spiqa_demo.models.preload import preload_on_zerogpu
 from spiqa_demo.ui.layout import build_demo, launch_options
+from spiqa_demo.ui.preload import preload_on_zerogpu
 from spiqa_demo.ui.warmup import start_warmup
 
 preload_on_zerogpu()  # ZeroGPU: local weights load now, never inside a visitor's GPU time

@@ -8,5 +8,5 @@
 - `spiqa_check` (the benchmark-question panel over `spiqa_demo.evaluation.check`), `spiqa_images`.
 - `error_analysis` (the tab over `spiqa_demo.evaluation.analysis`: rows, filters, plots, comparisons).
 - `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment()`),
-  `warmup` (background start-up).
+  `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
 """

@@ -1,0 +1,77 @@
+"""The pipeline runs one way: the installed packages' imports form no cycle and keep their layers.
+
+Read from the source (every import, lazy ones inside functions too), so a shortcut taken for
+convenience fails here instead of surfacing later as an import cycle or a UI the library needs.
+Units are `retrieval` and each top-level module or subpackage of `spiqa_demo`.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# The small core every layer may use: the typed boundary, paper-text conventions, errors, settings.
+CORE = {"spiqa_demo.types", "spiqa_demo.paper_text", "spiqa_demo.errors", "spiqa_demo.settings", "spiqa_demo.questions"}
+OUTSIDE_THE_PACKAGES = ("evalsuite", "benchmarks", "tests")
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return "retrieval" if parts[0] == "retrieval" else ".".join(parts[:2])
+
+
+def _imports() -> dict[str, set[str]]:
+    """Unit -> the modules its files import (absolute imports; the packages use no relative ones)."""
+    found: dict[str, set[str]] = {}
+    for file in [*ROOT.glob("spiqa_demo/**/*.py"), *ROOT.glob("retrieval/**/*.py")]:
+        module = ".".join(file.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        names = found.setdefault(_unit(module), set())
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                assert node.level == 0, f"{file}: relative import"
+                names.add(node.module)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    """Unit -> the other first-party units it imports."""
+    return {
+        unit: {_unit(name) for name in names if name.split(".")[0] in ("spiqa_demo", "retrieval")} - {unit}
+        for unit, names in _imports().items()
+    }
+
+
+def test_the_units_import_each_other_without_a_cycle() -> None:
+    graph = _graph()
+
+    def reachable(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), set()) - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        return seen
+
+    cycles = sorted({tuple(sorted((a, b))) for a in graph for b in graph[a] if a in reachable(b)})
+    assert cycles == []
+
+
+def test_retrieval_and_the_core_use_only_the_core() -> None:
+    graph = _graph()
+    assert graph["retrieval"] <= CORE
+    for unit in CORE:
+        assert graph.get(unit, set()) <= CORE, unit
+
+
+def test_only_the_app_entry_points_use_the_ui() -> None:
+    users = {unit for unit, imported in _graph().items() if "spiqa_demo.ui" in imported}
+    assert users == set()  # app.py (outside the packages) is the only importer
+
+
+def test_the_packages_never_import_evaluation_suite_benchmark_or_test_code() -> None:
+    offending = {unit: sorted(n for n in names if n.split(".")[0] in OUTSIDE_THE_PACKAGES) for unit, names in _imports().items()}
+    assert {unit: names for unit, names in offending.items() if names} == {}
