@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -172,6 +173,12 @@ def test_an_abandoned_stream_leaves_the_app_working(client: Client, grnet_pdf: P
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     job = client.submit(*ask_args("Which method is best on HDM05?", backend="local", model=str(tiny_cot_vlm)), api_name="/ask")
     job.cancel()  # what a closed tab does to a running stream
+    # Gradio's cancel stops every running call of this endpoint in the session, so the next question
+    # is asked only once the cancel has landed (else a late cancel would stop that one instead).
+    deadline = time.monotonic() + 60
+    while not job.done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.done()
     chat, _ = client.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
     assert "Table 1" in texts(chat)
 
