@@ -168,6 +168,12 @@ class Settings(BaseSettings):
     # A Space can pin its model: visitors then change task, k, resolution and captions only.
     ui_lock_model: bool = False
 
+    # Where the app runs, as the platform says it (Gradio's and Hugging Face's own variables): the
+    # address served, the Space (set on every Space), and whether the Space runs on ZeroGPU.
+    gradio_server_name: str = Field(default="127.0.0.1", validation_alias=AliasChoices("GRADIO_SERVER_NAME"))
+    space_id: str = Field(default="", validation_alias=AliasChoices("SPACE_ID"))
+    spaces_zero_gpu: bool = Field(default=False, validation_alias=AliasChoices("SPACES_ZERO_GPU"))
+
     @classmethod
     def settings_customise_sources(
         cls,

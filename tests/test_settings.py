@@ -98,6 +98,7 @@ def test_the_api_key_falls_back_to_openais_and_never_shows(env: pytest.MonkeyPat
         ("SPIQA_CORPUS_INDEX", "tree", "SPIQA_CORPUS_INDEX: expected one of auto, flat, ivf, hnsw, got 'tree'"),
         ("SPIQA_EMBED_BF16", "fast", "SPIQA_EMBED_BF16: expected one of auto, 0, 1, got 'fast'"),
         ("SPIQA_EMBED_BATCH", "x", "SPIQA_EMBED_BATCH: expected an integer, got 'x'"),
+        ("SPACES_ZERO_GPU", "maybe", "SPACES_ZERO_GPU: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_variable(env: pytest.MonkeyPatch, name: str, value: str, message: str) -> None:
@@ -144,3 +145,13 @@ def test_the_app_says_which_variable_is_wrong(env: pytest.MonkeyPatch) -> None:
 
 def test_input_errors_are_paper_errors() -> None:
     assert issubclass(InputError, PaperError)
+
+
+def test_the_platform_says_where_the_app_runs(env: pytest.MonkeyPatch) -> None:
+    """Gradio's and Hugging Face's own variables are read here too, so nothing else reads the environment."""
+    assert (get_settings().space_id, get_settings().gradio_server_name, get_settings().spaces_zero_gpu) == ("", "127.0.0.1", False)
+    env.setenv("SPACE_ID", "user/space")
+    env.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    env.setenv("SPACES_ZERO_GPU", "true")
+    get_settings.cache_clear()
+    assert (get_settings().space_id, get_settings().gradio_server_name, get_settings().spaces_zero_gpu) == ("user/space", "0.0.0.0", True)

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import Settings, get_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def on_zerogpu() -> bool:
     """True on a ZeroGPU Space (the `spaces` package is installed and the Space says so)."""
-    return bool(os.environ.get("SPACES_ZERO_GPU")) and importlib.util.find_spec("spaces") is not None
+    return get_settings().spaces_zero_gpu and importlib.util.find_spec("spaces") is not None
 
 
 @dataclass(frozen=True)

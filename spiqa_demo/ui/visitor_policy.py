@@ -9,7 +9,6 @@ choice in any case (`spiqa_demo.models.endpoints`).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from spiqa_demo.models.endpoints import normalise, same_endpoint
@@ -18,10 +17,9 @@ from spiqa_demo.settings import Settings
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def shared_deployment() -> bool:
+def shared_deployment(settings: Settings) -> bool:
     """Whether people other than the operator can reach the app: a Space, or a non-loopback address."""
-    server = os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1").strip() or "127.0.0.1"
-    return bool(os.environ.get("SPACE_ID")) or server not in LOOPBACK
+    return bool(settings.space_id) or settings.gradio_server_name not in LOOPBACK
 
 
 @dataclass(frozen=True)
@@ -35,7 +33,7 @@ class VisitorPolicy:
     def from_settings(cls, settings: Settings) -> VisitorPolicy:
         value = settings.ui_visitor_endpoints.strip()
         if value.lower() == "auto":
-            return cls(any_endpoint=not shared_deployment())
+            return cls(any_endpoint=not shared_deployment(settings))
         if value.lower() in ("any", "all", "*"):
             return cls(any_endpoint=True)
         if value.lower() in ("none", "off", ""):
