@@ -23,7 +23,7 @@ from spiqa_demo.cli import main
 from spiqa_demo.crosspaper import answer_report
 from spiqa_demo.crosspaper.answer_benchmark import AnswerSettings, Ranker, run_answers
 from spiqa_demo.crosspaper.answering import IDK, ContextPaper, answer_from_papers, chunks, clean_answer, is_abstention
-from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, parse_selection
+from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, StoredVerdict, parse_selection
 from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, load_combined
 from spiqa_demo.crosspaper.ranking import CitationRanker
 from spiqa_demo.crosspaper.types import AnchorFigure
@@ -216,7 +216,7 @@ def test_an_unparseable_judge_reply_keeps_the_record_and_a_rerun_judges_it(data:
     assert run.written == 4 and run.judged == 0
     for record in records:
         assert "judge" not in record.metrics and "mumbler: unparseable judge reply" in record.error
-        assert record.details["judge"] == {"model": "mumbler", "reply": "Both answers look similar to me.", "selection": None}
+        assert StoredVerdict.from_details(record.details) == StoredVerdict("mumbler", "Both answers look similar to me.", None)
     assert len(mumbling.prompts) == 4  # judged once each, not again at the end of the same run
     assert len(read_results(out)) == 4
     fixed = Scripted(lambda p: '{"selection": "0.5"}', "mumbler")

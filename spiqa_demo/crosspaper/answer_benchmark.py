@@ -26,7 +26,7 @@ from typing import Literal
 from tqdm.auto import tqdm
 
 from spiqa_demo.crosspaper.answering import CHUNK_CHARS, ContextPaper, answer_from_papers
-from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError
+from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, StoredVerdict
 from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, CombinedQuestion
 from spiqa_demo.crosspaper.types import CandidateRanking
 from spiqa_demo.errors import BackendError, InputError, PaperError
@@ -166,15 +166,14 @@ def judge_into(record: ResultRecord, judge: GradedJudge) -> str:
         verdict = judge.judge(record.question, record.ground_truth, record.answer)
     except JudgeReplyError as exc:
         record.error = str(exc)
-        record.details["judge"] = {"model": judge.name, "reply": exc.reply, "selection": None}
+        record.details["judge"] = StoredVerdict(judge.name, exc.reply, None).to_dict()
         return ""
     except BackendError as exc:
         record.error = f"judge failed: {exc}"
         return f"the judge {judge.name!r} failed: {exc}; the answers so far are kept, run the same command again"
     record.timings["judge"] = perf_counter() - started
     record.metrics["judge"] = verdict.score
-    record.details["judge"] = {"model": verdict.judge, "reply": verdict.reply, "selection": verdict.score,
-                               "note": verdict.note}
+    record.details["judge"] = StoredVerdict.of(verdict).to_dict()
     return ""
 
 

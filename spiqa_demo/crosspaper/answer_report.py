@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spiqa_demo.crosspaper.judge import StoredVerdict
 from spiqa_demo.evaluation.records import ResultRecord
 
 
@@ -76,7 +77,8 @@ def summary(records: Sequence[ResultRecord]) -> dict[str, Any]:
     grouped = rows(records)[1:]
     by = {label: {name.split("=", 1)[1]: g.as_dict() for name, g in grouped if name.startswith(label + "=")}
           for label in ("gold in context", "reference type", "modal")}
-    judges = sorted({str(r.details.get("judge", {}).get("model")) for r in records if r.details.get("judge", {}).get("model")})
+    stored = [StoredVerdict.from_details(r.details) for r in records]
+    judges = sorted({v.model for v in stored if v is not None and v.model})
     return {
         **overall.as_dict(),
         "unjudged": overall.questions - overall.judged,

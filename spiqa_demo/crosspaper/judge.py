@@ -13,7 +13,8 @@ mean the same as a reference answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from spiqa_demo.crosspaper.answering import is_abstention
 from spiqa_demo.errors import PaperError
@@ -48,6 +49,34 @@ class Verdict:
     judge: str | None
     reply: str = ""
     note: str = ""
+
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """A verdict as a result record keeps it (`details["judge"]`): the judge's model, its reply, the
+    selection read from it (None: the reply had none) and the note."""
+
+    model: str | None
+    reply: str
+    selection: float | None
+    note: str = ""
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> StoredVerdict:
+        return cls(verdict.judge, verdict.reply, verdict.score, verdict.note)
+
+    @classmethod
+    def from_details(cls, details: dict[str, Any]) -> StoredVerdict | None:
+        """The verdict in a record's `details`, or None when the record holds none."""
+        stored = details.get("judge")
+        if not isinstance(stored, dict):
+            return None
+        selection = stored.get("selection")
+        return cls(stored.get("model"), str(stored.get("reply", "")), None if selection is None else float(selection),
+                   str(stored.get("note", "")))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def judge_prompt(question: str, reference: str, candidate: str) -> str:

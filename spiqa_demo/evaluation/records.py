@@ -41,7 +41,7 @@ class ResultRecord:
     QA flow's notes for people; `notes` say why a check left a value out (`evaluation.check`);
     `error` says why a question got no answer at all (or, for a judged benchmark, why its verdict
     is missing). `details` holds what a benchmark other than SPIQA adds (M3SciQA's reasoning types,
-    the cited papers the answer was given, the judge's reply); readers that do not know it ignore it.
+    the cited papers the answer was given, the judge's verdict as `crosspaper.judge.StoredVerdict`); readers that do not know it ignore it.
     """
 
     paper_id: str
