@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import tempfile
@@ -22,13 +21,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from evalsuite.paths import SHARED
 from evalsuite.pdf_mutations import KINDS, OUTCOMES, CaseResult, mutations, run_case, small_pdf
 from retrieval import get_embedder
 from retrieval.embedder import MemoEmbedder
 from spiqa_demo.settings import get_settings
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SPIQA_SHARED") or REPO.parent / "shared").resolve()
 QUESTION = "Which method has the lowest error in the results table?"
 HANG_S = 30.0  # past the extraction time limit: one MuPDF call cannot be interrupted mid-page
 MEMORY_MB = 1024.0

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
-from pathlib import Path
 
+from evalsuite.paths import SHARED
 from spiqa_demo.evaluation import read_results, score_records
 
 COLUMNS = ("retrieval_accuracy", "BLEU-1", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr", "BERTScore-F1")
@@ -28,7 +27,7 @@ def main() -> None:
     parser.add_argument("--bertscore", action="store_true", help="also BERTScore F1 (bert-base-uncased)")
     parser.add_argument("--files", default="*.json", help="glob of response files (default: all)")
     args = parser.parse_args()
-    folder = Path(os.environ.get("SPIQA_SHARED", "../shared")) / "spiqa" / "test-C-responses"
+    folder = SHARED / "spiqa" / "test-C-responses"
     files = sorted(folder.glob(args.files))
     if not files:
         sys.exit(f"no response files under {folder}")

@@ -29,13 +29,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrieval.embedder import MemoEmbedder, get_embedder
+    from spiqa_demo.cli.evaluate import print_warnings
     from spiqa_demo.crosspaper import benchmark
     from spiqa_demo.crosspaper.m3sciqa import load_locality
     from spiqa_demo.crosspaper.metrics import score_ranks
     from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker
-    from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
-    from spiqa_demo.crosspaper.ranking import CitationRanker
     from spiqa_demo.errors import InputError
     from spiqa_demo.models import load_backend
 
@@ -43,9 +41,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--limit must be at least 1")
     data = load_locality(args.data, seed=args.seed)
     questions = data.questions[: args.limit] if args.limit else data.questions
-    if isinstance(missing := find_engine(), str):
-        print(f"warning: {missing}")
-    ranker = CitationRanker(MemoEmbedder(get_embedder(args.embedder)), ocr_cache=default_cache_dir())
+    ranker, warning = benchmark.benchmark_ranker(args.embedder)
+    print_warnings([warning] if warning else [], "")
     backend = None if args.backend == "none" else load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
     rank = (ModelCitationRanker(ranker, backend, seed=args.seed) if backend else ranker).rank
     report = benchmark.run_benchmark(data, lambda q: rank(q.question, benchmark.figure_of(q), data.clusters[q.anchor_id]), questions)
@@ -64,10 +61,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"M3SciQA stage 1 on {args.data}: {len(questions)} locality questions, "
           f"{summary['mean_cluster_size']} candidates per cluster on average, ranker: {'no LLM' if backend is None else backend.name}")
     print(report.table())
-    for note in report.notes[:10]:
-        print(f"note: {note}")
-    if len(report.notes) > 10:
-        print(f"note: ... {len(report.notes) - 10} more")
+    print_warnings(report.notes, "", limit=10)
     print(f"{report.seconds:.1f} s ({summary['seconds_per_question']} s per question)")
     if args.json:
         print(json.dumps(summary))

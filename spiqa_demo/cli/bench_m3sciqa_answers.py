@@ -64,17 +64,13 @@ def run(args: argparse.Namespace) -> int:
     judge = GradedJudge(scorer.backend) if scorer is not None else None
     rank: Ranker | None = None
     if settings.context == "ranked":
-        from retrieval.embedder import MemoEmbedder, get_embedder
-        from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
-        from spiqa_demo.crosspaper.ranking import CitationRanker
-        from spiqa_demo.crosspaper.types import AnchorFigure
+        from spiqa_demo.crosspaper.benchmark import benchmark_ranker, figure_of
 
-        if isinstance(missing := find_engine(), str):
-            print(f"warning: {missing}", file=sys.stderr)
-        ranker = CitationRanker(MemoEmbedder(get_embedder(args.embedder)), ocr_cache=default_cache_dir())
+        ranker, warning = benchmark_ranker(args.embedder)
+        print_warnings([warning] if warning else [], "")
 
-        def rank(q: CombinedQuestion) -> CandidateRanking:  # M3SciQA gives the anchor figure as an image only
-            return ranker.rank(q.question_anchor, AnchorFigure(image=q.image), data.clusters[q.anchor_id])
+        def rank(q: CombinedQuestion) -> CandidateRanking:
+            return ranker.rank(q.question_anchor, figure_of(q), data.clusters[q.anchor_id])
     try:
         report, records = run_answers(data, backend, args.out, rank=rank, judge=judge, settings=settings,
                                       limit=args.limit, concurrency=concurrency_for(args.concurrency, backend))

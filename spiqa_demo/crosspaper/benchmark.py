@@ -17,7 +17,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from spiqa_demo.crosspaper.m3sciqa import LocalityData, LocalityQuestion
+from spiqa_demo.crosspaper.m3sciqa_combined import CombinedQuestion
 from spiqa_demo.crosspaper.metrics import Scores, expected_random, score_ranks
+from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
 from spiqa_demo.crosspaper.ranking import FUSED, CitationRanker, RankWeights, RawSignals, fuse, ordering
 from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking
 
@@ -75,9 +77,19 @@ class BenchmarkReport:
         }
 
 
-def figure_of(question: LocalityQuestion) -> AnchorFigure:
+def figure_of(question: LocalityQuestion | CombinedQuestion) -> AnchorFigure:
     """M3SciQA gives the anchor figure as an image only."""
     return AnchorFigure(image=question.image)
+
+
+def benchmark_ranker(embedder: str | None = None) -> tuple[CitationRanker, str]:
+    """The stage-1 ranker both M3SciQA benchmarks run (embeddings memoised over a run, OCR cached
+    on disk), and a warning when Tesseract is missing ("" when it is there)."""
+    from retrieval.embedder import MemoEmbedder, get_embedder
+
+    missing = find_engine()
+    warning = missing if isinstance(missing, str) else ""
+    return CitationRanker(MemoEmbedder(get_embedder(embedder)), ocr_cache=default_cache_dir()), warning
 
 
 def run_benchmark(data: LocalityData, rank: Ranker, questions: Iterable[LocalityQuestion] | None = None) -> BenchmarkReport:
