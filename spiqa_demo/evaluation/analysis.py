@@ -72,9 +72,8 @@ def load_results(path: Path, name: str = "") -> Results:
         warnings.append(f"ROUGE-L and BLEU not computed: {exc}")
     rows = []
     for record, text in zip(records, scores):
-        stored = record.metrics.get("retrieval_hit")
         hit = (is_retrieval_hit(record.chosen_figure, record.reference_figures) if record.task == "cot"
-               else None if stored is None else bool(stored))
+               else record.retrieval_hit)
         rows.append({
             "paper": record.paper_id,
             "key": record.question_key,

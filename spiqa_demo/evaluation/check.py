@@ -59,12 +59,7 @@ def check_answer(answer: Answer, paper: SpiqaPaper, question: SpiqaQuestion, fig
                  judge: L3Judge | None, judge_note: str = "") -> ResultRecord:
     """`answer` to `question` scored against SPIQA's ground truth (`judge_note`: why there is no judge)."""
     record = question_record(paper.split, paper, question, answer.task, answer.model or "")
-    record.answer = answer.answer
-    record.raw_response = answer.raw_response
-    record.parse = answer.parse
-    record.chosen_index = answer.chosen_index
-    record.timings = dict(answer.timings)
-    record.messages = list(answer.messages)
+    record.take_answer(answer)
     chosen = chosen_item(answer)
     record.chosen_figure = _file_of(chosen, figures, question.references)
     items = reference_items(question.references, figures)

@@ -226,14 +226,9 @@ def _answer_one(
 
 
 def _fill(record: ResultRecord, answer: Answer, source: PaperInput) -> None:
-    record.answer = answer.answer
-    record.raw_response = answer.raw_response
-    record.parse = answer.parse
-    record.chosen_index = answer.chosen_index
+    record.take_answer(answer)
     record.all_figures = [f for c in answer.candidates if (f := source.file_of(c.figure))]
     record.chosen_figure = source.file_of(answer.figure) if answer.figure_source == "model" else None
-    record.timings = dict(answer.timings)
-    record.messages = list(answer.messages)
     if not answer.answered and not answer.raw_response:
         record.error = "; ".join(answer.messages) or "the model gave no reply"
     if record.task == "cot":

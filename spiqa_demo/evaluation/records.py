@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.metrics.l3score import L3Result
+
+if TYPE_CHECKING:
+    from spiqa_demo.qa import Answer
 
 
 @dataclass
@@ -67,6 +70,22 @@ class ResultRecord:
     notes: list[str] = field(default_factory=list)
     error: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def retrieval_hit(self) -> bool | None:
+        """Whether the chosen figure is a reference (`metrics["retrieval_hit"]`); None: it cannot be told."""
+        hit = self.metrics.get("retrieval_hit")
+        return None if hit is None else bool(hit)
+
+    def take_answer(self, answer: Answer) -> None:
+        """Copy what a QA flow's `Answer` says into this record (the figure choice is the caller's:
+        it names figures by the benchmark's own files)."""
+        self.answer = answer.answer
+        self.raw_response = answer.raw_response
+        self.parse = answer.parse
+        self.chosen_index = answer.chosen_index
+        self.timings = dict(answer.timings)
+        self.messages = list(answer.messages)
 
     @property
     def key(self) -> tuple[str, str]:

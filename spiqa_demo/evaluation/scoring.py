@@ -262,7 +262,7 @@ def overview(
     files need not store them.
     """
     if hits is None:
-        hits = [None if (hit := r.metrics.get("retrieval_hit")) is None else bool(hit) for r in records]
+        hits = [r.retrieval_hit for r in records]
     if rouge_l is None:
         rouge_l = [r.metrics.get("ROUGE-L") for r in records]
     told = [hit for hit in hits if hit is not None]

@@ -121,14 +121,8 @@ def _references(session: Session, record: ResultRecord) -> list[Figure]:
     return reference_items(record.reference_figures, session.spiqa_figures)
 
 
-def _hit(record: ResultRecord) -> bool | None:
-    """Whether the chosen figure is the reference; None: cannot tell."""
-    hit = record.metrics.get("retrieval_hit")
-    return None if hit is None else bool(hit)
-
-
 def _verdict(record: ResultRecord) -> str:
-    hit = _hit(record)
+    hit = record.retrieval_hit
     if hit is None:
         return "cannot tell"
     return "✓ yes" if hit else "✗ no"
@@ -181,7 +175,7 @@ def reference_image(session: Session, record: ResultRecord) -> tuple[str, str] |
 
 def row(session: Session, number: int, answer: Answer, record: ResultRecord) -> list[Any]:
     """One line of the run-all table (TABLE_COLUMNS)."""
-    hit = _hit(record)
+    hit = record.retrieval_hit
     chosen = _chosen(answer)
     rouge, bleu1, score = (record.metrics.get(key) for key in ("ROUGE-L", "BLEU-1", "L3Score"))
     return [
