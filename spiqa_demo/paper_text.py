@@ -1,4 +1,4 @@
-"""The conventions of paper text: figure/table labels, sentences and arXiv ids, written once.
+"""The conventions of paper text: figure/table labels, sentences, arXiv ids and titles, written once.
 
 Extraction (captions and the sentences that cite an item), SPIQA figure-file matching, retrieval
 (labels a question names) and the UI (captions shown without their label) all read the same
@@ -12,12 +12,16 @@ or supplementary letter is upper case and joined to its number ("A.1", "A 1", "a
 sub-figure letter is dropped (a question about "Figure 3b" is about figure 3), and plain numbers
 stay as printed ("3", "3.2").
 
+Titles are compared as `normalise_title` gives them: what PDFs and bibliographies print differently
+(ligatures, accents, case, punctuation, line-break hyphens) folded away.
+
 This module is a leaf: it imports nothing from the rest of `spiqa_demo`, so `retrieval` may use it.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -208,3 +212,11 @@ def normalise_arxiv_id(text: str | None) -> str | None:
     """`"arXiv:1611.05742v3"`, `"https://arxiv.org/abs/1611.05742"` -> `"1611.05742"`; None if absent."""
     found = find_arxiv_id(text)
     return found.id if found else None
+
+
+def normalise_title(text: str | None) -> str:
+    """Lower-case ASCII-folded words separated by single spaces ("Aˆ2-Nets:" -> "a 2 nets")."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text or "")).casefold()
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    folded = re.sub(r"(\w)-\s+(\w)", r"\1\2", folded)  # "convolu- tional" broken across lines
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", folded).split())

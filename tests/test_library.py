@@ -24,7 +24,8 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.library import LibraryPaper, PaperLibrary
 from spiqa_demo.library.matching import match_references
 from spiqa_demo.library.sources import sort_sources
-from spiqa_demo.library.titles import TITLE_THRESHOLD, normalise_title, title_similarity
+from spiqa_demo.library.titles import TITLE_THRESHOLD, title_similarity
+from spiqa_demo.paper_text import normalise_title
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, Reference
 

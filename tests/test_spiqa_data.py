@@ -235,6 +235,15 @@ def test_map_figures_by_caption_and_none(shared: Path) -> None:
     assert sum(m.figure is None for m in matches.values()) == len(matches) - 1
 
 
+def test_a_title_printed_with_ligatures_finds_its_spiqa_paper(shared: Path) -> None:
+    """PDF text keeps typographic ligatures ("ﬃ", "ﬁ") that SPIQA's titles spell out."""
+    data = load_dataset(shared / "spiqa" / "SPIQA_testB_sample.json")
+    spiqa_paper = data.paper("1603.05959")
+    assert spiqa_paper is not None
+    printed = "E\ufb03cient Multi-Scale 3D CNN with Fully Connected CRF for Accurate Brain Lesion Segmentation"
+    assert find_spiqa_paper(_paper([], arxiv_id=None, title=printed), [data]) is spiqa_paper
+
+
 def test_unknown_paper_is_not_matched(shared: Path) -> None:
     data = load_dataset(shared / "spiqa" / "SPIQA_testB_sample.json")
     assert find_spiqa_paper(_paper([], arxiv_id="2401.00001", title="Intro"), [data]) is None

@@ -7,10 +7,9 @@ similarity (0-100): 100 * (1 - edits / total length), where an edit inserts or d
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from rapidfuzz import fuzz
+
+from spiqa_demo.paper_text import normalise_title
 
 # A provided paper is the referenced one when their titles are at least this similar. At 90 two
 # titles of about equal length may differ in about one character in ten: enough for what
@@ -27,14 +26,6 @@ TITLE_THRESHOLD = 90.0
 # too, since some citations print the acronym prefix and some title pages set it apart; only when
 # that part has this many words, as a short tail ("a survey") names no paper on its own.
 MIN_SUBTITLE_WORDS = 3
-
-
-def normalise_title(text: str) -> str:
-    """Lower-case ASCII-folded words separated by single spaces ("Aˆ2-Nets:" -> "a 2 nets")."""
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text or "")).casefold()
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    folded = re.sub(r"(\w)-\s+(\w)", r"\1\2", folded)  # "convolu- tional" broken across lines
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", folded).split())
 
 
 def _variants(title: str) -> set[str]:

@@ -9,13 +9,12 @@ ground-truth figure is Figure 3" and check whether the model chose it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from spiqa_demo.paper_text import normalise_arxiv_id, strip_caption_label
+from spiqa_demo.paper_text import normalise_arxiv_id, normalise_title, strip_caption_label
 from spiqa_demo.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper
 from spiqa_demo.types import Figure, Paper
 
@@ -42,10 +41,10 @@ def find_spiqa_paper(paper: Paper, datasets: Iterable[SpiqaDataset]) -> SpiqaPap
         for dataset in datasets:
             if found := dataset.paper(arxiv):
                 return found
-    title = _normalise_text(paper.title)
+    title = normalise_title(paper.title)
     if len(title) < 12:  # short or missing titles ("Introduction") would match by accident
         return None
-    return next((p for d in datasets for p in d.papers if p.title and _normalise_text(p.title) == title), None)
+    return next((p for d in datasets for p in d.papers if p.title and normalise_title(p.title) == title), None)
 
 
 def map_figures(spiqa_paper: SpiqaPaper, paper: Paper) -> dict[str, FigureMatch]:
@@ -82,8 +81,4 @@ def _best_by_caption(caption: str, candidates: list[Figure]) -> tuple[Figure, fl
 
 
 def _normalise_caption(text: str) -> str:
-    return _normalise_text(strip_caption_label(text or ""))
-
-
-def _normalise_text(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", (text or "").lower()))
+    return normalise_title(strip_caption_label(text or ""))
