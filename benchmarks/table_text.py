@@ -36,7 +36,7 @@ import pdfplumber
 from evalsuite.paths import REPO, SHARED
 from spiqa_demo.extraction import extract_paper
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.extraction.tables import grid_markdown, region_words, table_grid
+from spiqa_demo.extraction.tables import Word, grid_markdown, page_words, region_words, table_grid
 from spiqa_demo.types import Figure, Paper
 
 # find_tables prints an advert for the layout package (which `spiqa_demo.extraction.pdf` keeps out) on stdout.
@@ -52,12 +52,12 @@ class Source:
 
     doc: pymupdf.Document
     plumber: pdfplumber.PDF
-    words: dict[int, list] = field(default_factory=dict)
+    words: dict[int, list[Word]] = field(default_factory=dict)
 
 
 def hand(src: Source, table: Figure) -> Grid:
     if table.page not in src.words:
-        src.words[table.page] = [tuple(w[:5]) for w in src.doc[table.page - 1].get_text("words")]
+        src.words[table.page] = page_words(src.doc[table.page - 1])
     return table_grid(region_words(src.words[table.page], table.bbox, table.caption_bbox))
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.qa.answer import TASKS
+from spiqa_demo.qa.answer import TASKS, Answer
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -84,7 +84,7 @@ def _quiet_progress_bars() -> None:
     hf_logging.disable_progress_bar()
 
 
-def _print(answer) -> None:
+def _print(answer: Answer) -> None:
     if answer.answered:
         print(f"Answer: {answer.answer}")
     elif answer.model is None:

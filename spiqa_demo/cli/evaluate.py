@@ -13,9 +13,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.qa.answer import TASKS
+
+if TYPE_CHECKING:
+    from spiqa_demo.metrics.l3score import L3Judge
+    from spiqa_demo.models.base import ModelBackend
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -50,7 +55,7 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight for API models (default SPIQA_EVAL_CONCURRENCY; local: 1)")
 
 
-def judge_from_args(args: argparse.Namespace):
+def judge_from_args(args: argparse.Namespace) -> L3Judge | None:
     """The `L3Judge` the flags (or SPIQA_JUDGE_* settings) ask for, or None."""
     from spiqa_demo.metrics.l3score import load_judge
 
@@ -60,7 +65,7 @@ def judge_from_args(args: argparse.Namespace):
                       fallback=args.judge_fallback)
 
 
-def concurrency_for(requested: int | None, backend: object) -> int:
+def concurrency_for(requested: int | None, backend: ModelBackend) -> int:
     """`--concurrency`, else SPIQA_EVAL_CONCURRENCY for API models and 1 for a local model (it holds a lock)."""
     from spiqa_demo.models.openai_api import OpenAIBackend
     from spiqa_demo.settings import get_settings

@@ -33,7 +33,7 @@ from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.scanned import ScanReader
-from spiqa_demo.extraction.tables import Word, figure_text, region_words, table_markdown
+from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_markdown
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper, Progress, round_bbox
@@ -249,12 +249,12 @@ def _items(
     words are most of the memory a long paper would otherwise hold; scanned pages' come from OCR,
     and raster figures' from `figure_ocr` when given)."""
     items = []
-    page_words: dict[int, list] = dict(ocr_words)
+    words_of: dict[int, list[Word]] = dict(ocr_words)
     for page, region in regions:
         caption: Caption | None = region.caption
-        if page.number not in page_words:
-            page_words[page.number] = _words(doc, page.number)
-        words = region_words(page_words[page.number], region.bbox, caption.bbox if caption else None)
+        if page.number not in words_of:
+            words_of[page.number] = _words(doc, page.number)
+        words = region_words(words_of[page.number], region.bbox, caption.bbox if caption else None)
         kind = caption.kind if caption else "figure"
         if kind == "figure" and figure_ocr is not None and page.number not in ocr_words:
             words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
@@ -273,10 +273,10 @@ def _items(
     return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
 
 
-def _words(doc: pymupdf.Document, number: int) -> list[tuple]:
+def _words(doc: pymupdf.Document, number: int) -> list[Word]:
     """The words of page `number`, none when MuPDF cannot read them (the items keep their captions)."""
     try:
-        return [tuple(w[:5]) for w in doc[number - 1].get_text("words")]
+        return page_words(doc[number - 1])
     except MUPDF_ERRORS:
         return []
 

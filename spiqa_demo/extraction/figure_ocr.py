@@ -38,7 +38,7 @@ class FigureOcr:
 
     def words(self, page: pymupdf.Page, bbox: BBox, own: list[Word]) -> list[Word]:
         """OCR words inside `bbox` when it is a raster figure without its own text, else none."""
-        if sum(len(w[4]) for w in own) > _OWN_TEXT_CHARS or image_cover(page, bbox) < _IMAGE_COVER:
+        if sum(len(w.text) for w in own) > _OWN_TEXT_CHARS or image_cover(page, bbox) < _IMAGE_COVER:
             return []
         rect = pymupdf.Rect(bbox) & page.rect
         if rect.is_empty:
@@ -52,7 +52,7 @@ class FigureOcr:
             return []  # the extraction's own time limit stops the rest
         self.figures += 1
         self.seconds += time.monotonic() - started
-        return [(*w.bbox, w.text) for w in found]
+        return [Word(*w.bbox, w.text) for w in found]
 
 
 def image_cover(page: pymupdf.Page, bbox: BBox) -> float:

@@ -139,7 +139,7 @@ class ScanReader:
         gray = np.frombuffer(pixmap.samples, dtype=np.uint8).reshape(pixmap.height, pixmap.width)
         graphics = ink_boxes(gray, page.rect.width / pixmap.width, found)
         self.seconds += time.monotonic() - started
-        self.words[layout.number] = [(*w.bbox, w.text) for w in found]
+        self.words[layout.number] = [Word(*w.bbox, w.text) for w in found]
         return ocr_layout(layout.number, layout.width, layout.height, found, graphics)
 
     def _dpi(self, page: pymupdf.Page) -> int:

@@ -11,31 +11,55 @@ matches more hand-checked cells at a small fraction of the cost.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.types import BBox
 
-Word = tuple[float, float, float, float, str]
+
+class Word(NamedTuple):
+    """A word on the page (PyMuPDF's `get_text("words")` order: box, then text)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+def page_words(page: pymupdf.Page) -> list[Word]:
+    """The words of `page` as PyMuPDF reads them from its text layer."""
+    return [Word(*w[:5]) for w in page.get_text("words")]
 
 
 def words_in(words: list[Word], bbox: BBox) -> list[Word]:
     """Words whose centre lies inside `bbox`."""
     x0, y0, x1, y1 = bbox
-    return [w for w in words if x0 - 1 <= (w[0] + w[2]) / 2 <= x1 + 1 and y0 - 1 <= (w[1] + w[3]) / 2 <= y1 + 1]
+    return [w for w in words if x0 - 1 <= w.cx <= x1 + 1 and y0 - 1 <= w.cy <= y1 + 1]
 
 
 def _rows(words: list[Word]) -> list[list[Word]]:
     rows: list[list[Word]] = []
-    for w in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
-        yc = (w[1] + w[3]) / 2
-        if rows and abs(yc - sum((r[1] + r[3]) / 2 for r in rows[-1]) / len(rows[-1])) < 0.45 * (w[3] - w[1]):
+    for w in sorted(words, key=lambda w: (w.cy, w.x0)):
+        yc = w.cy
+        if rows and abs(yc - sum(r.cy for r in rows[-1]) / len(rows[-1])) < 0.45 * (w.y1 - w.y0):
             rows[-1].append(w)
         else:
             rows.append([w])
-    return [sorted(r, key=lambda w: w[0]) for r in rows]
+    return [sorted(r, key=lambda w: w.x0) for r in rows]
 
 
 def figure_text(words: list[Word]) -> str:
     """Words of a figure (axis labels, legends) in reading order, one line per text row."""
-    return "\n".join(" ".join(w[4] for w in row) for row in _rows(words))
+    return "\n".join(" ".join(w.text for w in row) for row in _rows(words))
 
 
 def region_words(words: list[Word], bbox: BBox, caption_bbox: BBox | None) -> list[Word]:
@@ -44,7 +68,7 @@ def region_words(words: list[Word], bbox: BBox, caption_bbox: BBox | None) -> li
     if caption_bbox is None:
         return inside
     cx0, cy0, cx1, cy1 = caption_bbox
-    return [w for w in inside if not (cy0 - 1 <= (w[1] + w[3]) / 2 <= cy1 + 1 and cx0 - 1 <= w[0] <= cx1 + 1)]
+    return [w for w in inside if not (cy0 - 1 <= w.cy <= cy1 + 1 and cx0 - 1 <= w.x0 <= cx1 + 1)]
 
 
 def table_grid(words: list[Word]) -> list[list[str]]:
@@ -55,8 +79,8 @@ def table_grid(words: list[Word]) -> list[list[str]]:
     for row in rows:
         cells = [""] * (len(boundaries) + 1)
         for w in row:
-            col = sum(1 for b in boundaries if (w[0] + w[2]) / 2 > b)
-            cells[col] = f"{cells[col]} {w[4]}".strip()
+            col = sum(1 for b in boundaries if w.cx > b)
+            cells[col] = f"{cells[col]} {w.text}".strip()
         grid.append(cells)
     return grid
 
@@ -78,10 +102,10 @@ def table_markdown(words: list[Word]) -> str:
 
 def _column_boundaries(rows: list[list[Word]]) -> list[float]:
     """x positions of gaps wider than a space that no word of any row crosses."""
-    spans = sorted((w[0], w[2]) for row in rows for w in row)
+    spans = sorted((w.x0, w.x1) for row in rows for w in row)
     if not spans:
         return []
-    height = sorted(w[3] - w[1] for row in rows for w in row)[len(spans) // 2]
+    height = sorted(w.y1 - w.y0 for row in rows for w in row)[len(spans) // 2]
     min_gap = 0.8 * height
     boundaries = []
     end = spans[0][1]

@@ -16,14 +16,17 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from html import escape
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.types import Paper
+from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
+
+if TYPE_CHECKING:
+    from spiqa_demo.qa import Answer
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +52,7 @@ def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
     return {"role": role, "content": text, **extra}
 
 
-def shortlist_markdown(answer) -> str:
+def shortlist_markdown(answer: Answer) -> str:
     """The candidates the model saw, with their fused and per-signal retrieval scores."""
     if not answer.candidates:
         return "No figures or tables to rank."
@@ -75,9 +78,9 @@ def shortlist_markdown(answer) -> str:
     return "\n".join(rows) + f"\n\n{shown}"
 
 
-def figure_caption(answer) -> str:
-    """"**Figure 3** · page 5 · chosen by the model (Image 1)" plus the rationale and caption."""
-    figure = answer.figure
+def figure_caption(answer: Answer, figure: Figure) -> str:
+    """"**Figure 3** · page 5 · chosen by the model (Image 1)" plus the rationale and caption of the
+    answer's `figure`."""
     who = {
         "model": f"chosen by the model (Image {answer.chosen_index})",
         "retrieval": "best retrieval match" + (" (the model named no figure)" if answer.model else ""),
@@ -90,7 +93,7 @@ def figure_caption(answer) -> str:
     return "\n\n".join(lines)
 
 
-def answer_messages(answer, notes: list[str]) -> History:
+def answer_messages(answer: Answer, notes: list[str]) -> History:
     """The assistant messages for a finished answer (after the shortlist thought)."""
     if answer.answered:
         text = escape(answer.answer)
@@ -103,11 +106,11 @@ def answer_messages(answer, notes: list[str]) -> History:
     messages = [chat_message("assistant", text)]
     if answer.figure is not None and answer.figure.image:
         messages.append(chat_message("assistant", {"path": answer.figure.image, "alt_text": answer.figure.title}))
-        messages.append(chat_message("assistant", figure_caption(answer)))
+        messages.append(chat_message("assistant", figure_caption(answer, answer.figure)))
     return messages
 
 
-def _notes(answer, session: Session, notice: str) -> list[str]:
+def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
     """The flow's messages for people; the retrieval-only notice only the first time in a session."""
     notes = []
     for message in answer.messages:

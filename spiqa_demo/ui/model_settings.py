@@ -17,6 +17,7 @@ from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from spiqa_demo.models.base import ModelBackend
     from spiqa_demo.qa.answer import Task
 
 # In the order of spiqa_demo.qa.TASKS (tests/test_app_units.py checks): the panel imports the QA package for typing only.
@@ -107,7 +108,7 @@ def default_choice(settings: Settings | None = None) -> ModelChoice:
     )
 
 
-def resolve_backend(choice: ModelChoice, api_key: str = ""):
+def resolve_backend(choice: ModelChoice, api_key: str = "") -> tuple[ModelBackend | None, str]:
     """`(backend or None, notice)`: the model to ask, or None with the reason in words.
 
     Local weights are loaded once per process (the models package caches them); API backends are
