@@ -56,8 +56,9 @@ class ContextPaper:
 
 
 @dataclass
-class CitedAnswer:
-    """The answer, whether it abstained, and every raw reply (one per chunk, then the merge)."""
+class PapersAnswer:
+    """An answer from given papers' texts (M3SciQA's chunk-and-merge): whether it abstained, and every
+    raw reply (one per chunk, then the merge). The app's cross-paper answer is `cited_answer.CitedAnswer`."""
 
     answer: str
     abstained: bool
@@ -87,10 +88,10 @@ def chunks(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> 
 
 def answer_from_papers(
     backend: ModelBackend, question: str, papers: list[ContextPaper], chunk_chars: int = CHUNK_CHARS
-) -> CitedAnswer:
+) -> PapersAnswer:
     """The model's answer from `papers` (M3SciQA's chunk-then-merge protocol; see the module docstring)."""
     if not papers:
-        return CitedAnswer(IDK, abstained=True, chunks=0)
+        return PapersAnswer(IDK, abstained=True, chunks=0)
     what = "titles and abstracts" if any(p.abstract is not None for p in papers) else "titles only"
     context = "\n\n".join(p.text(i) for i, p in enumerate(papers, 1))
     replies, answers = [], []
@@ -104,12 +105,12 @@ def answer_from_papers(
     if not answers:
         # Every chunk abstained (or replied nothing): the reply of a single chunk is kept as written.
         final = clean_answer(replies[0]) if len(replies) == 1 else IDK
-        return CitedAnswer(final, abstained=is_abstention(final), replies=replies, chunks=len(pieces))
+        return PapersAnswer(final, abstained=is_abstention(final), replies=replies, chunks=len(pieces))
     if len(answers) == 1:
-        return CitedAnswer(answers[0], abstained=False, replies=replies, chunks=len(pieces))
+        return PapersAnswer(answers[0], abstained=False, replies=replies, chunks=len(pieces))
     listed = "\n".join(f"Answer {i}: {a}" for i, a in enumerate(answers, 1))
     merged = backend.generate([Message("user", [MERGE_PROMPT.format(question=question, answers=listed)])],
                               max_new_tokens=MAX_NEW_TOKENS)
     replies.append(merged)
     final = clean_answer(merged)
-    return CitedAnswer(final, abstained=is_abstention(final), replies=replies, chunks=len(pieces))
+    return PapersAnswer(final, abstained=is_abstention(final), replies=replies, chunks=len(pieces))

@@ -41,7 +41,3 @@ def _variants(title: str) -> set[str]:
 def title_similarity(a: str, b: str) -> float:
     """How alike two titles are, 0-100 (0 when either is empty); see the module docstring."""
     return max((fuzz.ratio(x, y) for x in _variants(a) for y in _variants(b)), default=0.0)
-
-
-def same_title(a: str, b: str) -> bool:
-    return title_similarity(a, b) >= TITLE_THRESHOLD

@@ -170,7 +170,6 @@ def _figure(file: str, caption: str, content_type: str | None, raw_type: str | N
         number=parsed.number if parsed else "",
         page=parsed.page if parsed else None,
         figure_type=normalise_figure_type(raw_type, content_type or kind),
-        raw_type=_text(raw_type),
     )
 
 

@@ -28,7 +28,6 @@ class SpiqaFigure:
     number: str  # normalised from the file name ("2" for TableII); "" when the name is unusual
     page: int | None  # page hint from the file name (test-B/test-C), else None
     figure_type: FigureType  # SPIQA Table 6 category; test-C has no labels: tables "table", figures "other"
-    raw_type: str = ""  # the label as SPIQA wrote it ("** Schematic"), "" when absent
 
     @property
     def label(self) -> str:
