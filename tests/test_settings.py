@@ -155,3 +155,9 @@ def test_the_platform_says_where_the_app_runs(env: pytest.MonkeyPatch) -> None:
     env.setenv("SPACES_ZERO_GPU", "true")
     get_settings.cache_clear()
     assert (get_settings().space_id, get_settings().gradio_server_name, get_settings().spaces_zero_gpu) == ("user/space", "0.0.0.0", True)
+
+
+def test_the_readme_names_every_setting() -> None:
+    """A setting nobody can find is one nobody sets: each variable appears in the README."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert [env_name(name) for name in Settings.model_fields if env_name(name) not in readme] == []
