@@ -12,7 +12,7 @@ or supplementary letter is upper case and joined to its number ("A.1", "A 1", "a
 sub-figure letter is dropped (a question about "Figure 3b" is about figure 3), and plain numbers
 stay as printed ("3", "3.2").
 
-Titles are compared as `normalise_title` gives them: what PDFs and bibliographies print differently
+Text quoted where space is short is cut by `one_line`. Titles are compared as `normalise_title` gives them: what PDFs and bibliographies print differently
 (ligatures, accents, case, punctuation, line-break hyphens) folded away.
 
 This module is a leaf: it imports nothing from the rest of `spiqa_demo`, so `retrieval` may use it.
@@ -220,3 +220,10 @@ def normalise_title(text: str | None) -> str:
     folded = "".join(c for c in folded if not unicodedata.combining(c))
     folded = re.sub(r"(\w)-\s+(\w)", r"\1\2", folded)  # "convolu- tional" broken across lines
     return " ".join(re.sub(r"[^0-9a-z]+", " ", folded).split())
+
+
+def one_line(text: str | None, limit: int) -> str:
+    """`text` on one line (whitespace runs collapsed) and at most `limit` characters, an ellipsis
+    marking a cut: how a caption, passage or reply is quoted where space is short."""
+    line = " ".join((text or "").split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

@@ -26,6 +26,7 @@ from spiqa_demo.paper_text import (
     find_arxiv_id,
     find_label_refs,
     normalise_arxiv_id,
+    one_line,
     parse_caption_label,
     roman_to_int,
     split_sentences,
@@ -242,3 +243,10 @@ def test_one_question_validator_and_limit() -> None:
         check_question(" \n ")
     with pytest.raises(InputError, match="k must be at least 1"):
         check_query("What does Table 2 show?", 0)
+
+
+def test_one_line_collapses_whitespace_and_cuts_within_the_limit() -> None:
+    assert one_line("  Results on\n the  AFEW\tdataset. ", 100) == "Results on the AFEW dataset."
+    cut = one_line("word " * 50, 20)
+    assert len(cut) <= 20 and cut.endswith("…") and not cut[:-1].endswith(" ")
+    assert one_line(None, 5) == ""

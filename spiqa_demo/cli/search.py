@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from retrieval.index import check_query
     from spiqa_demo.extraction import load_paper
     from spiqa_demo.extraction.cache import paper_cache_dir
+    from spiqa_demo.paper_text import one_line
 
     check_query(args.question, args.k)  # fail before a long extraction
     paper = load_paper(args.pdf)
@@ -45,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{paper.source}: {paper.summary()}")
     for hit in hits:
-        caption = " ".join(hit.item.caption.split())
         print(f"{hit.rank:>2}. {hit.explain()}  [page {hit.item.page}]")
-        if caption:
-            print(f"    {caption[:160]}{'…' if len(caption) > 160 else ''}")
+        if hit.item.caption.strip():
+            print(f"    {one_line(hit.item.caption, 160)}")
     return 0

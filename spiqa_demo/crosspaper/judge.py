@@ -19,6 +19,7 @@ from typing import Any
 from spiqa_demo.crosspaper.answering import is_abstention
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.base import Message, ModelBackend
+from spiqa_demo.paper_text import one_line
 
 SCALE = (0.0, 0.5, 1.0)
 MAX_NEW_TOKENS = 64
@@ -93,9 +94,7 @@ def parse_selection(reply: str) -> float:
         why = f"its selection {found.group(1)} is not 1, 0.5 or 0"
     else:
         why = 'it has no {"selection": ...}'
-    shown = reply.strip().replace("\n", " ")
-    shown = shown if len(shown) <= 200 else shown[:200] + "…"
-    raise JudgeReplyError(f"unparseable judge reply ({why}): {shown!r}", reply)
+    raise JudgeReplyError(f"unparseable judge reply ({why}): {one_line(reply, 200)!r}", reply)
 
 
 class GradedJudge:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.paper_text import one_line
 
 # PyMuPDF's compiled layer re-raises MuPDF errors as RuntimeError ("code=5: too many nested graphics
 # states"), its Python layer as FzErrorBase subclasses; extraction's own code raises neither.
@@ -24,7 +25,7 @@ def reason(exc: BaseException) -> str:
     if text.startswith("code=") and ": " in text:
         text = text.split(": ", 1)[1]
     text = text or type(exc).__name__
-    return text if len(text) <= _MAX_REASON_CHARS else text[: _MAX_REASON_CHARS - 1] + "…"
+    return one_line(text, _MAX_REASON_CHARS)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from spiqa_demo.errors import BackendError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage
 from spiqa_demo.models.endpoints import OPENAI_URL
 from spiqa_demo.models.images import data_url
+from spiqa_demo.paper_text import one_line
 
 # OpenAI's documented cost of one image at full ("high") and low detail; other servers differ.
 IMAGE_TOKENS_FULL = 765
@@ -213,5 +214,4 @@ def _fill_usage(usage: Usage | None, response: Any) -> None:
 
 
 def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return one_line(str(text), limit)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
+from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.chat import POLL_S, History, Stopped, Streamed, chat_message, stream_reply, wait_for_model
 from spiqa_demo.ui.messages import as_sentence
@@ -69,8 +70,7 @@ def chosen_paper(answer: CitedAnswer) -> CitedPaper | None:
 
 
 def passage_quote(passage: CitedPassage) -> str:
-    text = " ".join(passage.text.split())
-    return f"> {escape(text[:700] + ('…' if len(text) > 700 else ''))}\n\n— *{escape(passage.paper_title)}*, page {passage.page}"
+    return f"> {escape(one_line(passage.text, 700))}\n\n— *{escape(passage.paper_title)}*, page {passage.page}"
 
 
 def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:

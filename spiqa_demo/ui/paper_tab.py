@@ -16,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from spiqa_demo.paper_text import strip_caption_label
+from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import examples, storage
 from spiqa_demo.ui.loading import PaperLoad
@@ -35,9 +35,7 @@ def gallery_items(paper: Paper) -> list[tuple[str, str]]:
     """(crop, "Figure 3 · p. 5 — caption…") for every item that has a crop, in page order."""
     items = []
     for figure in shown_items(paper):
-        caption = strip_caption_label(figure.caption) if figure.label else figure.caption.strip()
-        if len(caption) > CAPTION_CHARS:
-            caption = caption[: CAPTION_CHARS - 1].rstrip() + "…"
+        caption = one_line(strip_caption_label(figure.caption) if figure.label else figure.caption, CAPTION_CHARS)
         name = f"{figure.title} · p. {figure.page}" if figure.label else figure.title  # the title has the page then
         items.append((figure.image, name + (f" — {caption}" if caption else "")))
     return items
