@@ -24,9 +24,8 @@ from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
 from retrieval.lexical import BM25Index
-from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import find_label_refs
-from spiqa_demo.questions import check_question
+from spiqa_demo.questions import check_k, check_question
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
 
 SCHEMA_VERSION = 1
@@ -37,8 +36,7 @@ META_FILE = "meta.json"
 def check_query(question: str, k: int) -> str:
     """The checked question's text (`spiqa_demo.questions`); `InputError` when it is empty or `k` < 1."""
     text = check_question(question).text
-    if k < 1:
-        raise InputError(f"k must be at least 1 (got {k})")
+    check_k(k)
     return text
 
 

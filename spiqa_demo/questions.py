@@ -23,6 +23,11 @@ class Question:
     text: str
     cut_to: int | None = None  # the limit it was cut to; None when it was short enough
 
+    @property
+    def notes(self) -> list[str]:
+        """What the asker is told about the check: that the question was cut, if it was."""
+        return [] if self.cut_to is None else [f"the question was cut to its first {self.cut_to} characters"]
+
 
 def check_question(question: object, settings: Settings | None = None) -> Question:
     """The question with its whitespace collapsed and cut to the limit; `InputError` when empty."""
@@ -31,3 +36,10 @@ def check_question(question: object, settings: Settings | None = None) -> Questi
         raise InputError("the question is empty: type a question about the paper's figures or tables")
     limit = (settings or get_settings()).max_question_chars
     return Question(text[:limit], limit) if len(text) > limit else Question(text)
+
+
+def check_k(k: int, what: str = "k") -> int:
+    """`k` (how many items, figures or papers to take) when it is at least 1; `InputError` naming `what` otherwise."""
+    if k < 1:
+        raise InputError(f"{what} must be at least 1 (got {k})")
+    return k

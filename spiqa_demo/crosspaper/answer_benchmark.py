@@ -34,6 +34,7 @@ from spiqa_demo.evaluation.harness import STOP_AFTER_FIRST_FAILURES, each_done
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend
+from spiqa_demo.questions import check_k
 from spiqa_demo.settings import get_settings
 
 Context = Literal["ranked", "title-only", "gold"]
@@ -51,8 +52,7 @@ class AnswerSettings:
     def __post_init__(self) -> None:
         if self.context not in CONTEXTS:
             raise InputError(f"unknown context {self.context!r}: use one of {', '.join(CONTEXTS)}")
-        if self.k < 1:
-            raise InputError("k must be at least 1")
+        check_k(self.k)
 
     @property
     def task(self) -> str:

@@ -100,21 +100,17 @@ def ask_cited_stream(
     settings: Settings | None = None,
 ) -> Generator[str | CitedAnswer, None, None]:
     """Text chunks of the model's answer as they come, then the `CitedAnswer`."""
-    from spiqa_demo.questions import check_question
+    from spiqa_demo.questions import check_k, check_question
 
     settings = settings or library.settings or get_settings()
-    k = settings.cited_k if k is None else k
-    if k < 1:
-        raise InputError("k (the number of cited papers to read) must be at least 1")
+    k = check_k(settings.cited_k if k is None else k, "k (the number of cited papers to read)")
     checked = check_question(question, settings)
     question = checked.text
     chosen = figure or anchor_figure_for(library.anchor, question, settings)
     availability = library.availability()
     ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
     cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
-    messages = list(ranking.notes)
-    if checked.cut_to is not None:
-        messages.append(f"the question was cut to its first {checked.cut_to} characters")
+    messages = list(ranking.notes) + checked.notes
     passages = best_passages(library, question, ranking, availability, k)
     if not passages:
         messages.append(_nothing_to_read(cited, k))

@@ -30,7 +30,7 @@ from spiqa_demo.models.base import Message, ModelBackend, Usage
 from spiqa_demo.qa import prompts
 from spiqa_demo.qa.answer import TASKS, Answer, Candidate, Task
 from spiqa_demo.qa.parsing import clean_answer, parse_cot, parse_direct
-from spiqa_demo.questions import SPIQA_MAX_CANDIDATES, check_question
+from spiqa_demo.questions import SPIQA_MAX_CANDIDATES, check_k, check_question
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -114,12 +114,8 @@ def _run(
         raise PaperError(f"unknown task {task!r}: use one of {', '.join(TASKS)}")
     checked = check_question(question, settings)
     question = checked.text
-    messages: list[str] = []
-    if checked.cut_to is not None:
-        messages.append(f"the question was cut to its first {checked.cut_to} characters")
-    k = settings.shortlist_k if k is None else k
-    if k < 1:
-        raise PaperError(f"k must be at least 1 (got {k})")
+    messages = checked.notes
+    k = check_k(settings.shortlist_k if k is None else k)
     if k > SPIQA_MAX_CANDIDATES:
         messages.append(f"SPIQA shows at most {SPIQA_MAX_CANDIDATES} candidate figures: using {SPIQA_MAX_CANDIDATES}")
         k = SPIQA_MAX_CANDIDATES
