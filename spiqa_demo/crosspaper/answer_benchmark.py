@@ -30,7 +30,7 @@ from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, StoredVerd
 from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, CombinedQuestion
 from spiqa_demo.crosspaper.types import CandidateRanking
 from spiqa_demo.errors import BackendError, InputError, PaperError
-from spiqa_demo.evaluation.harness import STOP_AFTER_FIRST_FAILURES, each_done
+from spiqa_demo.evaluation.harness import RunReport, answer_all
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend
@@ -58,26 +58,6 @@ class AnswerSettings:
     def task(self) -> str:
         """The record's task: the run's setting, so resuming continues only the same setting."""
         return f"m3sciqa-ranked-top{self.k}" if self.context == "ranked" else f"m3sciqa-{self.context}"
-
-
-@dataclass
-class AnswerRun:
-    """What one `run_answers` call did."""
-
-    total: int
-    already_done: int = 0
-    written: int = 0
-    judged: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (question key, why)
-    warnings: list[str] = field(default_factory=list)
-
-    def messages(self) -> list[str]:
-        out = list(self.warnings)
-        if self.failures:
-            key, why = self.failures[0]
-            out.append(f"{len(self.failures)} question(s) got no answer and were not written (first: {key}: {why}); "
-                       "run the same command again to retry them")
-        return out
 
 
 def context_papers(question: CombinedQuestion, data: CombinedData, ranking: CandidateRanking | None,
@@ -188,7 +168,7 @@ def run_answers(
     limit: int | None = None,
     concurrency: int = 1,
     progress: bool = True,
-) -> tuple[AnswerRun, list[ResultRecord]]:
+) -> tuple[RunReport, list[ResultRecord]]:
     """Answer (and judge) the questions of `data` not yet in `out`; returns the run and every record of these questions.
 
     Questions are taken in file order (`limit`: the first N); `settings` default to `AnswerSettings()`.
@@ -198,32 +178,18 @@ def run_answers(
     writer = ResultWriter(out)
     try:
         writer.check_same_run(backend.name, settings.task)
-        report = AnswerRun(total=len(questions), warnings=list(writer.warnings))
+        report = RunReport(total=len(questions), warnings=list(writer.warnings))
         todo = [q for q in questions if (q.anchor_id, q.key) not in writer.done]
         earlier = [writer.done[(q.anchor_id, q.key)] for q in questions if (q.anchor_id, q.key) in writer.done]
         report.already_done = len(questions) - len(todo)
         bar = tqdm(total=len(questions), initial=report.already_done, desc=f"M3SciQA {settings.task}", unit="q",
                    disable=not progress)
-        attempted = 0
         try:
-            for question, (record, judge_error) in each_done(
-                todo, lambda q: answer_one(q, data, backend, rank, judge, settings), concurrency
-            ):
-                attempted += 1
-                if record.error and not record.raw_response:
-                    report.failures.append((question.key, record.error))
-                    if attempted == len(report.failures) == min(STOP_AFTER_FIRST_FAILURES, len(todo)):
-                        raise PaperError(f"the first {attempted} questions all failed; stopping. First error: "
-                                         f"{report.failures[0][1]}")
-                else:
-                    writer.write(record)
-                    report.written += 1
-                    report.judged += "judge" in record.metrics
-                if judge_error:
-                    raise PaperError(judge_error)
-                bar.update(1)
+            answer_all(todo, lambda q: answer_one(q, data, backend, rank, judge, settings), lambda q: q.key,
+                       concurrency, writer, report, bar)
         finally:
             bar.close()
+            report.judged += sum("judge" in writer.done[k].metrics for q in todo if (k := (q.anchor_id, q.key)) in writer.done)
         if judge is not None:  # verdicts missing from an earlier run (judge down, or a reply it could not read)
             for record in [r for r in earlier if "judge" not in r.metrics]:
                 judge_error = judge_into(record, judge)

@@ -44,20 +44,20 @@ R = TypeVar("R")
 
 @dataclass
 class RunReport:
-    """What one `run_evaluation` call did."""
+    """What one resumable run (`run_evaluation`, M3SciQA's `run_answers`) did."""
 
     total: int
-    already_done: int
+    already_done: int = 0
     written: int = 0
     judged: int = 0
-    failures: list[tuple[str, str, str]] = field(default_factory=list)  # (paper, question key, why)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (question, why)
     warnings: list[str] = field(default_factory=list)
 
     def messages(self) -> list[str]:
         out = list(self.warnings)
         if self.failures:
-            paper, key, why = self.failures[0]
-            out.append(f"{len(self.failures)} question(s) got no answer and were not written (first: {paper}/{key}: "
+            question, why = self.failures[0]
+            out.append(f"{len(self.failures)} question(s) got no answer and were not written (first: {question}: "
                        f"{why}); run the same command again to retry them")
         return out
 
@@ -117,7 +117,7 @@ def run_evaluation(
         bar = tqdm(total=len(questions), initial=report.already_done, desc=f"evaluate {task}", unit="q",
                    disable=not progress)
         try:
-            _run_pool(todo, work, workers, writer, report, bar)
+            answer_all(todo, lambda pq: work(*pq), lambda pq: f"{pq[0].paper_id}/{pq[1].key}", workers, writer, report, bar)
         finally:
             bar.close()
         if judge is not None:
@@ -129,24 +129,28 @@ def run_evaluation(
         writer.close()
 
 
-def _run_pool(
-    todo: list[tuple[SpiqaPaper, SpiqaQuestion]],
-    work: Callable[[SpiqaPaper, SpiqaQuestion], tuple[ResultRecord, str]],
+def answer_all(
+    todo: Sequence[T],
+    work: Callable[[T], tuple[ResultRecord, str]],
+    label: Callable[[T], str],
     concurrency: int,
     writer: ResultWriter,
     report: RunReport,
     bar: tqdm,
 ) -> None:
-    """Run `work` over `todo` with at most `concurrency` in flight, writing each record when it is done."""
+    """Run `work` (a record and a judge error, "" when none) over `todo` with at most `concurrency`
+    in flight, writing each answered record as it is done. A question without an answer is counted
+    (named by `label`) and not written, so a re-run retries it; when the first questions all fail
+    the setup is wrong and the run stops. A judge's error stops the run after its answer is kept."""
     attempted = 0
-    with closing(each_done(todo, lambda pq: work(*pq), concurrency)) as done:  # a raise below cancels the rest
-        for (paper, question), (record, judge_error) in done:
+    with closing(each_done(todo, work, concurrency)) as done:  # a raise below cancels the rest
+        for item, (record, judge_error) in done:
             attempted += 1
             if record.error and not record.raw_response:
-                report.failures.append((paper.paper_id, question.key, record.error))
+                report.failures.append((label(item), record.error))
                 if attempted == len(report.failures) == min(STOP_AFTER_FIRST_FAILURES, len(todo)):
                     raise PaperError(f"the first {attempted} questions all failed; stopping. First error: "
-                                     f"{report.failures[0][2]}")
+                                     f"{report.failures[0][1]}")
             else:
                 writer.write(record)
                 report.written += 1
