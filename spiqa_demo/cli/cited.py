@@ -41,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.extraction import load_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.questions import check_question
-    from spiqa_demo.settings import get_settings
     from spiqa_demo.types import Figure
 
     check_question(args.question)
@@ -58,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         figure = found
     else:
         try:
-            figure = anchor_figure_for(paper, args.question, get_settings())
+            figure = anchor_figure_for(paper, args.question)
         except InputError as exc:
             raise InputError(f"{exc}; give the figure with --image") from None
     base = CitationRanker(get_embedder(), ocr_cache=default_cache_dir())

@@ -21,15 +21,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from retrieval import FigureIndex
     from retrieval.index import check_query
     from spiqa_demo.extraction import load_paper
-    from spiqa_demo.extraction.cache import paper_cache_dir
     from spiqa_demo.paper_text import one_line
+    from spiqa_demo.qa.shortlist import paper_index
 
     check_query(args.question, args.k)  # fail before a long extraction
     paper = load_paper(args.pdf)
-    index = FigureIndex.load_or_build(paper, paper_cache_dir(paper) / "retrieval")
+    index = paper_index(paper)
     hits = index.search(args.question, args.k)
     if args.json:
         rows = [

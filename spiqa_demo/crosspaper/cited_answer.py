@@ -106,7 +106,7 @@ def ask_cited_stream(
     k = check_k(settings.cited_k if k is None else k, "k (the number of cited papers to read)")
     checked = check_question(question, settings)
     question = checked.text
-    chosen = figure or anchor_figure_for(library.anchor, question, settings)
+    chosen = figure or anchor_figure_for(library.anchor, question)
     availability = library.availability()
     ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
     cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
@@ -180,12 +180,11 @@ def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
             f"from: add their PDFs (best first: {top})")  # fmt: skip
 
 
-def anchor_figure_for(anchor: Paper, question: str, settings: Settings) -> Figure:
+def anchor_figure_for(anchor: Paper, question: str) -> Figure:
     """The anchor's figure or table that single-paper retrieval ranks first for `question`."""
-    from retrieval import FigureIndex
-    from spiqa_demo.extraction.cache import paper_cache_dir
+    from spiqa_demo.qa.shortlist import paper_index
 
-    hits = FigureIndex.load_or_build(anchor, paper_cache_dir(anchor, settings) / "retrieval").search(question, 1)
+    hits = paper_index(anchor).search(question, 1)
     if not hits:
         raise InputError(f"{anchor.title or anchor.source}: no figures or tables were found to ask about")
     return hits[0].item

@@ -1,7 +1,9 @@
 """The default shortlist: the `retrieval` package's ranking of a paper's figures and tables.
 
-One `FigureIndex` per paper is kept in memory (the last few papers, keyed by the PDF's hash and
-its items' texts), so follow-up questions about a paper cost one query embedding, not a rebuild.
+`paper_index` is the one way to a paper's `FigureIndex`: kept in memory (the last few papers, keyed
+by the PDF's hash and its items' texts), so follow-up questions cost one query embedding, and saved
+beside the paper's extraction cache entry, so another process or a later run loads it instead of
+embedding again. The chat, the cross-paper answer and `search` all get it here.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.qa.answer import Candidate
@@ -29,13 +32,13 @@ def retrieval_shortlist(paper: Paper, question: str, k: int) -> list[Candidate]:
     return [
         # This Paper's item, not the indexed copy (a cached index may come from an equal Paper).
         Candidate(figure=by_id[hit.item.id], score=hit.score, scores=hit.scores)
-        for hit in _index(paper).search(question, k)
+        for hit in paper_index(paper).search(question, k)
     ]
 
 
 def build_index(paper: Paper) -> None:
-    """Build the paper's index now (kept in memory), so its first question costs one query embedding."""
-    _index(paper)
+    """Build (or load) the paper's index now, so its first question costs one query embedding."""
+    paper_index(paper)
 
 
 def _key(paper: Paper) -> str:
@@ -43,7 +46,19 @@ def _key(paper: Paper) -> str:
     return hashlib.sha256(repr((paper.sha256, texts)).encode("utf-8")).hexdigest()
 
 
-def _index(paper: Paper) -> FigureIndex:
+def _saved_in(paper: Paper) -> Path | None:
+    """Where the index is saved: beside the paper's extraction cache entry; None for a paper not
+    extracted into the cache (a SPIQA entry built from its JSON)."""
+    if not paper.sha256:
+        return None
+    from spiqa_demo.extraction.cache import paper_cache_dir
+
+    entry = paper_cache_dir(paper)
+    return entry / "retrieval" if (entry / "paper.json").is_file() else None
+
+
+def paper_index(paper: Paper) -> FigureIndex:
+    """The paper's index: from memory, else saved beside its extraction cache, else built (and saved)."""
     from retrieval.index import FigureIndex
 
     key = _key(paper)
@@ -51,7 +66,7 @@ def _index(paper: Paper) -> FigureIndex:
         if key in _indexes:
             _indexes.move_to_end(key)
             return _indexes[key]
-    index = FigureIndex.build(paper)
+    index = FigureIndex.load_or_build(paper, _saved_in(paper))
     with _lock:
         _indexes[key] = index
         while len(_indexes) > MAX_INDEXES:
