@@ -41,7 +41,7 @@ from spiqa_demo.types import Figure, Paper, Progress, round_bbox
 __all__ = ["EXTRACTOR_VERSION", "extract_paper", "extract_to_dir", "load_paper"]
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "5"
+EXTRACTOR_VERSION = "6"
 
 
 def _noop(fraction: float, message: str) -> None:

@@ -186,14 +186,16 @@ def intersection(a: BBox, b: BBox) -> float:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Join text lines into one string, undoing end-of-line hyphenation ("analo-" + "gies")."""
+    """Join text lines into one string: a hyphen at a line end after a letter joins a word split in
+    two ("analo-" + "gies"), and is kept, without a space, before anything else ("JHU-" + "HLTCOE",
+    "ResNet-" + "50")."""
     out = ""
     for raw in lines:
         line = raw.strip()
         if not line:
             continue
-        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and line[:1].islower():
-            out = out[:-1] + line
+        if out.endswith("-") and len(out) > 1 and out[-2].isalpha():
+            out = out[:-1] + line if line[:1].islower() else out + line
         else:
             out = f"{out} {line}" if out else line
     return out

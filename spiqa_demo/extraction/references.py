@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
 
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, join_lines
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.types import Reference
 
@@ -277,18 +277,9 @@ def _run_lefts(rows: list[Row]) -> dict[tuple[int, int], float]:
 
 
 def join_rows(rows: list[str]) -> str:
-    """An entry's rows as one string: a hyphen at a line end joins a word split in two ("recogni-" +
-    "tion"), and is kept without a space before a capital ("JHU-" + "HLTCOE")."""
-    out = ""
-    for raw in rows:
-        text = raw.strip()
-        if not text:
-            continue
-        if out.endswith("-") and len(out) > 1 and out[-2].isalpha():
-            out = out[:-1] + text if text[:1].islower() else out + text
-        else:
-            out = f"{out} {text}" if out else text
-    return _fix_accents(out).translate(_LIGATURES)
+    """An entry's rows as one string (`layout.join_lines`), accents joined to their letters and
+    ligatures spelled out, as names and titles are compared letter by letter."""
+    return _fix_accents(join_lines(rows)).translate(_LIGATURES)
 
 
 def _fix_accents(text: str) -> str:
