@@ -52,7 +52,7 @@ def rows(records: Sequence[ResultRecord]) -> list[tuple[str, GroupNumbers]]:
     """(row name, numbers): overall, gold in context yes/no, per reference reasoning type, per modal."""
     out = [("all", numbers(records))]
     groups: list[tuple[str, Callable[[ResultRecord], str]]] = [
-        ("gold in context", lambda r: "" if "retrieval_hit" not in r.metrics else ("yes" if r.metrics["retrieval_hit"] else "no")),
+        ("gold in context", lambda r: "" if r.retrieval_hit is None else ("yes" if r.retrieval_hit else "no")),
         ("reference type", lambda r: str(r.details.get("reference_reasoning_type") or "")),
         ("modal", lambda r: r.figure_category),
     ]
@@ -83,7 +83,7 @@ def summary(records: Sequence[ResultRecord]) -> dict[str, Any]:
         **overall.as_dict(),
         "unjudged": overall.questions - overall.judged,
         "judge_errors": sum(bool(r.error) for r in records),
-        "gold_in_context": _round(_mean(r.metrics["retrieval_hit"] for r in records if "retrieval_hit" in r.metrics)),
+        "gold_in_context": _round(_mean(float(hit) for r in records if (hit := r.retrieval_hit) is not None)),
         "abstention_rate_gold_in_context": by["gold in context"].get("yes", {}).get("abstention_rate"),
         "abstention_rate_gold_missing": by["gold in context"].get("no", {}).get("abstention_rate"),
         "models": sorted({r.model for r in records if r.model}),
