@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from retrieval.passage_index import PassageIndex
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper, Passage
 
+if TYPE_CHECKING:
+    import faiss
+
 ITEMS_FILE = "items.json"
 INDEX_FILE = "corpus.faiss"
 
@@ -42,7 +46,7 @@ class CorpusIndex:
         keys: list[str],
         items: list[Figure],
         lexical: list[str],
-        faiss_index,
+        faiss_index: faiss.Index | None,
         owners: np.ndarray,
         main_rows: np.ndarray,
         embedder: Embedder,
@@ -128,6 +132,7 @@ class CorpusIndex:
 
     def _candidates(self, query: np.ndarray, lexical: np.ndarray, count: int) -> np.ndarray:
         """Items owning the nearest vectors, plus the best BM25 items (unrestricted search)."""
+        assert self._faiss is not None  # every item has a main text, so there are vectors when there are items
         ids, _ = dense_ops.top_vectors(self._faiss, query, count * 4)
         from_dense = self._owners[ids]
         top = min(count, lexical.size)
@@ -136,6 +141,7 @@ class CorpusIndex:
         return np.unique(np.concatenate([from_dense, from_bm25]).astype(np.int64))
 
     def _dense_item(self, item: int, query: np.ndarray) -> float:
+        assert self._faiss is not None  # an item has vectors
         scores = dense_ops.all_scores(self._faiss, query, int(self._main_rows[item]), int(self._row_end[item]))
         one_item = np.zeros(len(scores), dtype=np.int64)
         return float(dense_ops.item_scores(scores, one_item, one_item[:1], 1, self.config.dense_views)[0])

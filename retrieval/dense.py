@@ -9,9 +9,12 @@ either alone (the ablation rows of `python -m benchmarks.retrieval`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+if TYPE_CHECKING:  # FAISS is imported on first use, so importing retrieval stays light
+    import faiss
 
 IndexKind = Literal["flat", "ivf", "hnsw"]
 
@@ -19,7 +22,7 @@ IndexKind = Literal["flat", "ivf", "hnsw"]
 FLAT_LIMIT = 1_000_000
 
 
-def build_faiss(vectors: np.ndarray, kind: IndexKind = "flat"):
+def build_faiss(vectors: np.ndarray, kind: IndexKind = "flat") -> faiss.Index:
     """A FAISS inner-product index holding `vectors` (ids = row numbers)."""
     import faiss
 
@@ -53,7 +56,7 @@ def choose_kind(setting: str, count: int) -> IndexKind:
     return "flat" if count <= FLAT_LIMIT else "ivf"
 
 
-def all_scores(index, query: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
+def all_scores(index: faiss.Index, query: np.ndarray, start: int = 0, stop: int | None = None) -> np.ndarray:
     """Inner product of `query` with every vector in rows [start, stop) (exact, from stored vectors)."""
     stop = index.ntotal if stop is None else stop
     if stop <= start:
@@ -62,7 +65,7 @@ def all_scores(index, query: np.ndarray, start: int = 0, stop: int | None = None
     return vectors @ np.asarray(query, dtype=np.float32).reshape(-1)
 
 
-def top_vectors(index, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_vectors(index: faiss.Index, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ids and scores of the `k` vectors nearest to `query` (fewer when the index is smaller)."""
     k = min(k, index.ntotal)
     if k <= 0:
@@ -85,13 +88,13 @@ def item_scores(
     return 0.5 * (main + best)
 
 
-def save_faiss(index, path: Path) -> None:
+def save_faiss(index: faiss.Index, path: Path) -> None:
     import faiss
 
     faiss.write_index(index, str(path))
 
 
-def load_faiss(path: Path):
+def load_faiss(path: Path) -> faiss.Index:
     import faiss
 
     index = faiss.read_index(str(path))

@@ -15,6 +15,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from retrieval.lexical import BM25Index
 from spiqa_demo.paper_text import find_label_refs
 from spiqa_demo.questions import check_k, check_question
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
+
+if TYPE_CHECKING:
+    import faiss
 
 SCHEMA_VERSION = 1
 INDEX_FILE = "index.faiss"
@@ -98,7 +102,7 @@ class FigureIndex:
         self,
         items: list[Figure],
         documents: list[ItemDocument],
-        faiss_index,
+        faiss_index: faiss.Index | None,
         owners: np.ndarray,
         main_rows: np.ndarray,
         embedder: Embedder,
@@ -143,6 +147,7 @@ class FigureIndex:
             empty = np.zeros(0)
             return Signals(empty, empty, empty, np.zeros(0, bool), empty)
         query = self.embedder.encode([question])[0] if query_vector is None else query_vector
+        assert self._faiss is not None  # every item has a main text, so there are vectors when there are items
         vector_scores = dense_ops.all_scores(self._faiss, query)
         dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items), self.config.dense_views)
         return score_candidates(question, self.items, dense, self._bm25.scores(question), self.config)
