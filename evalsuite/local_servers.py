@@ -53,7 +53,7 @@ def wait_until_answering(
     limit_s: float = 120.0,
     ready: Callable[[bytes], bool] = lambda head: True,
 ) -> float:
-    """Seconds until `url` answers 200 with a first kilobyte that `ready` accepts.
+    """Seconds until `url` answers 200 with a first 2 KB that `ready` accepts.
 
     Raises `ServerDidNotStart` when the process exits first or `limit_s` passes.
     """

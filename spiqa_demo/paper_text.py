@@ -12,8 +12,9 @@ or supplementary letter is upper case and joined to its number ("A.1", "A 1", "a
 sub-figure letter is dropped (a question about "Figure 3b" is about figure 3), and plain numbers
 stay as printed ("3", "3.2").
 
-Text quoted where space is short is cut by `one_line`. Titles are compared as `normalise_title` gives them: what PDFs and bibliographies print differently
-(ligatures, accents, case, punctuation, line-break hyphens) folded away.
+Titles are compared as `normalise_title` gives them: what PDFs and bibliographies print differently
+(ligatures, accents, case, punctuation, line-break hyphens) folded away. Text quoted where space is
+short is cut by `one_line`.
 
 This module is a leaf: it imports nothing from the rest of `spiqa_demo`, so `retrieval` may use it.
 """

@@ -41,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--limit must be at least 1")
     data = load_locality(args.data, seed=args.seed)
     questions = data.questions[: args.limit] if args.limit else data.questions
-    ranker, warning = benchmark.benchmark_ranker(args.embedder)
-    print_warnings([warning] if warning else [], "")
+    ranker, warnings = benchmark.benchmark_ranker(args.embedder)
+    print_warnings(warnings, "")
     backend = None if args.backend == "none" else load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
     rank = (ModelCitationRanker(ranker, backend, seed=args.seed) if backend else ranker).rank
     report = benchmark.run_benchmark(data, lambda q: rank(q.question, benchmark.figure_of(q), data.clusters[q.anchor_id]), questions)

@@ -66,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if settings.context == "ranked":
         from spiqa_demo.crosspaper.benchmark import benchmark_ranker, figure_of
 
-        ranker, warning = benchmark_ranker(args.embedder)
-        print_warnings([warning] if warning else [], "")
+        ranker, warnings = benchmark_ranker(args.embedder)
+        print_warnings(warnings, "")
 
         def rank(q: CombinedQuestion) -> CandidateRanking:
             return ranker.rank(q.question_anchor, figure_of(q), data.clusters[q.anchor_id])

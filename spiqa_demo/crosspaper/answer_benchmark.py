@@ -189,7 +189,7 @@ def run_answers(
                        concurrency, writer, report, bar)
         finally:
             bar.close()
-            report.judged += sum("judge" in writer.done[k].metrics for q in todo if (k := (q.anchor_id, q.key)) in writer.done)
+        report.judged = sum("judge" in writer.done[k].metrics for q in todo if (k := (q.anchor_id, q.key)) in writer.done)
         if judge is not None:  # verdicts missing from an earlier run (judge down, or a reply it could not read)
             for record in [r for r in earlier if "judge" not in r.metrics]:
                 judge_error = judge_into(record, judge)

@@ -82,14 +82,14 @@ def figure_of(question: LocalityQuestion | CombinedQuestion) -> AnchorFigure:
     return AnchorFigure(image=question.image)
 
 
-def benchmark_ranker(embedder: str | None = None) -> tuple[CitationRanker, str]:
+def benchmark_ranker(embedder: str | None = None) -> tuple[CitationRanker, list[str]]:
     """The stage-1 ranker both M3SciQA benchmarks run (embeddings memoised over a run, OCR cached
-    on disk), and a warning when Tesseract is missing ("" when it is there)."""
+    on disk), and its warnings (Tesseract missing)."""
     from retrieval.embedder import MemoEmbedder, get_embedder
 
-    missing = find_engine()
-    warning = missing if isinstance(missing, str) else ""
-    return CitationRanker(MemoEmbedder(get_embedder(embedder)), ocr_cache=default_cache_dir()), warning
+    engine = find_engine()
+    warnings = [engine] if isinstance(engine, str) else []
+    return CitationRanker(MemoEmbedder(get_embedder(embedder)), ocr_cache=default_cache_dir()), warnings
 
 
 def run_benchmark(data: LocalityData, rank: Ranker, questions: Iterable[LocalityQuestion] | None = None) -> BenchmarkReport:
