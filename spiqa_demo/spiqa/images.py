@@ -33,13 +33,14 @@ class ImageFolder:
         self._by_folder_and_name: dict[tuple[str, str], Path] = {}
         self._by_name: dict[str, list[Path]] = defaultdict(list)
         count = 0
-        for folder, _, names in os.walk(root):
-            for name in names:
+        for folder, subfolders, names in os.walk(root):
+            subfolders.sort()  # walked in name order, so a file found twice resolves the same on any disk
+            for name in sorted(names):
                 if not name.lower().endswith(IMAGE_SUFFIXES):
                     continue
                 path = Path(folder, name)
                 for key in _folder_keys(path.parent.name):
-                    self._by_folder_and_name[(key, name)] = path
+                    self._by_folder_and_name.setdefault((key, name), path)
                 self._by_name[name].append(path)
                 count += 1
                 if count >= MAX_FILES:
