@@ -9,6 +9,7 @@ whose model or item texts no longer match is ignored and rebuilt.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -156,6 +157,15 @@ class FigureIndex:
         """The `k` items most likely to answer `question`, best first (fewer if the paper has fewer)."""
         check_query(question, k)
         return ranked_hits(self.items, self.signals(question, query_vector), k)
+
+    def over(self, items: list[Figure]) -> FigureIndex:
+        """This index answering with `items`: the indexed items (same ids, in order) as another copy
+        of the paper holds them, whose crops may lie elsewhere (another cache folder, annotations kept)."""
+        if [item.id for item in items] != [item.id for item in self.items]:
+            raise ValueError("these are not the indexed items")
+        bound = copy.copy(self)
+        bound.items = list(items)
+        return bound
 
     def save(self, folder: Path) -> None:
         """Write the index to `folder` (atomically: a crash leaves the previous copy intact)."""

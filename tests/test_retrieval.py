@@ -225,3 +225,19 @@ def test_lexical_and_fusion_helpers() -> None:
     config = FusionConfig()
     assert kind_prior("Which model performs best?", ["table", "figure"], config).tolist() == [0.6, 0.0]
     assert kind_prior("What does the plot show?", ["table", "figure"], config).tolist() == [0.0, 0.6]
+
+
+def test_an_equal_copy_of_a_paper_gets_its_own_items_from_the_shared_index(embedder: Embedder) -> None:
+    """Indexes are shared between equal papers (same file, same texts), but each answers with the
+    items of the copy asked about: a crop of another cache folder is not this copy's to serve."""
+    from dataclasses import replace
+
+    from spiqa_demo.qa.shortlist import paper_index
+
+    first = small_paper()
+    second = replace(first, items=[replace(f, image=f"/elsewhere/{f.id}.png") for f in first.items])
+    paper_index(first)
+    hit = paper_index(second).search("Which table compares the models?", 1)[0]
+    assert hit.item is next(f for f in second.items if f.id == hit.item.id)
+    with pytest.raises(ValueError):
+        paper_index(first).over(first.items[:-1])

@@ -28,12 +28,7 @@ _lock = threading.Lock()
 
 def retrieval_shortlist(paper: Paper, question: str, k: int) -> list[Candidate]:
     """The `k` best figures/tables for `question`, with the fused score and each signal's score."""
-    by_id = {item.id: item for item in paper.items}
-    return [
-        # This Paper's item, not the indexed copy (a cached index may come from an equal Paper).
-        Candidate(figure=by_id[hit.item.id], score=hit.score, scores=hit.scores)
-        for hit in paper_index(paper).search(question, k)
-    ]
+    return [Candidate(figure=hit.item, score=hit.score, scores=hit.scores) for hit in paper_index(paper).search(question, k)]
 
 
 def build_index(paper: Paper) -> None:
@@ -58,14 +53,15 @@ def _saved_in(paper: Paper) -> Path | None:
 
 
 def paper_index(paper: Paper) -> FigureIndex:
-    """The paper's index: from memory, else saved beside its extraction cache, else built (and saved)."""
+    """The paper's index, answering with this `Paper`'s own items: from memory (an index built for an
+    equal copy, rebound), else saved beside its extraction cache, else built (and saved)."""
     from retrieval.index import FigureIndex
 
     key = _key(paper)
     with _lock:
         if key in _indexes:
             _indexes.move_to_end(key)
-            return _indexes[key]
+            return _indexes[key].over(list(paper.items))
     index = FigureIndex.load_or_build(paper, _saved_in(paper))
     with _lock:
         _indexes[key] = index
