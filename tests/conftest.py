@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,16 +43,31 @@ def shared() -> Path:
     return SHARED
 
 
+def _run_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This run's extraction cache. Parallel workers (pytest-xdist) share it, as an app's processes
+    would: a paper is extracted and embedded once per run, and the cache's cross-process safety is
+    exercised on the way."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "cache"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The run's cache from the start, so session fixtures that extract papers (set up before any
+    test's own fixtures) never write to the user's cache either."""
+    from spiqa_demo.settings import get_settings
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPIQA_CACHE_DIR", str(_run_cache(tmp_path_factory)))
+        get_settings.cache_clear()
+        yield
+    get_settings.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test run gets its own extraction cache, never the user's.
-
-    Parallel workers (pytest-xdist) share it, as an app's processes would: a paper is extracted
-    and embedded once per run, and the cache's cross-process safety is exercised on the way.
-    """
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    monkeypatch.setenv("SPIQA_CACHE_DIR", str(root / "cache"))
+    """Each test starts from the run's cache and fresh settings, whatever an earlier test changed; never the user's cache."""
+    monkeypatch.setenv("SPIQA_CACHE_DIR", str(_run_cache(tmp_path_factory)))
     from spiqa_demo.settings import get_settings
 
     get_settings.cache_clear()
