@@ -26,7 +26,7 @@ from pathlib import Path
 from evalsuite.paths import SHARED
 from retrieval import FigureIndex, get_embedder
 from spiqa_demo.evaluation.retrieval_benchmark import ablation_table, run_ablation, run_retrieval_benchmark
-from spiqa_demo.spiqa import load_dataset
+from spiqa_demo.evaluation.spiqa import load_dataset
 
 BARS = {("test-A", "top1"): 0.70, ("test-A", "top3"): 0.88, ("test-B", "top1"): 0.50}
 TEN_PAGE_PDF = "non-local-nn-cvpr2018-1711.07971.pdf"

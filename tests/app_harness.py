@@ -83,7 +83,7 @@ def app_url(_served_app: tuple[str, dict[str, str]], monkeypatch: pytest.MonkeyP
 def grnet_pdf(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Path:
     """A 3-page synthetic PDF of SPIQA test-A paper 1611.05742 with its Figures 1-2 and Table 1."""
     from evalsuite.pdf_factory import BarChart, Caption, Diagram, LinePlot, PaperWriter, Prose, Table
-    from spiqa_demo.spiqa import load_dataset
+    from spiqa_demo.evaluation.spiqa import load_dataset
 
     spiqa = load_dataset(shared / "spiqa" / "SPIQA_testA.json").paper("1611.05742")
     assert spiqa is not None and len(spiqa.questions) == GRNET_QUESTIONS

@@ -13,10 +13,10 @@ import pytest
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.check import NO_GROUND_TRUTH, REFERENCE_NOT_FOUND, check_answer, check_paper, find_question
 from spiqa_demo.evaluation.harness import each_done
-from spiqa_demo.metrics.classic import CocoMetrics, answer_scores
-from spiqa_demo.metrics.l3score import L3Result
+from spiqa_demo.evaluation.metrics.classic import CocoMetrics, answer_scores
+from spiqa_demo.evaluation.metrics.l3score import L3Result
+from spiqa_demo.evaluation.spiqa import SpiqaFigure, SpiqaPaper, SpiqaQuestion
 from spiqa_demo.qa import Answer
-from spiqa_demo.spiqa import SpiqaFigure, SpiqaPaper, SpiqaQuestion
 from spiqa_demo.types import Figure
 
 TABLE = Figure(kind="table", label="Table 1", number="1", page=1, bbox=(0, 0, 1, 1))

@@ -18,9 +18,9 @@ from evalsuite.tiny_models import make_image, tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results
 from spiqa_demo.evaluation.harness import run_evaluation
+from spiqa_demo.evaluation.spiqa import load_dataset
 from spiqa_demo.models.base import Message, Usage
 from spiqa_demo.settings import get_settings
-from spiqa_demo.spiqa import load_dataset
 
 PAPERS = {"1611.05742v3": ["Figure1-1", "Table1-1", "Figure2-1"], "1702.01234v1": ["Figure1-1", "Figure2-1", "Table3-1"]}
 

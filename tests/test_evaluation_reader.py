@@ -9,10 +9,10 @@ import pytest
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import ResultRecord, align_with_dataset, read_results
+from spiqa_demo.evaluation.metrics import L3Result
 from spiqa_demo.evaluation.official import spiqa_cot_answer, spiqa_direct_answer
-from spiqa_demo.metrics import L3Result
+from spiqa_demo.evaluation.spiqa import load_dataset
 from spiqa_demo.models.base import TokenLogprob
-from spiqa_demo.spiqa import load_dataset
 
 RESPONSES = "spiqa/test-C-responses"
 GPT4O_COT = f"{RESPONSES}/test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"

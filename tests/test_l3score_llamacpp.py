@@ -17,8 +17,8 @@ from tiny_gguf import served_gguf_judge, tiny_gguf_judge
 from tiny_models import Server
 
 from spiqa_demo.cli import main
+from spiqa_demo.evaluation.metrics.l3score import CANDIDATES, L3Judge, l3_prompt, load_judge
 from spiqa_demo.evaluation.records import ResultRecord
-from spiqa_demo.metrics.l3score import CANDIDATES, L3Judge, l3_prompt, load_judge
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, TokenLogprob
 from spiqa_demo.models.openai_api import OpenAIBackend

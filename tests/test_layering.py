@@ -14,6 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # The small core every layer may use: the typed boundary, paper-text conventions, errors, settings.
 CORE = {"spiqa_demo.types", "spiqa_demo.paper_text", "spiqa_demo.errors", "spiqa_demo.settings", "spiqa_demo.questions"}
 OUTSIDE_THE_PACKAGES = ("evalsuite", "benchmarks", "tests")
+# The product's measurement (SPIQA and M3SciQA data, harness, metrics, judges, benchmarks) and the entry
+# points above both; every other unit is the product a reader runs.
+MEASUREMENT = "spiqa_demo.evaluation"
+ENTRY_POINTS = {"spiqa_demo.ui", "spiqa_demo.cli", "spiqa_demo.__main__"}
+# Words that name a benchmark or its scoring; the product's code defines and imports none of them.
+BENCHMARK_WORDS = ("m3sciqa", "l3score", "l3judge", "bertscore", "benchmark", "score_records", "judge_records")
 
 
 def _unit(module: str) -> str:
@@ -21,11 +27,20 @@ def _unit(module: str) -> str:
     return "retrieval" if parts[0] == "retrieval" else ".".join(parts[:2])
 
 
+def _files() -> list[tuple[str, Path]]:
+    """(module name, file) for every file of the installed packages."""
+    files = [*ROOT.glob("spiqa_demo/**/*.py"), *ROOT.glob("retrieval/**/*.py")]
+    return [(".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"), f) for f in files]
+
+
+def _product_units() -> set[str]:
+    return {_unit(module) for module, _ in _files()} - ENTRY_POINTS - {MEASUREMENT}
+
+
 def _imports() -> dict[str, set[str]]:
     """Unit -> the modules its files import (absolute imports; the packages use no relative ones)."""
     found: dict[str, set[str]] = {}
-    for file in [*ROOT.glob("spiqa_demo/**/*.py"), *ROOT.glob("retrieval/**/*.py")]:
-        module = ".".join(file.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    for module, file in _files():
         names = found.setdefault(_unit(module), set())
         for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
@@ -75,3 +90,32 @@ def test_only_the_app_entry_points_use_the_ui() -> None:
 def test_the_packages_never_import_evaluation_suite_benchmark_or_test_code() -> None:
     offending = {unit: sorted(n for n in names if n.split(".")[0] in OUTSIDE_THE_PACKAGES) for unit, names in _imports().items()}
     assert {unit: names for unit, names in offending.items() if names} == {}
+
+
+def test_the_product_never_imports_its_measurement() -> None:
+    graph = _graph()
+    assert {unit for unit in _product_units() if MEASUREMENT in graph.get(unit, set())} == set()
+
+
+def test_the_product_names_no_benchmark_or_its_scoring() -> None:
+    """Definitions and imports only: a docstring may say where a format comes from (M3SciQA's JSON).
+
+    The settings are the one validated configuration of every entry point, the measurement's included.
+    """
+    named: dict[str, set[str]] = {}
+    for module, file in _files():
+        if _unit(module) not in _product_units() - {"spiqa_demo.settings"}:
+            continue
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names = [alias.asname or alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+            elif isinstance(node, ast.Name):
+                names = [node.id]
+            else:
+                continue
+            bad = {n for n in names if any(word in n.lower() for word in BENCHMARK_WORDS)}
+            if bad:
+                named.setdefault(module, set()).update(bad)
+    assert named == {}

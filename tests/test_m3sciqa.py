@@ -19,13 +19,13 @@ from tiny_models import tiny_idefics3
 
 from spiqa_demo.cli import main
 from spiqa_demo.crosspaper import ocr
-from spiqa_demo.crosspaper.m3sciqa import load_locality
-from spiqa_demo.crosspaper.metrics import expected_random, ndcg_at, score_ranks
 from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker, parse_ranking
 from spiqa_demo.crosspaper.names import candidate_names
 from spiqa_demo.crosspaper.ranking import CitationRanker
 from spiqa_demo.crosspaper.types import AnchorFigure, CitationMark, CitedCandidate, seeded_order
 from spiqa_demo.errors import InputError
+from spiqa_demo.evaluation.m3sciqa.data import load_locality
+from spiqa_demo.evaluation.m3sciqa.metrics import expected_random, ndcg_at, score_ranks
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message
 

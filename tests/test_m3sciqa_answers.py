@@ -20,15 +20,16 @@ from tiny_models import Server, tiny_llama
 
 from evalsuite.tiny_models import tiny_model_dir
 from spiqa_demo.cli import main
-from spiqa_demo.crosspaper import answer_report
-from spiqa_demo.crosspaper.answer_benchmark import AnswerSettings, Ranker, run_answers
-from spiqa_demo.crosspaper.answering import IDK, ContextPaper, answer_from_papers, chunks, clean_answer, is_abstention
-from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, StoredVerdict, parse_selection
-from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, load_combined
 from spiqa_demo.crosspaper.ranking import CitationRanker
+from spiqa_demo.crosspaper.replies import IDK, clean_answer, is_abstention
 from spiqa_demo.crosspaper.types import AnchorFigure
 from spiqa_demo.errors import BackendError, InputError, PaperError
 from spiqa_demo.evaluation.analysis import load_results
+from spiqa_demo.evaluation.m3sciqa import answer_report
+from spiqa_demo.evaluation.m3sciqa.answer_benchmark import AnswerSettings, Ranker, run_answers
+from spiqa_demo.evaluation.m3sciqa.answering import ContextPaper, answer_from_papers, chunks
+from spiqa_demo.evaluation.m3sciqa.combined import CombinedData, load_combined
+from spiqa_demo.evaluation.m3sciqa.judge import GradedJudge, JudgeReplyError, StoredVerdict, parse_selection
 from spiqa_demo.evaluation.reader import read_results
 from spiqa_demo.models.base import Message
 

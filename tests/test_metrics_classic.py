@@ -11,8 +11,8 @@ import pytest
 from tiny_bert import tiny_bert
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1, coco_metrics, ptb_tokenize
-from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
+from spiqa_demo.evaluation.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1, coco_metrics, ptb_tokenize
+from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
 
 PREDICTIONS = [
     "The model improves accuracy by 3 points on the test set.",

@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from spiqa_demo.errors import BackendError, PaperError
-from spiqa_demo.metrics.l3score import (
+from spiqa_demo.evaluation.metrics.l3score import (
     CANDIDATES,
     L3Judge,
     l3_prompt,

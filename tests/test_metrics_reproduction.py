@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.evaluation import read_results, score_records
-from spiqa_demo.metrics.classic import COCO_KEYS, coco_metrics
+from spiqa_demo.evaluation.metrics.classic import COCO_KEYS, coco_metrics
 
 GPT4O_COT = "spiqa/test-C-responses/test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
 
@@ -27,7 +27,7 @@ def direct_meteor():
     Starting METEOR costs 10-20 s (it loads its paraphrase tables) and the program keeps no state
     between EVAL requests, so both sides share one process; everything else runs separately.
     """
-    from spiqa_demo.metrics import classic
+    from spiqa_demo.evaluation.metrics import classic
 
     coco_metrics(["warm up"], ["warm up"])
     return classic._meteor_process

@@ -18,6 +18,9 @@ from retrieval_fixtures import embedder
 from retrieval import Embedder, FigureIndex, FusionConfig
 from retrieval.index import check_query, score_candidates
 from spiqa_demo.errors import InputError, PaperError
+from spiqa_demo.evaluation.spiqa.figure_names import parse_figure_file
+from spiqa_demo.evaluation.spiqa.match import match_figure
+from spiqa_demo.evaluation.spiqa.model import SpiqaFigure
 from spiqa_demo.extraction.captions import match_caption_line
 from spiqa_demo.extraction.layout import Line, Span
 from spiqa_demo.extraction.passages import attach_mentions
@@ -34,9 +37,6 @@ from spiqa_demo.paper_text import (
 )
 from spiqa_demo.questions import check_question
 from spiqa_demo.settings import Settings
-from spiqa_demo.spiqa.figure_names import parse_figure_file
-from spiqa_demo.spiqa.match import match_figure
-from spiqa_demo.spiqa.model import SpiqaFigure
 from spiqa_demo.types import Figure, Paper, Passage
 
 BOX = (0.0, 0.0, 100.0, 100.0)

@@ -11,7 +11,7 @@ from retrieval_fixtures import embedder
 from retrieval import Embedder
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation.retrieval_benchmark import RetrievalReport, random_top_k, run_retrieval_benchmark
-from spiqa_demo.spiqa import load_dataset
+from spiqa_demo.evaluation.spiqa import load_dataset
 
 # Issue 3's bars: test-A top-1 >= 0.70 and top-3 >= 0.88 (captions only); test-B top-1 >= 0.50.
 TEST_A_TOP1, TEST_A_TOP3, TEST_B_TOP1 = 0.70, 0.88, 0.50

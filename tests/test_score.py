@@ -142,7 +142,7 @@ def test_bad_response_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_overview_gives_each_judge_its_own_mean_and_never_mixes_them() -> None:
     """Verdicts of different judges are not comparable, so the summary lines show one mean per judge."""
     from spiqa_demo.evaluation import ResultRecord, overview
-    from spiqa_demo.metrics.l3score import L3Result
+    from spiqa_demo.evaluation.metrics.l3score import L3Result
 
     def record(judge: str, score: float, hit: float | None) -> ResultRecord:
         r = ResultRecord(paper_id="p", question_key=judge + str(score), question="q", ground_truth="g", answer="a",

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.paper_text import normalise_arxiv_id
-from spiqa_demo.spiqa import (
+from spiqa_demo.evaluation.spiqa import (
     FIGURE_TYPES,
     find_spiqa_paper,
     load_dataset,
@@ -18,8 +17,9 @@ from spiqa_demo.spiqa import (
     parse_figure_file,
     split_from_name,
 )
-from spiqa_demo.spiqa.hub import fetch_split_json
-from spiqa_demo.spiqa.images import ImageFolder
+from spiqa_demo.evaluation.spiqa.hub import fetch_split_json
+from spiqa_demo.evaluation.spiqa.images import ImageFolder
+from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.types import Figure, Paper
 
 

@@ -14,8 +14,8 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from spiqa_demo.crosspaper.answering import is_abstention
 from spiqa_demo.crosspaper.cited_answer import CitedAnswer
+from spiqa_demo.crosspaper.replies import is_abstention
 from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.qa.answer import Answer
 

@@ -30,11 +30,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spiqa_demo.cli.evaluate import print_warnings
-    from spiqa_demo.crosspaper import benchmark
-    from spiqa_demo.crosspaper.m3sciqa import load_locality
-    from spiqa_demo.crosspaper.metrics import score_ranks
     from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker
     from spiqa_demo.errors import InputError
+    from spiqa_demo.evaluation.m3sciqa import benchmark
+    from spiqa_demo.evaluation.m3sciqa.data import load_locality
+    from spiqa_demo.evaluation.m3sciqa.metrics import score_ranks
     from spiqa_demo.models import load_backend
 
     if args.limit is not None and args.limit < 1:

@@ -44,12 +44,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spiqa_demo.crosspaper import answer_report
-    from spiqa_demo.crosspaper.answer_benchmark import DATA_NOTE, AnswerSettings, Ranker, run_answers
-    from spiqa_demo.crosspaper.judge import GradedJudge
-    from spiqa_demo.crosspaper.m3sciqa_combined import CombinedQuestion, load_combined
     from spiqa_demo.crosspaper.types import CandidateRanking
-    from spiqa_demo.metrics.l3score import load_judge
+    from spiqa_demo.evaluation.m3sciqa import answer_report
+    from spiqa_demo.evaluation.m3sciqa.answer_benchmark import DATA_NOTE, AnswerSettings, Ranker, run_answers
+    from spiqa_demo.evaluation.m3sciqa.combined import CombinedQuestion, load_combined
+    from spiqa_demo.evaluation.m3sciqa.judge import GradedJudge
+    from spiqa_demo.evaluation.metrics.l3score import load_judge
     from spiqa_demo.models import load_backend
 
     if args.limit is not None and args.limit < 1:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     judge = GradedJudge(scorer.backend) if scorer is not None else None
     rank: Ranker | None = None
     if settings.context == "ranked":
-        from spiqa_demo.crosspaper.benchmark import benchmark_ranker, figure_of
+        from spiqa_demo.evaluation.m3sciqa.benchmark import benchmark_ranker, figure_of
 
         ranker, warnings = benchmark_ranker(args.embedder)
         print_warnings(warnings, "")

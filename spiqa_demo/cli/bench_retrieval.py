@@ -24,7 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from retrieval.embedder import get_embedder
     from spiqa_demo.evaluation.retrieval_benchmark import ablation_table, run_ablation, run_retrieval_benchmark
-    from spiqa_demo.spiqa import load_dataset
+    from spiqa_demo.evaluation.spiqa import load_dataset
 
     dataset = load_dataset(Path(args.dataset) if Path(args.dataset).exists() else args.dataset)
     embedder = get_embedder(args.embedder)

@@ -19,7 +19,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.qa.answer import TASKS
 
 if TYPE_CHECKING:
-    from spiqa_demo.metrics.l3score import L3Judge
+    from spiqa_demo.evaluation.metrics.l3score import L3Judge
     from spiqa_demo.models.base import ModelBackend
 
 
@@ -57,7 +57,7 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
 
 def judge_from_args(args: argparse.Namespace) -> L3Judge | None:
     """The `L3Judge` the flags (or SPIQA_JUDGE_* settings) ask for, or None."""
-    from spiqa_demo.metrics.l3score import load_judge
+    from spiqa_demo.evaluation.metrics.l3score import load_judge
 
     if args.judge == "none":
         return None
@@ -87,10 +87,10 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation.harness import run_evaluation
     from spiqa_demo.evaluation.inputs import HUB_IMAGES_HINT
     from spiqa_demo.evaluation.report import format_summary
+    from spiqa_demo.evaluation.spiqa import fetch_split_images, load_dataset
+    from spiqa_demo.evaluation.spiqa.images import ImageFolder
     from spiqa_demo.models import load_backend
     from spiqa_demo.settings import get_settings
-    from spiqa_demo.spiqa import fetch_split_images, load_dataset
-    from spiqa_demo.spiqa.images import ImageFolder
 
     if args.limit is not None and args.limit < 1:
         raise PaperError("--limit must be at least 1")

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     results = read_results(args.responses)
     print_warnings(results.warnings, f"{args.responses.name}")
     if args.dataset:
-        from spiqa_demo.spiqa import load_dataset
+        from spiqa_demo.evaluation.spiqa import load_dataset
 
         dataset = load_dataset(args.dataset)
         print_warnings(dataset.warnings, Path(dataset.source).name)

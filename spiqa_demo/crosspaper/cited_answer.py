@@ -19,8 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spiqa_demo.crosspaper.answering import IDK, MAX_NEW_TOKENS, clean_answer, is_abstention
 from spiqa_demo.crosspaper.paper_references import RankedReference, ReferenceRanking, rank_references
+from spiqa_demo.crosspaper.prompts import CITED_ANSWER_PROMPT
+from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import InputError
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
 PASSAGES_PER_PAPER = 2
+MAX_NEW_TOKENS = 256  # one or two sentences with their citations, with room to spare
 ABSTRACT_CHARS = 1500  # about an abstract's length: more of the first page is author lists and introduction
 
 
@@ -135,18 +137,12 @@ def ask_cited_stream(
     yield CitedAnswer(question, chosen, cited, _cited_first(passages, cited_numbers), text, messages)
 
 
-ANSWER_PROMPT = (
-    "Below are numbered passages from scientific papers cited by another paper, each with its paper's "
-    "title and page. Using only these passages, answer the question in one or two sentences and cite "
-    "the passages you used by their numbers in square brackets, e.g. [1]. If the passages do not "
-    f'contain the answer, reply exactly "{IDK}". Do not guess.\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:'
-)
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
 
 def answer_prompt(question: str, passages: Sequence[CitedPassage]) -> str:
     listed = "\n\n".join(f"[{i}] {p.paper_title}, page {p.page}:\n{p.text}" for i, p in enumerate(passages, 1))
-    return ANSWER_PROMPT.format(passages=listed, question=question)
+    return CITED_ANSWER_PROMPT.format(passages=listed, question=question)
 
 
 def _cited_numbers(text: str, count: int) -> list[int]:

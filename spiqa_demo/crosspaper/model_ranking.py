@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from retrieval.fusion import zscore
+from spiqa_demo.crosspaper.prompts import RANKING_INSTRUCTIONS
 from spiqa_demo.crosspaper.ranking import CitationRanker, fuse, ranking_from_scores
 from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking, CitedCandidate, seeded_order
 from spiqa_demo.models.base import Message, ModelBackend
@@ -29,14 +30,6 @@ FIGURE_TEXT_CHARS = 2000
 SHORT_ABSTRACT_CHARS = (600, 200, 0)
 _OFFICIAL = re.compile(r"\{.*?\"ranking\": \[.*?\].*?\}", re.DOTALL)
 _LENIENT = re.compile(r"ranking\W{0,4}\[([^\]]*)\]?", re.DOTALL | re.IGNORECASE)
-
-INSTRUCTIONS = (
-    "You are given a figure or table from a scientific paper, a question about it, and the papers "
-    "that paper cites, numbered. The answer to the question is an entity shown in the figure; find "
-    "the cited paper that introduced that entity. Reply with JSON only: "
-    '{"ranking": [numbers of the most likely papers, best first]}. You may leave out irrelevant papers.'
-)
-
 
 @dataclass(frozen=True)
 class ParsedRanking:
@@ -103,7 +96,7 @@ def _listing(candidates: list[CitedCandidate], abstract_chars: int | None) -> st
 def build_messages(
     question: str, figure: AnchorFigure, figure_text: str, shown: list[CitedCandidate], abstract_chars: int | None, images: bool
 ) -> list[Message]:
-    parts: list = [INSTRUCTIONS + "\n\n"]
+    parts: list = [RANKING_INSTRUCTIONS + "\n\n"]
     if images and figure.image is not None:
         parts += ["Figure:\n", figure.image, "\n"]
     if figure.caption:

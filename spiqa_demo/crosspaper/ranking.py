@@ -46,7 +46,7 @@ SIGNALS = (*FUSED, "question_target")
 class RankWeights:
     """Weight of each z-scored signal (0 switches it off; the ablation uses that).
 
-    Chosen on a grid (`crosspaper.benchmark.GRID`) by anchor-level 5-fold cross-validation on
+    Chosen on a grid (`evaluation.m3sciqa.benchmark.GRID`) by anchor-level 5-fold cross-validation on
     M3SciQA's shared half: four of the five folds chose these weights. The figure's BM25 and the
     question's dense score add nothing once the others are in; names the question spells out count
     against a candidate. Citation markers are not in M3SciQA; when a figure prints them they name

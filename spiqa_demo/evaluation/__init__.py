@@ -1,5 +1,14 @@
-"""Batch evaluation over SPIQA: result records, result-file reading, scoring, reports and the run harness.
+"""The measurement of the product: SPIQA and M3SciQA data, the run harness, scoring, metrics, judges.
 
+Everything here imports the product (extraction, retrieval, qa, crosspaper, models); nothing in the
+product imports it (`tests/test_layering.py`). The app's SPIQA check and error-analysis tab and the
+CLI's `evaluate`, `score`, `bench-*` commands are its users.
+
+- `spiqa`: the SPIQA benchmark's splits loaded into one typed model, hub downloads, figure images,
+  matching a PDF to its SPIQA paper.
+- `metrics`: L3Score and the classic metrics exactly as SPIQA computes them; retrieval accuracy.
+- `m3sciqa`: M3SciQA's data, stage-1 and stage-2 benchmarks of the cross-paper reader, its judge.
+- `prompts`: the judges' and M3SciQA's prompts, versioned per protocol.
 - `records`: `ResultRecord` (one answered question) and `ResultSet`; results.jsonl is one record per line.
 - `reader`: `read_results(path)` loads our results.jsonl or an official SPIQA response file
   (`official`) into records; `align_with_dataset` joins them with a SPIQA split.

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.metrics.classic import answer_scores
 from spiqa_demo.evaluation.scoring import Overview, overview
-from spiqa_demo.metrics.classic import answer_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,8 +59,8 @@ def load_results(path: Path, name: str = "") -> Results:
     """Read a result file and score every answer's text; `PaperError` for files that are not results."""
     import pandas as pd
 
+    from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit
     from spiqa_demo.evaluation.reader import read_results
-    from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
 
     result = read_results(path)
     records = result.records

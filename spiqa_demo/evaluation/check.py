@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.harness import each_done, question_record
+from spiqa_demo.evaluation.metrics.classic import answer_scores
+from spiqa_demo.evaluation.metrics.l3score import L3Judge
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.scoring import judge_record
-from spiqa_demo.metrics.classic import answer_scores
-from spiqa_demo.metrics.l3score import L3Judge
+from spiqa_demo.evaluation.spiqa import SpiqaPaper, SpiqaQuestion
 from spiqa_demo.qa import Answer
-from spiqa_demo.spiqa import SpiqaPaper, SpiqaQuestion
 from spiqa_demo.types import Figure
 
 FigureFiles = Mapping[str, Figure | None]  # SPIQA figure file -> the extracted item (None: not found)

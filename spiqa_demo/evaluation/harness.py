@@ -22,18 +22,18 @@ from tqdm.auto import tqdm
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.inputs import HUB_IMAGES_HINT, PaperInput, spiqa_candidates, spiqa_paper_input
+from spiqa_demo.evaluation.metrics.l3score import L3Judge
+from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.evaluation.scoring import judge_record, judge_records
-from spiqa_demo.metrics.l3score import L3Judge
-from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit
+from spiqa_demo.evaluation.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
+from spiqa_demo.evaluation.spiqa.images import ImageFolder
 from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.models.batching import BatchingBackend, can_batch
 from spiqa_demo.qa import Answer, Task, ask
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import get_settings
-from spiqa_demo.spiqa import SpiqaDataset, SpiqaPaper, SpiqaQuestion
-from spiqa_demo.spiqa.images import ImageFolder
 
 CandidateMode = Literal["spiqa", "retrieval"]
 IMAGELESS_TASKS: tuple[Task, ...] = ("full", "caption-only")  # run by text-only models too

@@ -14,11 +14,11 @@ import hashlib
 import random
 from dataclasses import dataclass
 
+from spiqa_demo.evaluation.spiqa import SpiqaPaper, SpiqaQuestion
+from spiqa_demo.evaluation.spiqa.convert import to_paper
+from spiqa_demo.evaluation.spiqa.images import ImageFolder
 from spiqa_demo.qa import Candidate
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
-from spiqa_demo.spiqa import SpiqaPaper, SpiqaQuestion
-from spiqa_demo.spiqa.convert import to_paper
-from spiqa_demo.spiqa.images import ImageFolder
 from spiqa_demo.types import Figure, Paper
 
 HUB_IMAGES_HINT = (

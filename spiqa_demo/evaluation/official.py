@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from spiqa_demo.evaluation.records import FigureAnswer, ResultRecord, ResultSet
+from spiqa_demo.evaluation.spiqa import normalise_figure_type, parse_figure_file, split_from_name
 from spiqa_demo.paper_text import normalise_arxiv_id
 from spiqa_demo.qa.parsing import parse_cot
-from spiqa_demo.spiqa import normalise_figure_type, parse_figure_file, split_from_name
 
 _IMAGE_KEY = re.compile(r"""['"]Image['"]\s*:""")
 

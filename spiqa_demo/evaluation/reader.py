@@ -15,8 +15,8 @@ from typing import Any
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.official import read_official
 from spiqa_demo.evaluation.records import ResultRecord, ResultSet
+from spiqa_demo.evaluation.spiqa import SpiqaDataset
 from spiqa_demo.paper_text import normalise_arxiv_id
-from spiqa_demo.spiqa import SpiqaDataset
 
 
 def read_results(path: str | Path) -> ResultSet:

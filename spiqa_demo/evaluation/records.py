@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from spiqa_demo.metrics.l3score import L3Result
+from spiqa_demo.evaluation.metrics.l3score import L3Result
 
 if TYPE_CHECKING:
     from spiqa_demo.qa import Answer
@@ -44,7 +44,7 @@ class ResultRecord:
     QA flow's notes for people; `notes` say why a check left a value out (`evaluation.check`);
     `error` says why a question got no answer at all (or, for a judged benchmark, why its verdict
     is missing). `details` holds what a benchmark other than SPIQA adds (M3SciQA's reasoning types,
-    the cited papers the answer was given, the judge's verdict as `crosspaper.judge.StoredVerdict`); readers that do not know it ignore it.
+    the cited papers the answer was given, the judge's verdict as `evaluation.m3sciqa.judge.StoredVerdict`); readers that do not know it ignore it.
     """
 
     paper_id: str

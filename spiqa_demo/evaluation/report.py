@@ -8,7 +8,7 @@ charts, visualizations, others). Values print x100 with two decimals, as the pap
 from __future__ import annotations
 
 from spiqa_demo.evaluation.scoring import METRIC_KEYS, GroupScores, Summary
-from spiqa_demo.spiqa import FIGURE_TYPE_NAMES
+from spiqa_demo.evaluation.spiqa import FIGURE_TYPE_NAMES
 
 _HEADERS = {"retrieval_accuracy": "Top-1 Acc", "L3Score-exact": "L3Score exact"}
 

@@ -20,9 +20,9 @@ from retrieval.embedder import Embedder, MemoEmbedder, get_embedder
 from retrieval.fusion import FusionConfig
 from retrieval.index import FigureIndex
 from spiqa_demo.errors import PaperError
-from spiqa_demo.spiqa.convert import to_paper
-from spiqa_demo.spiqa.figure_types import FIGURE_TYPES
-from spiqa_demo.spiqa.model import SpiqaDataset
+from spiqa_demo.evaluation.spiqa.convert import to_paper
+from spiqa_demo.evaluation.spiqa.figure_types import FIGURE_TYPES
+from spiqa_demo.evaluation.spiqa.model import SpiqaDataset
 
 KS = (1, 3, 5)
 

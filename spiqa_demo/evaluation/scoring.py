@@ -17,11 +17,11 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1
+from spiqa_demo.evaluation.metrics.l3score import L3Judge, L3Result
+from spiqa_demo.evaluation.metrics.retrieval_accuracy import retrieval_accuracy
 from spiqa_demo.evaluation.records import ResultRecord
-from spiqa_demo.metrics.classic import COCO_KEYS, CocoMetrics, bert_score_f1
-from spiqa_demo.metrics.l3score import L3Judge, L3Result
-from spiqa_demo.metrics.retrieval_accuracy import retrieval_accuracy
-from spiqa_demo.spiqa import FIGURE_TYPES
+from spiqa_demo.evaluation.spiqa import FIGURE_TYPES
 
 METRIC_KEYS = ("retrieval_accuracy", *COCO_KEYS, "BERTScore-F1", "L3Score")
 

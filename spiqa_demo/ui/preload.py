@@ -27,7 +27,7 @@ def preload_on_zerogpu() -> list[str]:
         return []
     import spaces  # noqa: F401  (before torch touches CUDA: ZeroGPU requires this import order)
 
-    from spiqa_demo.metrics import load_judge
+    from spiqa_demo.evaluation.metrics import load_judge
     from spiqa_demo.models import backend_kind, load_backend
     from spiqa_demo.models.local import LocalBackend
     from spiqa_demo.settings import get_settings

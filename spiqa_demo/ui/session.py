@@ -14,8 +14,8 @@ from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Paper
 
 if TYPE_CHECKING:
+    from spiqa_demo.evaluation.spiqa import SpiqaPaper
     from spiqa_demo.qa import Answer
-    from spiqa_demo.spiqa import SpiqaPaper
     from spiqa_demo.ui.loading import PaperLoad
 
 STOPPED = "*(stopped)*"

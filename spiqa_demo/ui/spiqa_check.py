@@ -30,9 +30,9 @@ from spiqa_demo.ui.spiqa_images import find_image
 
 if TYPE_CHECKING:
     from spiqa_demo.evaluation import ResultRecord
-    from spiqa_demo.metrics import L3Judge
+    from spiqa_demo.evaluation.metrics import L3Judge
+    from spiqa_demo.evaluation.spiqa import SpiqaDataset
     from spiqa_demo.qa import Answer
-    from spiqa_demo.spiqa import SpiqaDataset
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def dataset_sources() -> list[str]:
 @lru_cache(maxsize=1)
 def benchmark_datasets() -> tuple[SpiqaDataset, ...]:
     """The loaded SPIQA files (once per process); one that cannot be loaded is skipped with a log line."""
-    from spiqa_demo.spiqa import load_dataset
+    from spiqa_demo.evaluation.spiqa import load_dataset
 
     loaded = []
     for source in dataset_sources():
@@ -69,7 +69,7 @@ def benchmark_datasets() -> tuple[SpiqaDataset, ...]:
 
 def match_paper(session: Session) -> Session:
     """The session with its SPIQA paper and the SPIQA figure files mapped to extracted items."""
-    from spiqa_demo.spiqa import find_spiqa_paper, map_figures
+    from spiqa_demo.evaluation.spiqa import find_spiqa_paper, map_figures
 
     session.spiqa, session.spiqa_figures = None, {}
     if session.paper is not None:
@@ -84,7 +84,7 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
 
     A judge the operator does not allow visitors to choose (`visitor_policy`) is not contacted.
     """
-    from spiqa_demo.metrics import load_judge as library_load_judge
+    from spiqa_demo.evaluation.metrics import load_judge as library_load_judge
     from spiqa_demo.models.endpoints import same_endpoint
     from spiqa_demo.ui.visitor_policy import VisitorPolicy
 

@@ -1,7 +1,7 @@
 """Where SPIQA's own figure images are on this machine, if anywhere (they are not in the repo).
 
-Looked up (`spiqa_demo.spiqa.images.ImageFolder`) in `SPIQA_IMAGES_DIR`, else in the folders
-`spiqa_demo.spiqa.hub` unpacks downloaded image archives to. Without them the app shows captions
+Looked up (`spiqa_demo.evaluation.spiqa.images.ImageFolder`) in `SPIQA_IMAGES_DIR`, else in the folders
+`spiqa_demo.evaluation.spiqa.hub` unpacks downloaded image archives to. Without them the app shows captions
 (or the extracted crop) instead.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from spiqa_demo.evaluation.spiqa.images import ImageFolder
 from spiqa_demo.settings import get_settings
-from spiqa_demo.spiqa.images import ImageFolder
 
 
 def image_roots() -> list[Path]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spiqa_demo.crosspaper.judge import StoredVerdict
+from spiqa_demo.evaluation.m3sciqa.judge import StoredVerdict
 from spiqa_demo.evaluation.records import ResultRecord
 
 

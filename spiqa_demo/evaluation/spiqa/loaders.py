@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.spiqa.figure_names import parse_figure_file
+from spiqa_demo.evaluation.spiqa.figure_types import normalise_figure_type
+from spiqa_demo.evaluation.spiqa.model import Shape, SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 from spiqa_demo.paper_text import normalise_arxiv_id
-from spiqa_demo.spiqa.figure_names import parse_figure_file
-from spiqa_demo.spiqa.figure_types import normalise_figure_type
-from spiqa_demo.spiqa.model import Shape, SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 
 # Whole words only, so "latest-c" or "interval" name no split.
 _SPLIT_PATTERNS = (
@@ -54,7 +54,7 @@ def load_dataset(path: str | Path, split: str | None = None, strict: bool = Fals
     """
     file = Path(path)
     if not file.exists():
-        from spiqa_demo.spiqa.hub import SPLIT_FILES, fetch_split_json
+        from spiqa_demo.evaluation.spiqa.hub import SPLIT_FILES, fetch_split_json
 
         if str(path) not in SPLIT_FILES:
             raise PaperError(f"SPIQA file not found: {path} (give a JSON file or one of {', '.join(SPLIT_FILES)})")

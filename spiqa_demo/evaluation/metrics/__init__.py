@@ -9,7 +9,7 @@
 Every value is in the libraries' own scale (0-1; CIDEr 0-10); the paper's tables print x100.
 """
 
-from spiqa_demo.metrics.classic import (
+from spiqa_demo.evaluation.metrics.classic import (
     ANSWER_KEYS,
     COCO_KEYS,
     CocoMetrics,
@@ -18,8 +18,8 @@ from spiqa_demo.metrics.classic import (
     coco_metrics,
     ptb_tokenize,
 )
-from spiqa_demo.metrics.l3score import L3Judge, L3Result, l3_prompt, load_judge, score_top_logprobs
-from spiqa_demo.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
+from spiqa_demo.evaluation.metrics.l3score import L3Judge, L3Result, l3_prompt, load_judge, score_top_logprobs
+from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit, retrieval_accuracy
 
 __all__ = [
     "ANSWER_KEYS",

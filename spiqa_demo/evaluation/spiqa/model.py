@@ -1,7 +1,7 @@
 """The one typed model every SPIQA split is normalised into.
 
 `SpiqaDataset` -> `SpiqaPaper` (figures by file name, questions, passages) -> `SpiqaQuestion`
-(ground-truth answer and reference figure files). Loaders (`spiqa_demo.spiqa.loaders`) build it
+(ground-truth answer and reference figure files). Loaders (`spiqa_demo.evaluation.spiqa.loaders`) build it
 from test-A/train/val, test-B and test-C files; metrics, evaluation and retrieval benchmarks read
 only these classes, never the raw JSON.
 """
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from spiqa_demo.evaluation.spiqa.figure_types import FigureType
 from spiqa_demo.paper_text import normalise_arxiv_id
-from spiqa_demo.spiqa.figure_types import FigureType
 
 Shape = Literal["test-A", "test-B", "test-C", "test-C-derived"]
 

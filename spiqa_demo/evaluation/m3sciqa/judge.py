@@ -16,20 +16,14 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from spiqa_demo.crosspaper.answering import is_abstention
+from spiqa_demo.crosspaper.replies import is_abstention
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.prompts import M3SCIQA_JUDGE_PROMPT
 from spiqa_demo.models.base import Message, ModelBackend
 from spiqa_demo.paper_text import one_line
 
 SCALE = (0.0, 0.5, 1.0)
 MAX_NEW_TOKENS = 64
-JUDGE_PROMPT = (
-    "You are checking an answer to a question about a scientific paper against the reference answer.\n"
-    "Question: {question}\nReference answer: {reference}\nCandidate answer: {candidate}\n"
-    "Does the candidate answer mean the same as the reference answer? Reply with JSON only: "
-    '{{"selection": "1"}} if it means the same, {{"selection": "0.5"}} if it is partially correct, '
-    '{{"selection": "0"}} if it is irrelevant or wrong.'
-)
 _SELECTION = re.compile(r"""selection["'\s]*[:=]\s*["']?\s*(\d+(?:\.\d+)?|\.\d+)""", re.IGNORECASE)
 _BARE = re.compile(r"""^[\s"'`{(\[]*(\d+(?:\.\d+)?|\.\d+)[\s"'`})\].]*$""")
 
@@ -81,7 +75,7 @@ class StoredVerdict:
 
 
 def judge_prompt(question: str, reference: str, candidate: str) -> str:
-    return JUDGE_PROMPT.format(question=question, reference=reference, candidate=candidate)
+    return M3SCIQA_JUDGE_PROMPT.format(question=question, reference=reference, candidate=candidate)
 
 
 def parse_selection(reply: str) -> float:

@@ -25,12 +25,12 @@ from typing import Literal
 
 from tqdm.auto import tqdm
 
-from spiqa_demo.crosspaper.answering import CHUNK_CHARS, ContextPaper, answer_from_papers
-from spiqa_demo.crosspaper.judge import GradedJudge, JudgeReplyError, StoredVerdict
-from spiqa_demo.crosspaper.m3sciqa_combined import CombinedData, CombinedQuestion
 from spiqa_demo.crosspaper.types import CandidateRanking
 from spiqa_demo.errors import BackendError, InputError, PaperError
 from spiqa_demo.evaluation.harness import RunReport, answer_all
+from spiqa_demo.evaluation.m3sciqa.answering import CHUNK_CHARS, ContextPaper, answer_from_papers
+from spiqa_demo.evaluation.m3sciqa.combined import CombinedData, CombinedQuestion
+from spiqa_demo.evaluation.m3sciqa.judge import GradedJudge, JudgeReplyError, StoredVerdict
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend

@@ -11,29 +11,17 @@ abstracts the context is one chunk, one call.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from spiqa_demo.crosspaper.replies import IDK, clean_answer, is_abstention
 from spiqa_demo.crosspaper.types import CitedCandidate
+from spiqa_demo.evaluation.prompts import M3SCIQA_ANSWER_PROMPT, M3SCIQA_MERGE_PROMPT
 from spiqa_demo.models.base import Message, ModelBackend
 
-IDK = "I don't know"
 CHUNK_CHARS = 10_000  # M3SciQA's default chunk length
 CHUNK_OVERLAP = 50
 MAX_NEW_TOKENS = 256
 
-ANSWER_PROMPT = (
-    "Below are the {what} of {count} scientific paper(s) cited by another paper; the full texts are "
-    "not available. Using only this text, answer the question in short form. If the text does not "
-    f'contain the answer, reply exactly "{IDK}". Do not guess.\n\n{{context}}\n\nQuestion: {{question}}\nAnswer:'
-)
-MERGE_PROMPT = (
-    "Several readers answered the same question, each from a different part of the same papers' titles and "
-    f'abstracts. Combine their answers into one short answer. If none of them answers it, reply exactly "{IDK}".'
-    "\n\nQuestion: {question}\n\n{answers}\n\nCombined answer:"
-)
-_IDK_PHRASES = ("i don't know", "i do not know", "i dont know", "i don’t know")
-_LEAD = re.compile(r"^\s*(?:\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -66,17 +54,6 @@ class PapersAnswer:
     chunks: int = 1
 
 
-def is_abstention(answer: str) -> bool:
-    """The answer says "I don't know" (first, or as its whole content); an empty answer is no abstention."""
-    text = clean_answer(answer).lower().strip(" \"'`*.")
-    return any(text.startswith(p) for p in _IDK_PHRASES)
-
-
-def clean_answer(reply: str) -> str:
-    """The reply without a leading "Answer:" label and surrounding whitespace."""
-    return _LEAD.sub("", reply.strip(), count=1).strip()
-
-
 def chunks(text: str, size: int = CHUNK_CHARS, overlap: int = CHUNK_OVERLAP) -> list[str]:
     """`text` cut into pieces of `size` characters, each starting `overlap` characters before the last ended."""
     if size <= overlap:
@@ -97,7 +74,7 @@ def answer_from_papers(
     replies, answers = [], []
     pieces = chunks(context, chunk_chars)
     for piece in pieces:
-        prompt = ANSWER_PROMPT.format(what=what, count=len(papers), context=piece, question=question)
+        prompt = M3SCIQA_ANSWER_PROMPT.format(what=what, count=len(papers), context=piece, question=question)
         reply = backend.generate([Message("user", [prompt])], max_new_tokens=MAX_NEW_TOKENS)
         replies.append(reply)
         if not is_abstention(reply) and clean_answer(reply):
@@ -109,7 +86,7 @@ def answer_from_papers(
     if len(answers) == 1:
         return PapersAnswer(answers[0], abstained=False, replies=replies, chunks=len(pieces))
     listed = "\n".join(f"Answer {i}: {a}" for i, a in enumerate(answers, 1))
-    merged = backend.generate([Message("user", [MERGE_PROMPT.format(question=question, answers=listed)])],
+    merged = backend.generate([Message("user", [M3SCIQA_MERGE_PROMPT.format(question=question, answers=listed)])],
                               max_new_tokens=MAX_NEW_TOKENS)
     replies.append(merged)
     final = clean_answer(merged)

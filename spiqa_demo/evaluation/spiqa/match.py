@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
+from spiqa_demo.evaluation.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper
 from spiqa_demo.paper_text import normalise_arxiv_id, normalise_title, strip_caption_label
-from spiqa_demo.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper
 from spiqa_demo.types import Figure, Paper
 
 # Caption similarity needed to accept a figure matched by caption alone (no kind+number match).

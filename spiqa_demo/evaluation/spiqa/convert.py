@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+from spiqa_demo.evaluation.spiqa.model import SpiqaPaper
 from spiqa_demo.extraction.passages import attach_mentions
-from spiqa_demo.spiqa.model import SpiqaPaper
 from spiqa_demo.types import Figure, Paper, Passage
 
 _NO_BOX = (0.0, 0.0, 0.0, 0.0)

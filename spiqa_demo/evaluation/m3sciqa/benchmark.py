@@ -16,12 +16,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from spiqa_demo.crosspaper.m3sciqa import LocalityData, LocalityQuestion
-from spiqa_demo.crosspaper.m3sciqa_combined import CombinedQuestion
-from spiqa_demo.crosspaper.metrics import Scores, expected_random, score_ranks
 from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
 from spiqa_demo.crosspaper.ranking import FUSED, CitationRanker, RankWeights, RawSignals, fuse, ordering
 from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking
+from spiqa_demo.evaluation.m3sciqa.combined import CombinedQuestion
+from spiqa_demo.evaluation.m3sciqa.data import LocalityData, LocalityQuestion
+from spiqa_demo.evaluation.m3sciqa.metrics import Scores, expected_random, score_ranks
 
 Ranker = Callable[[LocalityQuestion], CandidateRanking]
 

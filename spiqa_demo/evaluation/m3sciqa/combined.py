@@ -13,9 +13,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from spiqa_demo.crosspaper.m3sciqa import DEFAULT_SEED, _read_json, _read_jsonl, load_locality
 from spiqa_demo.crosspaper.types import CitedCandidate
 from spiqa_demo.errors import InputError
+from spiqa_demo.evaluation.m3sciqa.data import DEFAULT_SEED, _read_json, _read_jsonl, load_locality
 
 SPLITS = ("val", "test")
 

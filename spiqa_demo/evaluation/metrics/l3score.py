@@ -22,14 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from spiqa_demo.errors import BackendError, InputError
+from spiqa_demo.evaluation.prompts import L3SCORE_PROMPT
 from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
 
-L3_PROMPT = (
-    "You are given a question, ground-truth answer, and a candidate answer. "
-    "Question: {question} \nGround-truth answer: {ground_truth} \nCandidate answer: {candidate} \n"
-    "Is the semantic meaning of the ground-truth and candidate answers similar? "
-    "Answer in one word - Yes or No."
-)
 YES_TOKENS = frozenset({"yes", "yeah"})
 NO_TOKENS = frozenset({"no"})
 TOP_K = 5
@@ -86,7 +81,7 @@ class L3Result:
 
 def l3_prompt(question: str, ground_truth: str, candidate: str) -> str:
     """The judge prompt of the SPIQA paper (Appendix F)."""
-    return L3_PROMPT.format(question=question, ground_truth=ground_truth, candidate=candidate)
+    return L3SCORE_PROMPT.format(question=question, ground_truth=ground_truth, candidate=candidate)
 
 
 def _normalize(token: str) -> str:

@@ -22,12 +22,12 @@ Public API (everything else is internal):
 Every bad input raises `spiqa_demo.errors.PaperError`.
 """
 
-from spiqa_demo.spiqa.figure_names import FigureName, parse_figure_file
-from spiqa_demo.spiqa.figure_types import FIGURE_TYPE_NAMES, FIGURE_TYPES, FigureType, normalise_figure_type
-from spiqa_demo.spiqa.hub import fetch_split_images, fetch_split_json
-from spiqa_demo.spiqa.loaders import detect_shape, load_dataset, split_from_name
-from spiqa_demo.spiqa.match import FigureMatch, find_spiqa_paper, map_figures
-from spiqa_demo.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
+from spiqa_demo.evaluation.spiqa.figure_names import FigureName, parse_figure_file
+from spiqa_demo.evaluation.spiqa.figure_types import FIGURE_TYPE_NAMES, FIGURE_TYPES, FigureType, normalise_figure_type
+from spiqa_demo.evaluation.spiqa.hub import fetch_split_images, fetch_split_json
+from spiqa_demo.evaluation.spiqa.loaders import detect_shape, load_dataset, split_from_name
+from spiqa_demo.evaluation.spiqa.match import FigureMatch, find_spiqa_paper, map_figures
+from spiqa_demo.evaluation.spiqa.model import SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 
 __all__ = [
     "FIGURE_TYPES",
