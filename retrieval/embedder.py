@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from spiqa_demo.settings import RetrievalSettings
+
 HUB_DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -153,13 +155,11 @@ class MemoEmbedder(Embedder):
 
 
 @lru_cache(maxsize=4)
-def get_embedder(model: str | None = None) -> Embedder:
-    """The process-wide `Embedder` for `model` (default: `SPIQA_EMBEDDER`, else MiniLM)."""
-    from spiqa_demo.settings import get_settings
-
-    settings = get_settings()
+def get_embedder(settings: RetrievalSettings | None = None) -> Embedder:
+    """The process-wide `Embedder` for `settings.embedder` (default: MiniLM), one per distinct settings."""
+    settings = settings or RetrievalSettings()
     return Embedder(
-        model or settings.embedder or None,
+        settings.embedder or None,
         batch_size=settings.embed_batch_size,
         max_tokens=settings.embed_max_tokens,
         bf16=use_bf16(settings.embed_bf16, "cpu"),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.paper_text import find_arxiv_id
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import ExtractionSettings
 
 TIMEOUT_S = 30
 
@@ -28,9 +28,11 @@ def parse_arxiv_id(text: str) -> str:
     return str(found)
 
 
-def download_arxiv_pdf(text: str, folder: Path) -> Path:
-    """Download the PDF of the arXiv paper named in `text` into `folder`; `PaperError` when impossible."""
-    settings = get_settings()
+def download_arxiv_pdf(text: str, folder: Path, settings: ExtractionSettings) -> Path:
+    """Download the PDF of the arXiv paper named in `text` into `folder`; `PaperError` when impossible.
+
+    `settings` give the download address and the size limit a file must keep to.
+    """
     arxiv_id = parse_arxiv_id(text)
     url = settings.arxiv_pdf_url.format(id=arxiv_id)
     limit = settings.max_file_mb * 1_000_000

@@ -1,7 +1,7 @@
 """What a question may be, for every entry point (CLI, app, evaluation, retrieval alike).
 
 A question is its words with whitespace collapsed; an empty one is an input error, and a very long
-one is cut to `Settings.max_question_chars` (SPIQA_MAX_QUESTION_CHARS) so that a pasted page cannot
+one is cut to `QASettings.max_question_chars` (SPIQA_MAX_QUESTION_CHARS) so that a pasted page cannot
 crowd the paper out of a model's context. SPIQA's chain-of-thought protocol shows the model at
 most `SPIQA_MAX_CANDIDATES` candidate figures per question.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spiqa_demo.errors import InputError
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import QASettings
 
 SPIQA_MAX_CANDIDATES = 8
 
@@ -29,12 +29,12 @@ class Question:
         return [] if self.cut_to is None else [f"the question was cut to its first {self.cut_to} characters"]
 
 
-def check_question(question: object, settings: Settings | None = None) -> Question:
+def check_question(question: object, settings: QASettings | None = None) -> Question:
     """The question with its whitespace collapsed and cut to the limit; `InputError` when empty."""
     text = " ".join(question.split()) if isinstance(question, str) else ""
     if not text:
         raise InputError("the question is empty: type a question about the paper's figures or tables")
-    limit = (settings or get_settings()).max_question_chars
+    limit = (settings or QASettings()).max_question_chars
     return Question(text[:limit], limit) if len(text) > limit else Question(text)
 
 

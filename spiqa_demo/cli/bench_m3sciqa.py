@@ -36,14 +36,16 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation.m3sciqa.data import load_locality
     from spiqa_demo.evaluation.m3sciqa.metrics import score_ranks
     from spiqa_demo.models import load_backend
+    from spiqa_demo.settings import get_settings
 
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit must be at least 1")
     data = load_locality(args.data, seed=args.seed)
     questions = data.questions[: args.limit] if args.limit else data.questions
-    ranker, warnings = benchmark.benchmark_ranker(args.embedder)
+    settings = get_settings()
+    ranker, warnings = benchmark.benchmark_ranker(args.embedder, settings)
     print_warnings(warnings, "")
-    backend = None if args.backend == "none" else load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
+    backend = None if args.backend == "none" else load_backend(settings.models, backend=args.backend, model=args.model, base_url=args.base_url)
     rank = (ModelCitationRanker(ranker, backend, seed=args.seed) if backend else ranker).rank
     report = benchmark.run_benchmark(data, lambda q: rank(q.question, benchmark.figure_of(q), data.clusters[q.anchor_id]), questions)
     if args.ablation:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from spiqa_demo.cli.evaluate import concurrency_for, print_warnings
 from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import get_settings
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -54,26 +55,27 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise PaperError("--limit must be at least 1")
-    settings = AnswerSettings(context=args.context, **({} if args.k is None else {"k": args.k}))
+    configured = get_settings()
+    settings = AnswerSettings(context=args.context, k=configured.qa.cited_k if args.k is None else args.k)
     data = load_combined(args.data, split="val", seed=args.seed)
-    backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
+    backend = load_backend(configured.models, backend=args.backend, model=args.model, base_url=args.base_url)
     if backend is None:
         raise PaperError("no model to answer with: give --model (and --backend/--base-url for an API)")
-    scorer = None if args.judge_model == "none" else load_judge(model=args.judge_model, backend=args.judge_backend,
+    scorer = None if args.judge_model == "none" else load_judge(configured, model=args.judge_model, backend=args.judge_backend,
                                                                 base_url=args.judge_url)
     judge = GradedJudge(scorer.backend) if scorer is not None else None
     rank: Ranker | None = None
     if settings.context == "ranked":
         from spiqa_demo.evaluation.m3sciqa.benchmark import benchmark_ranker, figure_of
 
-        ranker, warnings = benchmark_ranker(args.embedder)
+        ranker, warnings = benchmark_ranker(args.embedder, configured)
         print_warnings(warnings, "")
 
         def rank(q: CombinedQuestion) -> CandidateRanking:
             return ranker.rank(q.question_anchor, figure_of(q), data.clusters[q.anchor_id])
     try:
         report, records = run_answers(data, backend, args.out, rank=rank, judge=judge, settings=settings,
-                                      limit=args.limit, concurrency=concurrency_for(args.concurrency, backend))
+                                      limit=args.limit, concurrency=concurrency_for(args.concurrency, backend, configured.evaluation))
     except KeyboardInterrupt:
         print(f"interrupted: finished questions are in {args.out}; run the same command again to resume", file=sys.stderr)
         return 130

@@ -25,9 +25,12 @@ def run(args: argparse.Namespace) -> int:
     from retrieval.embedder import get_embedder
     from spiqa_demo.evaluation.retrieval_benchmark import ablation_table, run_ablation, run_retrieval_benchmark
     from spiqa_demo.evaluation.spiqa import load_dataset
+    from spiqa_demo.settings import get_settings
 
-    dataset = load_dataset(Path(args.dataset) if Path(args.dataset).exists() else args.dataset)
-    embedder = get_embedder(args.embedder)
+    settings = get_settings()
+    dataset = load_dataset(Path(args.dataset) if Path(args.dataset).exists() else args.dataset, settings=settings.evaluation)
+    retrieval = settings.retrieval.with_overrides(embedder=args.embedder) if args.embedder else settings.retrieval
+    embedder = get_embedder(retrieval)
     passages = False if args.captions_only else None
     if args.ablation:
         print(ablation_table(run_ablation(dataset, embedder, passages)))

@@ -35,18 +35,20 @@ def run(args: argparse.Namespace) -> int:
     from retrieval.embedder import get_embedder
     from spiqa_demo.crosspaper.cited_answer import anchor_figure_for
     from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker
-    from spiqa_demo.crosspaper.ocr import default_cache_dir
+    from spiqa_demo.crosspaper.ocr import FigureReading
     from spiqa_demo.crosspaper.paper_references import rank_references
     from spiqa_demo.crosspaper.ranking import CitationRanker
     from spiqa_demo.extraction import load_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.questions import check_question
+    from spiqa_demo.settings import get_settings
     from spiqa_demo.types import Figure
 
-    check_question(args.question)
+    settings = get_settings()
+    check_question(args.question, settings.qa)
     if args.top < 1:
         raise InputError("--top must be at least 1")
-    paper = load_paper(args.pdf)
+    paper = load_paper(args.pdf, settings=settings.extraction)
     figure: Figure | Path
     if args.image is not None:
         figure = args.image
@@ -60,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
             figure = anchor_figure_for(paper, args.question)
         except InputError as exc:
             raise InputError(f"{exc}; give the figure with --image") from None
-    base = CitationRanker(get_embedder(), ocr_cache=default_cache_dir())
-    backend = None if args.backend == "none" else load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
+    base = CitationRanker(get_embedder(settings.retrieval), reading=FigureReading.from_settings(settings.extraction))
+    backend = None if args.backend == "none" else load_backend(settings.models, backend=args.backend, model=args.model, base_url=args.base_url)
     ranking = rank_references(args.question, paper, figure, ModelCitationRanker(base, backend) if backend else base)
     if args.json:
         print(json.dumps(ranking.to_dict(), ensure_ascii=False, default=str))

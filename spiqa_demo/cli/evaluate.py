@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.qa.answer import TASKS
+from spiqa_demo.settings import EvaluationSettings, Settings, get_settings
 
 if TYPE_CHECKING:
     from spiqa_demo.evaluation.metrics.l3score import L3Judge
@@ -55,22 +56,21 @@ def add_judge_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="requests in flight for API models (default SPIQA_EVAL_CONCURRENCY; local: 1)")
 
 
-def judge_from_args(args: argparse.Namespace) -> L3Judge | None:
+def judge_from_args(args: argparse.Namespace, settings: Settings) -> L3Judge | None:
     """The `L3Judge` the flags (or SPIQA_JUDGE_* settings) ask for, or None."""
     from spiqa_demo.evaluation.metrics.l3score import load_judge
 
     if args.judge == "none":
         return None
-    return load_judge(model=args.judge, backend=args.judge_backend, base_url=args.judge_base_url,
+    return load_judge(settings, model=args.judge, backend=args.judge_backend, base_url=args.judge_base_url,
                       fallback=args.judge_fallback)
 
 
-def concurrency_for(requested: int | None, backend: ModelBackend) -> int:
+def concurrency_for(requested: int | None, backend: ModelBackend, settings: EvaluationSettings) -> int:
     """`--concurrency`, else SPIQA_EVAL_CONCURRENCY for API models and 1 for a local model (it holds a lock)."""
     from spiqa_demo.models.openai_api import OpenAIBackend
-    from spiqa_demo.settings import get_settings
 
-    return requested or (get_settings().eval_concurrency if isinstance(backend, OpenAIBackend) else 1)
+    return requested or (settings.eval_concurrency if isinstance(backend, OpenAIBackend) else 1)
 
 
 def print_warnings(warnings: Sequence[str], where: str, limit: int = 5) -> None:
@@ -90,33 +90,34 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation.spiqa import fetch_split_images, load_dataset
     from spiqa_demo.evaluation.spiqa.images import ImageFolder
     from spiqa_demo.models import load_backend
-    from spiqa_demo.settings import get_settings
 
+    settings = get_settings()
     if args.limit is not None and args.limit < 1:
         raise PaperError("--limit must be at least 1")
     if args.batch_size is not None and args.batch_size < 1:
         raise PaperError("--batch-size must be at least 1")
     if args.max_new_tokens is not None and args.max_new_tokens < 1:
         raise PaperError("--max-new-tokens must be at least 1")
-    dataset = load_dataset(args.dataset)
+    dataset = load_dataset(args.dataset, settings=settings.evaluation)
     print_warnings(dataset.warnings, Path(dataset.source).name)
-    backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url)
+    backend = load_backend(settings.models, backend=args.backend, model=args.model, base_url=args.base_url)
     if backend is None:
         raise PaperError("no model to evaluate: give --model (and --backend/--base-url for an API)")
     images = None
     if args.images == "hub":
-        images = ImageFolder(fetch_split_images(dataset.split))
+        images = ImageFolder(fetch_split_images(dataset.split, settings.evaluation))
     elif args.images:
         if not Path(args.images).is_dir():
             raise PaperError(f"--images {args.images} is not a folder; {HUB_IMAGES_HINT}")
         images = ImageFolder(Path(args.images))
-    judge = judge_from_args(args)
-    concurrency = concurrency_for(args.concurrency, backend)
-    batch_size = args.batch_size or get_settings().eval_batch_size
+    judge = judge_from_args(args, settings)
+    concurrency = concurrency_for(args.concurrency, backend, settings.evaluation)
+    batch_size = args.batch_size or settings.evaluation.eval_batch_size
     try:
         report = run_evaluation(dataset, backend, args.out, task=args.task, images=images, judge=judge,
                                 concurrency=concurrency, batch_size=batch_size, candidates=args.candidates,
-                                limit=args.limit, max_new_tokens=args.max_new_tokens)
+                                limit=args.limit,
+                                max_new_tokens=args.max_new_tokens or settings.evaluation.eval_max_new_tokens)
     except KeyboardInterrupt:
         print(f"interrupted: finished questions are in {args.out}; run the same command again to resume",
               file=sys.stderr)
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         raise PaperError(f"no question was answered, nothing to score in {args.out}")
     results = read_results(args.out)
     align_with_dataset(results, dataset)
-    summary = score_records(results.records, bertscore=not args.no_bertscore)
+    summary = score_records(results.records, bertscore=not args.no_bertscore, settings=settings.evaluation)
     summary.source = str(args.out)
     print(format_summary(summary))
     if args.json:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from spiqa_demo.cli.evaluate import add_judge_arguments, concurrency_for, judge_from_args, print_warnings
+from spiqa_demo.settings import get_settings
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,15 +35,16 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.evaluation.report import format_summary
     from spiqa_demo.evaluation.resume import ResultWriter
 
+    settings = get_settings()
     results = read_results(args.responses)
     print_warnings(results.warnings, f"{args.responses.name}")
     if args.dataset:
         from spiqa_demo.evaluation.spiqa import load_dataset
 
-        dataset = load_dataset(args.dataset)
+        dataset = load_dataset(args.dataset, settings=settings.evaluation)
         print_warnings(dataset.warnings, Path(dataset.source).name)
         print_warnings(align_with_dataset(results, dataset).messages(Path(dataset.source).name), "")
-    judge = judge_from_args(args)
+    judge = judge_from_args(args, settings)
     writer = ResultWriter(args.out) if args.out else None
     if writer is not None:
         print_warnings(writer.reuse_verdicts(results.records), args.out.name)
@@ -50,13 +52,13 @@ def run(args: argparse.Namespace) -> int:
         print("note: L3Score verdicts are not saved; give --out to keep them for a re-run", file=sys.stderr)
     try:
         if judge is not None:
-            judge_records(results.records, judge, concurrency=concurrency_for(args.concurrency, judge.backend),
+            judge_records(results.records, judge, concurrency=concurrency_for(args.concurrency, judge.backend, settings.evaluation),
                           on_done=writer.write if writer else None, progress=True)
     finally:
         if writer is not None:
             writer.write_missing(results.records)
             writer.close()
-    summary = score_records(results.records, bertscore=not args.no_bertscore)
+    summary = score_records(results.records, bertscore=not args.no_bertscore, settings=settings.evaluation)
     summary.source = str(args.responses)
     print(format_summary(summary))
     if args.json:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from spiqa_demo.errors import InputError
 from spiqa_demo.extraction.ocr import Tesseract, find_tesseract, words_text
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import ExtractionSettings
 
 # Bumped when the text read changes, so cached results of an older reading are not served.
 _CACHE_VERSION = 2
@@ -28,20 +29,33 @@ TIMEOUT_S = 60.0  # one figure image; a run past it reads as an image OCR could 
 MIN_CONFIDENCE = 0.0
 
 
-def find_engine() -> Tesseract | str:
-    """The Tesseract program (`spiqa_demo.extraction.ocr`, language `SPIQA_OCR_LANGUAGE`), or why the
-    figure's printed names cannot be read, with what to install."""
-    engine = find_tesseract(get_settings().ocr_language)
+@dataclass(frozen=True)
+class FigureReading:
+    """How figure images are read: Tesseract's language, and the folder its results are kept in (None: not kept)."""
+
+    language: str = "eng"
+    cache_dir: Path | None = None
+
+    @classmethod
+    def from_settings(cls, settings: ExtractionSettings) -> FigureReading:
+        """Extraction's OCR language; results beside the extraction cache, in `<cache>/ocr`."""
+        return cls(settings.ocr_language, settings.cache_dir / "ocr")
+
+
+def find_engine(language: str = FigureReading.language) -> Tesseract | str:
+    """The Tesseract program (`spiqa_demo.extraction.ocr`) for `language`, or why the figure's printed
+    names cannot be read, with what to install."""
+    engine = find_tesseract(language)
     if isinstance(engine, Tesseract):
         return engine
     return (f"{engine}, so names printed in figure images are not read (the other ranking signals still "
             "work). Install it with `apt-get install tesseract-ocr` (Debian/Ubuntu) or `brew install tesseract`.")
 
 
-def image_key(image: Path) -> str:
+def image_key(image: Path, language: str) -> str:
     """The cache key of an image: its content hash, the OCR language and the reading's version."""
     digest = hashlib.sha256(Path(image).read_bytes()).hexdigest()
-    return f"{digest}-{get_settings().ocr_language}-v{_CACHE_VERSION}"
+    return f"{digest}-{language}-v{_CACHE_VERSION}"
 
 
 def _read(engine: Tesseract, image: Path) -> str:
@@ -56,19 +70,19 @@ def _read(engine: Tesseract, image: Path) -> str:
     return words_text(engine.read_image(encoded.getvalue(), TIMEOUT_S, min_confidence=MIN_CONFIDENCE))
 
 
-def ocr_text(image: Path, cache_dir: Path | None) -> str:
-    """The text Tesseract reads in `image` (cached under `cache_dir` when given).
+def ocr_text(image: Path, reading: FigureReading) -> str:
+    """The text Tesseract reads in `image` (cached under `reading.cache_dir` when given).
 
     Raises `InputError` when Tesseract is not installed or the image cannot be read.
     """
     image = Path(image)
     if not image.is_file():
         raise InputError(f"figure image not found: {image}")
-    key = image_key(image)
-    cached = cache_dir / f"{key}.json" if cache_dir else None
+    key = image_key(image, reading.language)
+    cached = reading.cache_dir / f"{key}.json" if reading.cache_dir else None
     if cached and cached.is_file():
         return str(json.loads(cached.read_text(encoding="utf-8"))["text"])
-    engine = find_engine()
+    engine = find_engine(reading.language)
     if isinstance(engine, str):
         raise InputError(engine)
     try:
@@ -82,7 +96,3 @@ def ocr_text(image: Path, cache_dir: Path | None) -> str:
         staging.replace(cached)
     return text
 
-
-def default_cache_dir() -> Path:
-    """`<SPIQA_CACHE_DIR>/ocr`: OCR results live beside the extraction cache."""
-    return get_settings().cache_dir / "ocr"

@@ -18,7 +18,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from retrieval.embedder import Embedder
 from retrieval.fusion import zscore
 from retrieval.lexical import BM25Index
 from spiqa_demo.crosspaper.names import NameMatcher, normalise
-from spiqa_demo.crosspaper.ocr import ocr_text
+from spiqa_demo.crosspaper.ocr import FigureReading, ocr_text
 from spiqa_demo.crosspaper.target import NamedTarget, named_target, without_target
 from spiqa_demo.crosspaper.types import (
     AnchorFigure,
@@ -101,14 +100,14 @@ MAX_CLUSTERS = 64  # clusters (one per anchor's reference list) a ranker keeps t
 class CitationRanker:
     """Ranks candidates for (question, anchor figure); reuses per-cluster work across questions.
 
-    `embedder` is a `retrieval.Embedder` (None: no dense signals); `ocr_cache` the folder for OCR
-    results (None: no disk cache).
+    `embedder` is a `retrieval.Embedder` (None: no dense signals); `reading` how figure images are
+    read by OCR (default: English, no disk cache).
     """
 
-    def __init__(self, embedder: Embedder | None = None, weights: RankWeights | None = None, ocr_cache: Path | None = None) -> None:
+    def __init__(self, embedder: Embedder | None = None, weights: RankWeights | None = None, reading: FigureReading | None = None) -> None:
         self.embedder = embedder
         self.weights = weights or RankWeights()
-        self.ocr_cache = ocr_cache
+        self.reading = reading or FigureReading()
         # The most recently used clusters: one ranker serves a long-running app's many papers.
         self._clusters: OrderedDict[tuple[CitedCandidate, ...], _Cluster] = OrderedDict()
         self._lock = threading.Lock()
@@ -136,7 +135,7 @@ class CitationRanker:
         if figure.text or figure.image is None:
             return figure.text
         try:
-            return ocr_text(figure.image, self.ocr_cache)
+            return ocr_text(figure.image, self.reading)
         except InputError as exc:
             notes.append(str(exc))
             return ""

@@ -33,13 +33,14 @@ from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.models.batching import BatchingBackend, can_batch
 from spiqa_demo.qa import Answer, Task, ask
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
-from spiqa_demo.settings import get_settings
 
 CandidateMode = Literal["spiqa", "retrieval"]
 IMAGELESS_TASKS: tuple[Task, ...] = ("full", "caption-only")  # run by text-only models too
 STOP_AFTER_FIRST_FAILURES = 5  # all of the first N questions failing means a setup problem, not bad luck
 T = TypeVar("T")
 R = TypeVar("R")
+
+SPIQA_REPLY_TOKENS = 128  # SPIQA's GPT scripts ask for 128 new tokens in every task
 
 
 @dataclass
@@ -74,13 +75,13 @@ def run_evaluation(
     batch_size: int = 1,
     candidates: CandidateMode = "spiqa",
     limit: int | None = None,
-    max_new_tokens: int | None = None,
+    max_new_tokens: int = SPIQA_REPLY_TOKENS,
     progress: bool = True,
 ) -> RunReport:
     """Answer the questions of `dataset` not yet in `out`, appending one line per question.
 
     `images` is required unless the task or the model reads no images (caption-only; a text-only
-    model's "full" task, on captions). `max_new_tokens` defaults to SPIQA_EVAL_MAX_NEW_TOKENS, the
+    model's "full" task, on captions). `max_new_tokens` defaults to the
     reply length of SPIQA's scripts. `batch_size` > 1 batches a local model's generation
     (`batch_size` questions in flight); `concurrency` is the number of questions in flight otherwise
     (API backends).
@@ -91,7 +92,6 @@ def run_evaluation(
     shows_images = backend.supports_images and task != "caption-only"
     if images is None and shows_images:
         raise PaperError(f"evaluate needs the SPIQA figure images for task {task!r}: {HUB_IMAGES_HINT}")
-    max_new_tokens = max_new_tokens or get_settings().eval_max_new_tokens
     questions = list(dataset.questions())[:limit]
     writer = ResultWriter(out)
     try:

@@ -22,6 +22,7 @@ from spiqa_demo.evaluation.metrics.l3score import L3Judge, L3Result
 from spiqa_demo.evaluation.metrics.retrieval_accuracy import retrieval_accuracy
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.spiqa import FIGURE_TYPES
+from spiqa_demo.settings import EvaluationSettings
 
 METRIC_KEYS = ("retrieval_accuracy", *COCO_KEYS, "BERTScore-F1", "L3Score")
 
@@ -142,6 +143,7 @@ def _answer_verdicts(record: ResultRecord) -> list[L3Result]:
 def score_records(
     records: Sequence[ResultRecord],
     bertscore: bool = True,
+    settings: EvaluationSettings | None = None,
 ) -> Summary:
     """The metrics of `records` overall, per split and per figure category.
 
@@ -155,7 +157,7 @@ def score_records(
     bert: list[float] | None = None
     if bertscore and pairs:
         try:
-            bert = bert_score_f1([p.prediction for p in pairs], [p.reference for p in pairs])
+            bert = bert_score_f1([p.prediction for p in pairs], [p.reference for p in pairs], settings=settings)
         except PaperError as exc:
             notes.append(f"BERTScore-F1 not computed: {exc}")
     judge_name, l3 = _l3_values(records, pairs, notes)

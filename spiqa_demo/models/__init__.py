@@ -11,26 +11,26 @@ from typing import Any
 from spiqa_demo.errors import InputError
 from spiqa_demo.models.base import Message, ModelBackend, NextTokenLogprobs, TokenLogprob, Usage
 from spiqa_demo.models.endpoints import operator_key
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import ModelSettings
 
 __all__ = ["Message", "ModelBackend", "NextTokenLogprobs", "TokenLogprob", "Usage", "backend_kind", "load_backend"]
 
 DEFAULT_OPENAI_MODEL = "gpt-4o"  # SPIQA's strongest evaluated model
 
 
-def backend_kind(settings: Settings) -> str:
+def backend_kind(settings: ModelSettings) -> str:
     """The backend the settings ask for: explicit, else openai with a base URL, local with a model, else none."""
     return settings.backend or ("openai" if settings.base_url else "local" if settings.model else "none")
 
 
-def load_backend(settings: Settings | None = None, **overrides: Any) -> ModelBackend | None:
+def load_backend(settings: ModelSettings | None = None, **overrides: Any) -> ModelBackend | None:
     """The configured backend (local weights are loaded once per process), or None for retrieval-only.
 
     `overrides` replace settings fields by name (None values are ignored; a bad value is an
     `InputError`), e.g. `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`.
     Without an `api_key` override the configured key is sent only when the base URL is the configured one.
     """
-    configured = settings or get_settings()
+    configured = settings or ModelSettings()
     given = {k: v for k, v in overrides.items() if v is not None}
     # The operator's key goes only to the operator's endpoint; a caller naming another brings its own.
     key = given.pop("api_key") if "api_key" in given else None
@@ -45,9 +45,9 @@ def load_backend(settings: Settings | None = None, **overrides: Any) -> ModelBac
         if not settings.model:
             raise InputError("no local model given: set SPIQA_MODEL or --model to a Hugging Face id or a folder")
         from spiqa_demo.models.local import LocalBackend, load_local_model
-        from spiqa_demo.models.zerogpu import GpuBudget
+        from spiqa_demo.models.zerogpu import GpuBudget, on_zerogpu
 
-        loaded = load_local_model(settings.model, device=settings.device, dtype=settings.dtype)
+        loaded = load_local_model(settings.model, device=settings.device, dtype=settings.dtype, zero_gpu=on_zerogpu(settings))
         return LocalBackend(
             loaded,
             image_size=settings.image_size,

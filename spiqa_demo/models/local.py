@@ -21,15 +21,15 @@ from spiqa_demo.errors import BackendError, InputError, PaperError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage, count_images
 from spiqa_demo.models.images import load_image
 from spiqa_demo.models.processors import load_processor
-from spiqa_demo.models.zerogpu import GpuBudget, GpuWork, gpu, on_zerogpu
-from spiqa_demo.settings import get_settings
+from spiqa_demo.models.zerogpu import GpuBudget, GpuWork, gpu
+from spiqa_demo.settings import ModelSettings
 
 # Architectures trained on one image per prompt: SPIQA's one-image-per-turn protocol applies.
 SINGLE_IMAGE_MODEL_TYPES = frozenset({"llava", "blip-2", "instructblip", "paligemma", "mllama", "fuyu"})
 DEFAULT_CONTEXT_TOKENS = 4096
 
 
-def pick_device(preference: str = "auto") -> str:
+def pick_device(preference: str = "auto", zero_gpu: bool = False) -> str:
     """`preference` unless "auto": then CUDA, Apple MPS, or CPU, whichever exists.
 
     On ZeroGPU the GPU is attached only inside `spaces.GPU` calls and must not be probed before:
@@ -39,14 +39,14 @@ def pick_device(preference: str = "auto") -> str:
 
     if preference != "auto":
         return preference
-    if on_zerogpu() or torch.cuda.is_available():
+    if zero_gpu or torch.cuda.is_available():
         return "cuda"
     if torch.backends.mps.is_available():
         return "mps"
     return "cpu"
 
 
-def pick_dtype(device: str, preference: str = "auto") -> Any:
+def pick_dtype(device: str, preference: str = "auto", zero_gpu: bool = False) -> Any:
     """`preference` unless "auto": bf16 on CUDA (fp16 where unsupported), fp16 on MPS, fp32 on CPU."""
     import torch
 
@@ -57,7 +57,7 @@ def pick_dtype(device: str, preference: str = "auto") -> Any:
             raise InputError(f"unknown dtype {preference!r} (use auto, bfloat16, float16 or float32)") from None
     if device.startswith("cuda"):
         # On ZeroGPU probing would initialise CUDA outside a GPU call; its GPUs (H200) all have bf16.
-        return torch.bfloat16 if on_zerogpu() or torch.cuda.is_bf16_supported() else torch.float16
+        return torch.bfloat16 if zero_gpu or torch.cuda.is_bf16_supported() else torch.float16
     if device.startswith("mps"):
         return torch.float16
     return torch.float32
@@ -103,13 +103,13 @@ _LOADED: dict[tuple[str, str, str], LoadedModel] = {}
 _LOADING = threading.Lock()
 
 
-def load_local_model(name: str, device: str = "auto", dtype: str = "auto") -> LoadedModel:
+def load_local_model(name: str, device: str = "auto", dtype: str = "auto", zero_gpu: bool = False) -> LoadedModel:
     """The checkpoint `name` (hub id or folder), loaded on first use and shared afterwards."""
     with _LOADING:
-        resolved = pick_device(device)
+        resolved = pick_device(device, zero_gpu)
         key = (name, resolved, dtype)
         if key not in _LOADED:
-            _LOADED[key] = _load(name, resolved, pick_dtype(resolved, dtype))
+            _LOADED[key] = _load(name, resolved, pick_dtype(resolved, dtype, zero_gpu))
         return _LOADED[key]
 
 
@@ -172,7 +172,7 @@ class LocalBackend:
         else:
             self.max_images = 1 if loaded.model_type in SINGLE_IMAGE_MODEL_TYPES else None
         self.context_tokens = loaded.context_tokens
-        budget = gpu_budget or GpuBudget.from_settings(get_settings())
+        budget = gpu_budget or GpuBudget.from_settings(ModelSettings())
         self._generate_on_device = gpu(self._generate_impl, budget)
         self._stream_on_device = gpu(self._stream_impl, budget)
         self._logits_on_device = gpu(self._logits_impl, budget)

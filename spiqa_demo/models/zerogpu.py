@@ -15,14 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import ModelSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def on_zerogpu() -> bool:
+def on_zerogpu(settings: ModelSettings) -> bool:
     """True on a ZeroGPU Space (the `spaces` package is installed and the Space says so)."""
-    return get_settings().spaces_zero_gpu and importlib.util.find_spec("spaces") is not None
+    return settings.spaces_zero_gpu and importlib.util.find_spec("spaces") is not None
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,12 @@ class GpuBudget:
     per_image_s: float
     per_token_s: float
     max_s: int
+    zero_gpu: bool = False  # whether calls run on a ZeroGPU Space (under `spaces.GPU`)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GpuBudget:
-        return cls(settings.gpu_base_s, settings.gpu_s_per_image, settings.gpu_s_per_token, settings.gpu_duration_s)
+    def from_settings(cls, settings: ModelSettings) -> GpuBudget:
+        return cls(settings.gpu_base_s, settings.gpu_s_per_image, settings.gpu_s_per_token, settings.gpu_duration_s,
+                   on_zerogpu(settings))
 
     def seconds(self, work: GpuWork) -> int:
         # A batch decodes its rows together: each step costs a tenth more per extra row.
@@ -61,7 +63,7 @@ def gpu(fn: F, budget: GpuBudget) -> F:
     The duration is computed per call from that `GpuWork` (ZeroGPU passes the call's arguments to a
     callable duration).
     """
-    if not on_zerogpu():
+    if not budget.zero_gpu:
         return fn
     import spaces
 

@@ -31,7 +31,7 @@ from spiqa_demo.qa import prompts
 from spiqa_demo.qa.answer import TASKS, Answer, Candidate, Task
 from spiqa_demo.qa.parsing import clean_answer, parse_cot, parse_direct
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES, check_k, check_question
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import QASettings
 from spiqa_demo.types import Figure, Paper
 
 # (paper, question, k) -> the k best figures/tables, best first, with their retrieval scores.
@@ -63,7 +63,7 @@ def ask(
     use_captions: bool | None = None,
     max_new_tokens: int | None = None,
     notice: str = "",
-    settings: Settings | None = None,
+    settings: QASettings | None = None,
 ) -> Answer:
     """Answer `question` about `paper` with `backend` (None: retrieval only; `notice` says why)."""
     events = _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, False)
@@ -81,7 +81,7 @@ def ask_stream(
     use_captions: bool | None = None,
     max_new_tokens: int | None = None,
     notice: str = "",
-    settings: Settings | None = None,
+    settings: QASettings | None = None,
 ) -> Generator[str | Answer, None, None]:
     """Like `ask`, streaming: yields the model's reply as text chunks, then the final `Answer`."""
     return _run(paper, question, backend, task, k, shortlist, use_captions, max_new_tokens, notice, settings, True)
@@ -105,11 +105,11 @@ def _run(
     use_captions: bool | None,
     max_new_tokens: int | None,
     notice: str,
-    settings: Settings | None,
+    settings: QASettings | None,
     stream: bool,
 ) -> Generator[str | Answer, None, None]:
     started = perf_counter()
-    settings = settings or get_settings()
+    settings = settings or QASettings()
     if task not in TASKS:
         raise PaperError(f"unknown task {task!r}: use one of {', '.join(TASKS)}")
     checked = check_question(question, settings)

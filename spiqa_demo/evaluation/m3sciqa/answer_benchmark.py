@@ -18,7 +18,7 @@ outcome: the record is written with `error` saying so and no `judge` metric.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
 from typing import Literal
@@ -35,7 +35,7 @@ from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.questions import check_k
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import QASettings
 
 Context = Literal["ranked", "title-only", "gold"]
 CONTEXTS: tuple[Context, ...] = ("ranked", "title-only", "gold")
@@ -46,7 +46,7 @@ DATA_NOTE = "M3SciQA's cited papers come as titles and abstracts only (no full t
 @dataclass(frozen=True)
 class AnswerSettings:
     context: Context = "ranked"
-    k: int = field(default_factory=lambda: get_settings().cited_k)
+    k: int = QASettings.model_fields["cited_k"].default
     chunk_chars: int = CHUNK_CHARS
 
     def __post_init__(self) -> None:

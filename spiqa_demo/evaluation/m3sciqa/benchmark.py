@@ -16,12 +16,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from spiqa_demo.crosspaper.ocr import default_cache_dir, find_engine
+from spiqa_demo.crosspaper.ocr import FigureReading, find_engine
 from spiqa_demo.crosspaper.ranking import FUSED, CitationRanker, RankWeights, RawSignals, fuse, ordering
 from spiqa_demo.crosspaper.types import AnchorFigure, CandidateRanking
 from spiqa_demo.evaluation.m3sciqa.combined import CombinedQuestion
 from spiqa_demo.evaluation.m3sciqa.data import LocalityData, LocalityQuestion
 from spiqa_demo.evaluation.m3sciqa.metrics import Scores, expected_random, score_ranks
+from spiqa_demo.settings import Settings
 
 Ranker = Callable[[LocalityQuestion], CandidateRanking]
 
@@ -82,14 +83,16 @@ def figure_of(question: LocalityQuestion | CombinedQuestion) -> AnchorFigure:
     return AnchorFigure(image=question.image)
 
 
-def benchmark_ranker(embedder: str | None = None) -> tuple[CitationRanker, list[str]]:
+def benchmark_ranker(embedder: str | None, settings: Settings) -> tuple[CitationRanker, list[str]]:
     """The stage-1 ranker both M3SciQA benchmarks run (embeddings memoised over a run, OCR cached
     on disk), and its warnings (Tesseract missing)."""
     from retrieval.embedder import MemoEmbedder, get_embedder
 
-    engine = find_engine()
+    reading = FigureReading.from_settings(settings.extraction)
+    engine = find_engine(reading.language)
     warnings = [engine] if isinstance(engine, str) else []
-    return CitationRanker(MemoEmbedder(get_embedder(embedder)), ocr_cache=default_cache_dir()), warnings
+    retrieval = settings.retrieval.with_overrides(embedder=embedder) if embedder else settings.retrieval
+    return CitationRanker(MemoEmbedder(get_embedder(retrieval)), reading=reading), warnings
 
 
 def run_benchmark(data: LocalityData, rank: Ranker, questions: Iterable[LocalityQuestion] | None = None) -> BenchmarkReport:

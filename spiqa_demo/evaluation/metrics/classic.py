@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import EvaluationSettings
 
 COCO_KEYS = ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr")
 ANSWER_KEYS = ("ROUGE-L", "BLEU-1", "BLEU-4")  # the per-answer values (`CocoMetrics.per_answer`)
@@ -249,15 +249,16 @@ def bert_score_f1(
     model: str | None = None,
     num_layers: int | None = None,
     device: str | None = None,
+    settings: EvaluationSettings | None = None,
 ) -> list[float]:
-    """BERTScore F1 per pair (SPIQA settings; defaults from `SPIQA_BERTSCORE_MODEL/_LAYERS`).
+    """BERTScore F1 per pair (SPIQA settings; `model`/`num_layers` default to `settings`' BERTScore model).
 
     An empty prediction or reference scores 0, as bert-score itself does (its own empty-text path
     no longer works with transformers 5, so those pairs never reach it).
     """
     if len(predictions) != len(references):
         raise ValueError("predictions and references differ in length")
-    settings = get_settings()
+    settings = settings or EvaluationSettings()
     scorer = _bert_scorer(model or settings.bertscore_model, num_layers or settings.bertscore_layers or None, device)
     keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
     scores = [0.0] * len(predictions)

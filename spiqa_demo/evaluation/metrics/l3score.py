@@ -24,6 +24,7 @@ from typing import Any, Literal, get_args
 from spiqa_demo.errors import BackendError, InputError
 from spiqa_demo.evaluation.prompts import L3SCORE_PROMPT
 from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
+from spiqa_demo.settings import Settings
 
 YES_TOKENS = frozenset({"yes", "yeah"})
 NO_TOKENS = frozenset({"no"})
@@ -179,36 +180,35 @@ class L3Judge:
 
 
 def load_judge(
+    settings: Settings,
     model: str | None = None,
     backend: str | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
     fallback: str | None = None,
 ) -> L3Judge | None:
-    """The configured judge (arguments override the `SPIQA_JUDGE_*` settings), or None when none is set.
+    """The configured judge (arguments override `settings.evaluation`'s judge), or None when none is set.
 
     The judge never inherits the answering model's server: without a judge base URL it is a local
     model (a hub id or a folder); with one, an OpenAI-compatible API.
     """
     from spiqa_demo.models import load_backend
     from spiqa_demo.models.endpoints import operator_key
-    from spiqa_demo.settings import get_settings
-
-    settings = get_settings()
-    model = model or settings.judge_model
+    judging, answering = settings.evaluation, settings.models
+    model = model or judging.judge_model
     if not model:
         return None
-    base_url = base_url if base_url is not None else settings.judge_base_url
-    kind = backend or settings.judge_backend or ("openai" if base_url else "local")
+    base_url = base_url if base_url is not None else judging.judge_base_url
+    kind = backend or judging.judge_backend or ("openai" if base_url else "local")
     if kind not in ("local", "openai"):
         raise InputError(f"unknown judge backend {kind!r}: use local or openai")
     # Operator keys go only to the endpoints the operator configured them for.
     judge_url = base_url if kind == "openai" else ""
-    judge_key = settings.judge_api_key.get_secret_value() or settings.api_key.get_secret_value()
-    key = api_key or operator_key(judge_url, [(settings.judge_base_url, judge_key),
-                                              (settings.base_url, settings.api_key.get_secret_value())])
-    judge = load_backend(backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
-    fallback = fallback or settings.judge_fallback
-    spare = load_backend(backend="local", model=fallback, base_url="", max_images=0) if fallback else None
+    judge_key = judging.judge_api_key.get_secret_value() or answering.api_key.get_secret_value()
+    key = api_key or operator_key(judge_url, [(judging.judge_base_url, judge_key),
+                                              (answering.base_url, answering.api_key.get_secret_value())])
+    judge = load_backend(answering, backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
+    fallback = fallback or judging.judge_fallback
+    spare = load_backend(answering, backend="local", model=fallback, base_url="", max_images=0) if fallback else None
     assert judge is not None
     return L3Judge(judge, fallback=spare)

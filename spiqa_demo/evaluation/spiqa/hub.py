@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import EvaluationSettings
 
 # Paths inside the dataset repository (its "Files and versions" tab).
 SPLIT_FILES: dict[str, str] = {
@@ -28,22 +28,23 @@ IMAGE_ZIPS: dict[str, str] = {
 }
 
 
-def fetch_split_json(split: str) -> Path:
+def fetch_split_json(split: str, settings: EvaluationSettings | None = None) -> Path:
     """The local path of a split's JSON, downloading it on first use."""
     if split not in SPLIT_FILES:
         raise PaperError(f"unknown SPIQA split {split!r}; choose one of {', '.join(SPLIT_FILES)}")
-    return _download(SPLIT_FILES[split])
+    return _download(SPLIT_FILES[split], settings or EvaluationSettings())
 
 
-def fetch_split_images(split: str) -> Path:
+def fetch_split_images(split: str, settings: EvaluationSettings | None = None) -> Path:
     """A folder with a split's figure images (downloaded and unpacked on first use)."""
     if split not in IMAGE_ZIPS:
         raise PaperError(f"no image archive for SPIQA split {split!r}; choose one of {', '.join(IMAGE_ZIPS)}")
-    target = get_settings().cache_dir / "spiqa" / split / "images"
+    settings = settings or EvaluationSettings()
+    target = settings.cache_dir / "spiqa" / split / "images"
     done = target / ".complete"
     if done.exists():
         return target
-    archive = _download(IMAGE_ZIPS[split])
+    archive = _download(IMAGE_ZIPS[split], settings)
     target.mkdir(parents=True, exist_ok=True)
     try:
         with zipfile.ZipFile(archive) as zipped:
@@ -58,8 +59,7 @@ def fetch_split_images(split: str) -> Path:
     return target
 
 
-def _download(filename: str) -> Path:
-    settings = get_settings()
+def _download(filename: str, settings: EvaluationSettings) -> Path:
     try:
         from huggingface_hub import hf_hub_download
         from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError

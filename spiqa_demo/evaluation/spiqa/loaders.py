@@ -30,6 +30,7 @@ from spiqa_demo.evaluation.spiqa.figure_names import parse_figure_file
 from spiqa_demo.evaluation.spiqa.figure_types import normalise_figure_type
 from spiqa_demo.evaluation.spiqa.model import Shape, SpiqaDataset, SpiqaFigure, SpiqaPaper, SpiqaQuestion
 from spiqa_demo.paper_text import normalise_arxiv_id
+from spiqa_demo.settings import EvaluationSettings
 
 # Whole words only, so "latest-c" or "interval" name no split.
 _SPLIT_PATTERNS = (
@@ -45,12 +46,15 @@ class _EntryError(ValueError):
     """One paper entry is malformed; the message says what is wrong."""
 
 
-def load_dataset(path: str | Path, split: str | None = None, strict: bool = False) -> SpiqaDataset:
+def load_dataset(
+    path: str | Path, split: str | None = None, strict: bool = False, settings: EvaluationSettings | None = None
+) -> SpiqaDataset:
     """Load a SPIQA JSON file of any shape.
 
     `path` is a local file, or a split name ("test-A", "test-B", "test-C", "train", "val") that is
     fetched from the Hugging Face dataset when no such file exists. `split` overrides the split
-    name otherwise guessed from the file name (then from the shape).
+    name otherwise guessed from the file name (then from the shape). `settings` say where the hub
+    dataset is.
     """
     file = Path(path)
     if not file.exists():
@@ -59,7 +63,7 @@ def load_dataset(path: str | Path, split: str | None = None, strict: bool = Fals
         if str(path) not in SPLIT_FILES:
             raise PaperError(f"SPIQA file not found: {path} (give a JSON file or one of {', '.join(SPLIT_FILES)})")
         split = split or str(path)
-        file = fetch_split_json(str(path))
+        file = fetch_split_json(str(path), settings)
     data = _read_json(file)
     shape, entries = detect_shape(data, file)
     split = split or split_from_name(file.name) or shape.removesuffix("-derived")
