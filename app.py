@@ -15,11 +15,12 @@ try:
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
 
+from spiqa_demo.settings import get_settings
 from spiqa_demo.ui.layout import build_demo, launch_options
 from spiqa_demo.ui.preload import preload_on_zerogpu
 from spiqa_demo.ui.warmup import start_warmup
 
-preload_on_zerogpu()  # ZeroGPU: local weights load now, never inside a visitor's GPU time
+preload_on_zerogpu(get_settings())  # ZeroGPU: local weights load now, never inside a visitor's GPU time
 demo = build_demo()
 
 if __name__ == "__main__":

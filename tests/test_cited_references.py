@@ -63,7 +63,7 @@ def test_the_baselines_a_results_table_cites_come_first(papers: dict[str, Paper]
 def test_a_table_given_as_an_image_is_read_by_ocr(papers: dict[str, Paper], tmp_path: Path) -> None:
     paper = papers["resnet"]
     ranking = rank_references("Which baseline has the lowest top-5 error?", paper, Path(_item(paper, "table-3").image),
-                              CitationRanker(ocr_cache=tmp_path))
+                              CitationRanker(reading=ocr.FigureReading(cache_dir=tmp_path)))
     assert "GoogLeNet" in ranking.figure_text
     assert {r.reference.key for r in ranking.ranked[:3]} == RESNET_BASELINES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spiqa_demo.models.endpoints import OPENAI_URL, normalise, operator_key, same_endpoint
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ModelSettings, Settings
 
 
 def test_endpoints_compare_by_meaning() -> None:
@@ -26,7 +26,7 @@ def test_the_operator_key_belongs_to_its_endpoint() -> None:
 def test_load_backend_never_sends_the_configured_key_elsewhere() -> None:
     from spiqa_demo.models import load_backend
 
-    operator = Settings(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m", api_key="sk-operator")
+    operator = ModelSettings(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m", api_key="sk-operator")
     assert load_backend(operator)._secret == "sk-operator"
     assert load_backend(operator, base_url="http://127.0.0.1:9/v1")._secret == ""
     assert load_backend(operator, base_url="http://127.0.0.1:9/v1", api_key="sk-own")._secret == "sk-own"

@@ -252,7 +252,7 @@ def test_evaluation_replies_default_to_spiqas_128_tokens(split: tuple[Path, Path
     run_evaluation(dataset, backend, tmp_path / "a.jsonl", task="caption-only", limit=1, progress=False)
     run_evaluation(dataset, backend, tmp_path / "b.jsonl", task="caption-only", limit=1, max_new_tokens=7,
                    progress=False)
-    assert [tokens for _, tokens in backend.calls] == [128, 7] == [get_settings().eval_max_new_tokens, 7]
+    assert [tokens for _, tokens in backend.calls] == [128, 7] == [get_settings().evaluation.eval_max_new_tokens, 7]
     assert backend.calls[0][0].startswith("You are given a question, and a few input captions.")
 
 

@@ -22,6 +22,7 @@ from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, TokenLogprob
 from spiqa_demo.models.openai_api import OpenAIBackend
+from spiqa_demo.settings import Settings
 
 CASES = [
     ("Is the proposed method better than the baseline?", "Yes, by 3 points of F1.", "Yes."),
@@ -83,7 +84,7 @@ def test_l3score_from_the_server_equals_the_hand_computation(api_judge: OpenAIBa
 
 
 def test_load_judge_picks_the_openai_backend_from_a_base_url(served_gguf_judge: Server) -> None:
-    judge = load_judge(model=served_gguf_judge.model, base_url=served_gguf_judge.base_url)
+    judge = load_judge(Settings(), model=served_gguf_judge.model, base_url=served_gguf_judge.base_url)
     assert judge is not None and isinstance(judge.backend, OpenAIBackend)
     assert judge.score(*CASES[1]).case == "both"
 

@@ -146,19 +146,20 @@ def _drawn(path: Path, lines: list[str]) -> Path:
 def test_ocr_reads_the_names_and_caches_by_image_content(tmp_path: Path) -> None:
     image = _drawn(tmp_path / "table.png", ["Method Score", "StarCoder 41.2", "MISA 38.0"])
     cache = tmp_path / "ocr"
-    ranking = CitationRanker(ocr_cache=cache).rank("Which model scores 41.2?", AnchorFigure(image=image), CANDIDATES)
+    reading = ocr.FigureReading(cache_dir=cache)
+    ranking = CitationRanker(reading=reading).rank("Which model scores 41.2?", AnchorFigure(image=image), CANDIDATES)
     assert "StarCoder" in ranking.figure_text
     assert ranking.ranked[0].candidate.title.startswith(("StarCoder", "MISA"))
     assert len(list(cache.glob("*.json"))) == 1
     copy = tmp_path / "same.png"
     copy.write_bytes(image.read_bytes())
-    assert ocr.ocr_text(copy, cache) == ranking.figure_text  # served from the cache: same bytes, same key
+    assert ocr.ocr_text(copy, reading) == ranking.figure_text  # served from the cache: same bytes, same key
 
 
 def test_without_tesseract_a_clear_note_and_the_other_signals_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `tesseract` program to be found
     image = _drawn(tmp_path / "fig.png", ["TFN"])
-    ranking = CitationRanker(ocr_cache=tmp_path / "ocr").rank("Which Tensor Fusion Network?", AnchorFigure(image=image), CANDIDATES)
+    ranking = CitationRanker(reading=ocr.FigureReading(cache_dir=tmp_path / "ocr")).rank("Which Tensor Fusion Network?", AnchorFigure(image=image), CANDIDATES)
     assert any("Tesseract OCR is not installed" in n and "apt-get install tesseract-ocr" in n for n in ranking.notes)
     assert ranking.ranked[0].candidate.id == "a" * 40  # the question's own words still rank
 

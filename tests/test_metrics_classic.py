@@ -74,7 +74,7 @@ def test_bertscore_reads_its_model_from_settings(tiny_bert: Path, monkeypatch: p
     monkeypatch.setenv("SPIQA_BERTSCORE_MODEL", str(tiny_bert))
     monkeypatch.setenv("SPIQA_BERTSCORE_LAYERS", "1")
     get_settings.cache_clear()
-    assert len(bert_score_f1(["a"], ["b"])) == 1
+    assert len(bert_score_f1(["a"], ["b"], settings=get_settings().evaluation)) == 1
 
 
 def test_bertscore_without_the_model_offline_is_a_clear_message(tmp_path: Path) -> None:

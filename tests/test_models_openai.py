@@ -243,13 +243,13 @@ def test_a_missing_key_for_openai_itself(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_the_key_comes_from_the_environment_and_stays_out_of_reprs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     get_settings.cache_clear()
-    settings = get_settings()
+    settings = get_settings().models
     assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
-    backend = load_backend(backend="openai")
+    backend = load_backend(settings, backend="openai")
     assert backend.name == "gpt-4o" and SECRET not in repr(backend)
     monkeypatch.setenv("SPIQA_API_KEY", "sk-spiqa-specific")
     get_settings.cache_clear()
-    assert get_settings().api_key.get_secret_value() == "sk-spiqa-specific"
+    assert get_settings().models.api_key.get_secret_value() == "sk-spiqa-specific"
 
 
 def test_text_only_api_models_refuse_images() -> None:

@@ -36,7 +36,7 @@ from spiqa_demo.paper_text import (
     strip_caption_label,
 )
 from spiqa_demo.questions import check_question
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import QASettings
 from spiqa_demo.types import Figure, Paper, Passage
 
 BOX = (0.0, 0.0, 100.0, 100.0)
@@ -235,7 +235,7 @@ def test_an_arxiv_id_typed_alone(text: str, expected: str | None) -> None:
 
 
 def test_one_question_validator_and_limit() -> None:
-    settings = Settings(max_question_chars=10)
+    settings = QASettings(max_question_chars=10)
     assert check_question("  what   does  it show? ", settings).text == "what does "
     assert check_question("  what   does  it show? ", settings).cut_to == 10
     assert check_question("short", settings).cut_to is None

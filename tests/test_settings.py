@@ -12,7 +12,7 @@ import pytest
 from spiqa_demo.cli import main
 from spiqa_demo.errors import InputError, PaperError
 from spiqa_demo.models import load_backend
-from spiqa_demo.settings import Settings, env_name, get_settings
+from spiqa_demo.settings import ModelSettings, QASettings, get_settings, variables
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "sk-test-0123456789abcdef"
@@ -21,8 +21,9 @@ SECRET = "sk-test-0123456789abcdef"
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     """Set variables, then read the settings afresh with `get_settings()` (the test cache stays)."""
-    for name in set(Settings.model_fields) - {"cache_dir"}:
-        monkeypatch.delenv(env_name(name), raising=False)
+    for _, field, name in variables():
+        if field != "cache_dir":
+            monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     get_settings.cache_clear()
     yield monkeypatch
@@ -32,17 +33,18 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
 def test_defaults_and_derived_folders(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     env.setenv("SPIQA_CACHE_DIR", str(tmp_path))
     settings = get_settings()
-    assert settings.dpi == 200 and settings.use_captions is True and settings.backend == ""
-    assert settings.corpus_index == "auto" and settings.embed_bf16 == "auto"
-    assert settings.data_dir == tmp_path / "data"
-    assert settings.examples_dir == tmp_path / "data" / "papers"
-    assert settings.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
+    assert settings.extraction.dpi == 200 and settings.qa.use_captions is True and settings.models.backend == ""
+    assert settings.retrieval.corpus_index == "auto" and settings.retrieval.embed_bf16 == "auto"
+    assert settings.ui.data_dir == tmp_path / "data"
+    assert settings.ui.examples_dir == tmp_path / "data" / "papers"
+    assert settings.ui.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
+    assert {group.cache_dir for group in (settings.extraction, settings.retrieval, settings.evaluation, settings.ui)} == {tmp_path}
 
 
 def test_the_data_folder_moves_its_parts_unless_they_are_set(env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     env.setenv("SPIQA_DATA_DIR", str(tmp_path / "data"))
     env.setenv("SPIQA_EXAMPLES_DIR", str(tmp_path / "mine"))
-    settings = get_settings()
+    settings = get_settings().ui
     assert settings.examples_dir == tmp_path / "mine"
     assert settings.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
 
@@ -59,31 +61,31 @@ def test_values_parse_and_names_differ_where_they_always_did(env: pytest.MonkeyP
     env.setenv("SPIQA_IMAGES_DIR", "/images")
     env.setenv("SPIQA_HF_REPO", "me/spiqa")
     settings = get_settings()
-    assert (settings.dpi, settings.request_timeout_s) == (150, 2.5)
-    assert settings.use_captions is False and settings.ui_lock_model is True
-    assert settings.backend == "openai" and settings.corpus_index == "hnsw" and settings.embed_bf16 == "0"
-    assert settings.embed_batch_size == 16
-    assert (settings.spiqa_images_dir, settings.spiqa_hf_repo) == ("/images", "me/spiqa")
+    assert (settings.extraction.dpi, settings.models.request_timeout_s) == (150, 2.5)
+    assert settings.qa.use_captions is False and settings.ui.ui_lock_model is True
+    assert settings.models.backend == "openai" and settings.retrieval.corpus_index == "hnsw"
+    assert settings.retrieval.embed_bf16 == "0" and settings.retrieval.embed_batch_size == 16
+    assert (settings.evaluation.spiqa_images_dir, settings.evaluation.spiqa_hf_repo) == ("/images", "me/spiqa")
 
 
 def test_a_blank_variable_means_the_default(env: pytest.MonkeyPatch) -> None:
     env.setenv("SPIQA_DPI", "")
     env.setenv("SPIQA_MAX_IMAGES", "   ")
     settings = get_settings()
-    assert (settings.dpi, settings.max_images) == (200, -1)
+    assert (settings.extraction.dpi, settings.models.max_images) == (200, -1)
 
 
 def test_the_api_key_falls_back_to_openais_and_never_shows(env: pytest.MonkeyPatch) -> None:
     env.setenv("OPENAI_API_KEY", SECRET)
     env.setenv("SPIQA_API_KEY", " ")
     settings = get_settings()
-    assert settings.api_key.get_secret_value() == SECRET
+    assert settings.models.api_key.get_secret_value() == SECRET
     assert SECRET not in repr(settings) and SECRET not in str(settings)
     env.setenv("SPIQA_API_KEY", "sk-spiqa")
     env.setenv("SPIQA_JUDGE_API_KEY", "sk-judge")
     get_settings.cache_clear()
     settings = get_settings()
-    assert settings.api_key.get_secret_value() == "sk-spiqa"
+    assert settings.models.api_key.get_secret_value() == "sk-spiqa"
     assert "sk-spiqa" not in repr(settings) and "sk-judge" not in repr(settings)
 
 
@@ -119,15 +121,16 @@ def test_every_bad_value_is_named_in_the_same_line(env: pytest.MonkeyPatch) -> N
 
 def test_overrides_are_validated_and_keep_the_rest(env: pytest.MonkeyPatch) -> None:
     env.setenv("SPIQA_DPI", "150")
-    settings = get_settings().with_overrides(backend="local", model="m", api_key=SECRET, max_images="0")
-    assert (settings.backend, settings.model, settings.max_images, settings.dpi) == ("local", "m", 0, 150)
+    settings = get_settings().models.with_overrides(backend="local", model="m", api_key=SECRET, max_images="0")
+    assert (settings.backend, settings.model, settings.max_images) == ("local", "m", 0)
+    assert get_settings().extraction.dpi == 150
     assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
     with pytest.raises(InputError, match=r"^backend: expected one of local, openai, none, got 'gpt'$"):
-        get_settings().with_overrides(backend="gpt")
+        get_settings().models.with_overrides(backend="gpt")
     with pytest.raises(TypeError, match=r"unknown settings"):
-        get_settings().with_overrides(no_such_setting=1)
+        get_settings().models.with_overrides(dpi=150)  # another group's setting
     with pytest.raises(InputError, match=r"max_images: expected an integer"):
-        load_backend(backend="openai", max_images="all")
+        load_backend(get_settings().models, backend="openai", max_images="all")
 
 
 def test_the_cli_prints_one_line_and_exits_2(env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
@@ -149,15 +152,27 @@ def test_input_errors_are_paper_errors() -> None:
 
 def test_the_platform_says_where_the_app_runs(env: pytest.MonkeyPatch) -> None:
     """Gradio's and Hugging Face's own variables are read here too, so nothing else reads the environment."""
-    assert (get_settings().space_id, get_settings().gradio_server_name, get_settings().spaces_zero_gpu) == ("", "127.0.0.1", False)
+    def platform() -> tuple[str, str, bool]:
+        settings = get_settings()
+        return settings.ui.space_id, settings.ui.gradio_server_name, settings.models.spaces_zero_gpu
+
+    assert platform() == ("", "127.0.0.1", False)
     env.setenv("SPACE_ID", "user/space")
     env.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
     env.setenv("SPACES_ZERO_GPU", "true")
     get_settings.cache_clear()
-    assert (get_settings().space_id, get_settings().gradio_server_name, get_settings().spaces_zero_gpu) == ("user/space", "0.0.0.0", True)
+    assert platform() == ("user/space", "0.0.0.0", True)
 
 
 def test_the_readme_names_every_setting() -> None:
     """A setting nobody can find is one nobody sets: each variable appears in the README."""
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert [env_name(name) for name in Settings.model_fields if env_name(name) not in readme] == []
+    assert [name for _, _, name in variables() if name not in readme] == []
+
+
+def test_library_defaults_never_read_the_environment(env: pytest.MonkeyPatch) -> None:
+    """Only the entry points read the environment; a group built in code has the documented defaults."""
+    env.setenv("SPIQA_SHORTLIST_K", "3")
+    env.setenv("SPIQA_BACKEND", "openai")
+    assert (QASettings().shortlist_k, ModelSettings().backend) == (8, "")
+    assert (get_settings().qa.shortlist_k, get_settings().models.backend) == (3, "openai")

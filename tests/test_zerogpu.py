@@ -24,6 +24,7 @@ from spiqa_demo.settings import get_settings
 from spiqa_demo.ui.preload import preload_on_zerogpu
 
 BUDGET = GpuBudget(base_s=10, per_image_s=1.0, per_token_s=0.05, max_s=60)
+ON_ZEROGPU = GpuBudget(base_s=10, per_image_s=1.0, per_token_s=0.05, max_s=60, zero_gpu=True)
 
 
 class FakeSpaces:
@@ -85,7 +86,7 @@ def test_durations_grow_with_images_tokens_and_rows_and_are_capped() -> None:
     assert BUDGET.seconds(GpuWork(new_tokens=128, images=8)) == 25  # 10 + 8 x 1 + 128 x 0.05 = 24.4
     assert BUDGET.seconds(GpuWork(new_tokens=128, images=8, rows=4)) == 27  # rows decode together: +10% each
     assert BUDGET.seconds(GpuWork(new_tokens=4096, images=8)) == 60  # at most max_s
-    settings = get_settings().with_overrides(gpu_base_s=5, gpu_s_per_image=2, gpu_s_per_token=0.1, gpu_duration_s=30)
+    settings = get_settings().models.with_overrides(gpu_base_s=5, gpu_s_per_image=2, gpu_s_per_token=0.1, gpu_duration_s=30)
     assert GpuBudget.from_settings(settings) == GpuBudget(5, 2, 0.1, 30)
 
 
@@ -94,20 +95,24 @@ def test_off_zerogpu_the_adapter_is_the_identity(monkeypatch: pytest.MonkeyPatch
         return work.new_tokens
 
     monkeypatch.delenv("SPACES_ZERO_GPU", raising=False)
-    assert zerogpu.gpu(model_call, BUDGET) is model_call  # no `spaces` package here
+    get_settings.cache_clear()
+    off = GpuBudget.from_settings(get_settings().models)
+    assert zerogpu.gpu(model_call, off) is model_call  # no `spaces` package here
     fake = FakeSpaces(events)
     monkeypatch.setitem(sys.modules, "spaces", fake.module)
-    assert zerogpu.gpu(model_call, BUDGET) is model_call  # installed, but not a ZeroGPU Space
-    assert preload_on_zerogpu() == [] and events == []
+    assert zerogpu.gpu(model_call, GpuBudget.from_settings(get_settings().models)) is model_call  # not a ZeroGPU Space
+    assert preload_on_zerogpu(get_settings()) == [] and events == []
 
 
 def test_on_zerogpu_each_call_asks_for_its_own_duration(spaces: FakeSpaces, tiny_idefics3: Path) -> None:
-    wrapped = zerogpu.gpu(lambda inputs, work: work.new_tokens, BUDGET)
+    assert GpuBudget.from_settings(get_settings().models).zero_gpu
+    wrapped = zerogpu.gpu(lambda inputs, work: work.new_tokens, ON_ZEROGPU)
     assert wrapped("inputs", GpuWork(new_tokens=200, images=2)) == 200 and spaces.durations == [22]
 
-    backend = load_backend(backend="local", model=str(tiny_idefics3), gpu_s_per_token=0.5, gpu_duration_s=100)
+    backend = load_backend(get_settings().models, backend="local", model=str(tiny_idefics3), gpu_s_per_token=0.5,
+                           gpu_duration_s=100)
     assert isinstance(backend, local.LocalBackend)
-    budget = GpuBudget(10, 1.0, 0.5, 100)
+    budget = GpuBudget(10, 1.0, 0.5, 100, zero_gpu=True)
     spaces.durations.clear()
     backend.generate(figure_prompt(3), max_new_tokens=20)
     list(backend.stream(figure_prompt(1), max_new_tokens=8))
@@ -128,10 +133,10 @@ def test_weights_load_at_startup_and_never_inside_a_gpu_call(
     monkeypatch.setenv("SPIQA_BACKEND", "local")
     monkeypatch.setenv("SPIQA_MAX_NEW_TOKENS", "12")
     get_settings.cache_clear()
-    assert preload_on_zerogpu() == [str(tiny_idefics3)]  # what app.py does at import
+    assert preload_on_zerogpu(get_settings()) == [str(tiny_idefics3)]  # what app.py does at import
     assert events == ["load"]
 
-    backend = load_backend()  # a visitor's first question
+    backend = load_backend(get_settings().models)  # a visitor's first question
     assert backend is not None
     backend.generate(figure_prompt(2), max_new_tokens=12)
     assert events == ["load", f"gpu {BUDGET.seconds(GpuWork(new_tokens=12, images=2))}s"]
@@ -142,4 +147,4 @@ def test_a_model_that_fails_to_load_at_startup_does_not_stop_the_app(
 ) -> None:
     monkeypatch.setenv("SPIQA_MODEL", str(tmp_path / "no-such-model"))
     get_settings.cache_clear()
-    assert preload_on_zerogpu() == [] and events == ["load"]
+    assert preload_on_zerogpu(get_settings()) == [] and events == ["load"]
