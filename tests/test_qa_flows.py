@@ -19,6 +19,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.models.base import Message, NextTokenLogprobs, Usage
 from spiqa_demo.qa import PROMPT_VERSION, Answer, Candidate, ask, ask_stream
+from spiqa_demo.settings import QASettings
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
 
 TOPICS = [
@@ -212,11 +213,10 @@ def test_direct_shows_every_figure_in_paper_order(paper: Paper, cot_vlm) -> None
     assert answer.figure is keyword_shortlist(paper, QUESTION, 1)[0].figure and answer.figure_source == "retrieval"
 
 
-def test_direct_prompt_wording_and_image_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SPIQA_MAX_PROMPT_IMAGES", "6")
+def test_direct_prompt_wording_and_image_cap(tmp_path: Path) -> None:
     paper = make_paper(tmp_path, n_items=9)
     backend = ScriptedBackend("{'Answer': 'about 90%'}")
-    answer = ask(paper, QUESTION, backend, task="direct", shortlist=keyword_shortlist)
+    answer = ask(paper, QUESTION, backend, task="direct", shortlist=keyword_shortlist, settings=QASettings(max_prompt_images=6))
     text = backend.requests[0][0].text
     assert "Please answer the question based on the input images and corresponding captions" in text
     assert "{'Answer': 'Direct Answer to the Question'}" in text
