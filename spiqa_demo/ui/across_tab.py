@@ -17,7 +17,7 @@ import gradio as gr
 
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui import across_chat
+from spiqa_demo.ui import across_chat, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.cited_loading import CitedLoad
 from spiqa_demo.ui.session import Session
@@ -112,8 +112,6 @@ def add_arxiv(text: str, session: Session | None, across: AcrossSession | None,
 
 def build() -> dict[str, Any]:
     """The tab's components (inside the caller's `gr.Tab`)."""
-    from spiqa_demo.ui.layout import ASK_BUTTON  # the same Ask/Stop toggle as the Paper chat
-
     settings = get_settings()
     c: dict[str, Any] = {}
     with gr.Row():
@@ -132,8 +130,8 @@ def build() -> dict[str, Any]:
                                    placeholder="Ask about a figure or table of the loaded paper; the answer comes from "
                                                "the paper it cites, e.g. “In the paper that proposed CBAM, how is "
                                                "channel attention computed?”", feedback_options=None)
-            c["question"] = gr.Textbox(label="Question across papers", submit_btn=ASK_BUTTON, stop_btn=False, max_lines=4,
-                                       elem_id="across-question", placeholder="In the paper that proposed X, how is Y computed?")
+            c["question"] = question_box.build("Question across papers", "In the paper that proposed X, how is Y computed?",
+                                               "across-question")
             c["page"] = gr.AnnotatedImage(label="Supporting passage on its page", height=620, elem_id="cited-page",
                                           visible=False)
             c["detail"] = gr.Markdown(across_chat.PASSAGE_HINT, elem_id="cited-passage")
@@ -143,8 +141,6 @@ def build() -> dict[str, Any]:
 def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, model_inputs: list[Any],
          ask_queue: dict[str, Any], paper_queue: dict[str, Any]) -> None:
     """Connect the tab's events; `model_inputs` are the settings panel's (`model_settings.inputs`)."""
-    from spiqa_demo.ui.layout import _ask_button, _stop_button  # the Ask/Stop toggle is the Paper chat's
-
     refreshed = [across, c["status"], c["references"]]
     tab.select(refresh, [session, across], refreshed, api_name="cited_references", queue=False)
     added = [across, c["references"], c["report"], c["upload"]]
@@ -155,10 +151,11 @@ def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, mo
     answered = [c["chat"], across, c["question"], c["page"], c["detail"]]
     # Stop shows first and Ask comes back last in one chain: as two separate events, a quick answer's
     # Ask could arrive before the Stop and leave the Stop button showing.
-    asking = c["question"].submit(_stop_button, None, [c["question"]], queue=False, api_visibility="private").then(
+    asking = question_box.show_stop_on(c["question"].submit, c["question"]).then(
         across_chat.ask, [c["question"], session, across, *model_inputs], answered, api_name="ask_cited", **ask_queue)
-    asking.then(_ask_button, None, [c["question"]], queue=False, api_visibility="private")
-    c["question"].stop(across_chat.stop, [across], [c["chat"], across], cancels=[asking], api_name="stop_cited").then(
-        _ask_button, None, [c["question"]], queue=False, api_visibility="private")
+    question_box.show_ask_after(asking, c["question"])
+    question_box.show_ask_after(
+        c["question"].stop(across_chat.stop, [across], [c["chat"], across], cancels=[asking], api_name="stop_cited"),
+        c["question"])
     c["chat"].clear(across_chat.clear, [across], [across], api_name="clear_cited_chat")
 

@@ -16,7 +16,7 @@ from typing import Any
 import gradio as gr
 
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui import across_tab, chat, error_analysis, model_settings, paper_tab, spiqa_check, storage
+from spiqa_demo.ui import across_tab, chat, error_analysis, model_settings, paper_tab, question_box, spiqa_check, storage
 from spiqa_demo.ui.across_session import AcrossSession
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import image_roots
@@ -26,7 +26,6 @@ TITLE = "SPIQA paper QA"
 INTRO = ("Ask questions about a scientific paper's figures and tables, and see the figure that answers them. "
          "Load a paper, then ask in the chat.")
 QUEUE_SIZE = 64
-ASK_BUTTON, STOP_BUTTON = "Ask", "Stop"
 
 
 def build_demo() -> gr.Blocks:
@@ -50,9 +49,7 @@ def build_demo() -> gr.Blocks:
                         chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
                                              placeholder="Load a paper, then ask about its figures and tables.",
                                              buttons=["copy"], feedback_options=None)
-                        question = gr.Textbox(label="Question", placeholder="e.g. Which method has the lowest error?",
-                                              submit_btn=ASK_BUTTON, stop_btn=False, max_lines=4, elem_id="question",
-                                              autofocus=False)
+                        question = question_box.build("Question", "e.g. Which method has the lowest error?", "question")
                         check = spiqa_check.build()
                         with gr.Accordion("Settings", open=False, elem_id="settings"):
                             model = model_settings.build(settings)
@@ -88,11 +85,11 @@ def build_demo() -> gr.Blocks:
         ]
         for event, api in zip(answering, ({"api_name": "spiqa_score"}, {"api_visibility": "private"})):
             event.then(spiqa_check.score_last, scored, [check["result"], check["reference"]], **api, **ask_queue)
-            event.then(_ask_button, None, [question], queue=False, api_visibility="private")
+            question_box.show_ask_after(event, question)
         for trigger in (question.submit, check["questions"].click):
-            trigger(_stop_button, None, [question], queue=False, api_visibility="private")
-        question.stop(chat.stop, [session], [chatbot, session], cancels=answering, api_name="stop").then(
-            _ask_button, None, [question], queue=False, api_visibility="private")
+            question_box.show_stop_on(trigger, question)
+        question_box.show_ask_after(question.stop(chat.stop, [session], [chatbot, session], cancels=answering, api_name="stop"),
+                                    question)
         check["run_all"].click(
             spiqa_check.run_all, [session, check["judge_model"], check["judge_url"], *model_settings.inputs(model)],
             [check["table"], check["summary"]], api_name="spiqa_run_all", **ask_queue)
@@ -100,14 +97,6 @@ def build_demo() -> gr.Blocks:
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
     return demo
-
-
-def _stop_button() -> gr.Textbox:
-    return gr.Textbox(submit_btn=False, stop_btn=STOP_BUTTON)
-
-
-def _ask_button() -> gr.Textbox:
-    return gr.Textbox(submit_btn=ASK_BUTTON, stop_btn=False)
 
 
 def launch_options() -> dict[str, Any]:
