@@ -20,6 +20,7 @@ from spiqa_demo.settings import get_settings
 from spiqa_demo.ui import across_chat, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.cited_loading import CitedLoad
+from spiqa_demo.ui.model_settings import ModelSettings
 from spiqa_demo.ui.session import Session
 
 POLL_S = 0.2  # how often an add's progress is reported
@@ -138,9 +139,9 @@ def build() -> dict[str, Any]:
     return c
 
 
-def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, model_inputs: list[Any],
+def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, model: ModelSettings,
          ask_queue: dict[str, Any], paper_queue: dict[str, Any]) -> None:
-    """Connect the tab's events; `model_inputs` are the settings panel's (`model_settings.inputs`)."""
+    """Connect the tab's events; answers use the Paper tab's model settings (`model`)."""
     refreshed = [across, c["status"], c["references"]]
     tab.select(refresh, [session, across], refreshed, api_name="cited_references", queue=False)
     added = [across, c["references"], c["report"], c["upload"]]
@@ -152,7 +153,7 @@ def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, mo
     # Stop shows first and Ask comes back last in one chain: as two separate events, a quick answer's
     # Ask could arrive before the Stop and leave the Stop button showing.
     asking = question_box.show_stop_on(c["question"].submit, c["question"]).then(
-        across_chat.ask, [c["question"], session, across, *model_inputs], answered, api_name="ask_cited", **ask_queue)
+        across_chat.ask, [c["question"], session, across, *model.inputs()], answered, api_name="ask_cited", **ask_queue)
     question_box.show_ask_after(asking, c["question"])
     question_box.show_ask_after(
         c["question"].stop(across_chat.stop, [across], [c["chat"], across], cancels=[asking], api_name="stop_cited"),

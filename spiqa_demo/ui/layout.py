@@ -76,8 +76,8 @@ def build_demo() -> gr.Blocks:
                                     queue=False, api_visibility="private")
         chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
 
-        asked = [question, session, *model_settings.inputs(model)]
-        scored = [session, check["judge_model"], check["judge_url"], model["base_url"], model["api_key"]]
+        asked = [question, session, *model.inputs()]
+        scored = [session, check["judge_model"], check["judge_url"], model.base_url, model.api_key]
         answering = [
             question.submit(chat.ask, asked, [chatbot, session, question], api_name="ask", **ask_queue),
             check["questions"].click(spiqa_check.pick_question, [check["questions"]], [question], queue=False).then(
@@ -91,9 +91,9 @@ def build_demo() -> gr.Blocks:
         question_box.show_ask_after(question.stop(chat.stop, [session], [chatbot, session], cancels=answering, api_name="stop"),
                                     question)
         check["run_all"].click(
-            spiqa_check.run_all, [session, check["judge_model"], check["judge_url"], *model_settings.inputs(model)],
+            spiqa_check.run_all, [session, check["judge_model"], check["judge_url"], *model.inputs()],
             [check["table"], check["summary"]], api_name="spiqa_run_all", **ask_queue)
-        across_tab.wire(cited, across_page, session, across, model_settings.inputs(model), ask_queue, paper_queue)
+        across_tab.wire(cited, across_page, session, across, model, ask_queue, paper_queue)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
     return demo
