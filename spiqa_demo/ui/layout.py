@@ -55,8 +55,7 @@ def build_demo() -> gr.Blocks:
                             model = model_settings.build(settings)
             with gr.Tab("Across papers", id="across", elem_id="across-tab") as across_page:
                 cited = across_tab.build()
-            with gr.Tab("Error analysis", id="errors"):
-                errors = error_analysis.build()
+            errors = error_analysis.build()
 
         loaded = [session, paper["status"], paper["gallery"], paper["page"], paper["detail"], chatbot]
         matched = [session, check["panel"], check["header"], check["questions"], check["result"], check["reference"],
