@@ -58,8 +58,7 @@ def build_demo() -> gr.Blocks:
             errors = error_analysis.build()
 
         loaded = [session, paper["status"], paper["gallery"], paper["page"], paper["detail"], chatbot]
-        matched = [session, check["panel"], check["header"], check["questions"], check["result"], check["reference"],
-                   check["table"], check["summary"]]
+        matched = spiqa_check.MatchOutputs.components(check, session)
         for trigger, fn, source, name in (
             (paper["upload"].upload, paper_tab.load_upload, paper["upload"], "load_pdf"),
             (paper["arxiv"].submit, paper_tab.load_arxiv, paper["arxiv"], "load_arxiv"),
@@ -76,22 +75,22 @@ def build_demo() -> gr.Blocks:
         chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
 
         asked = [question, session, *model.inputs()]
-        scored = [session, check["judge_model"], check["judge_url"], model.base_url, model.api_key]
+        scored = [session, check.judge_model, check.judge_url, model.base_url, model.api_key]
         answering = [
             question.submit(chat.ask, asked, [chatbot, session, question], api_name="ask", **ask_queue),
-            check["questions"].click(spiqa_check.pick_question, [check["questions"]], [question], queue=False).then(
+            check.questions.click(spiqa_check.pick_question, [check.questions], [question], queue=False).then(
                 chat.ask, asked, [chatbot, session, question], api_visibility="private", **ask_queue),
         ]
         for event, api in zip(answering, ({"api_name": "spiqa_score"}, {"api_visibility": "private"})):
-            event.then(spiqa_check.score_last, scored, [check["result"], check["reference"]], **api, **ask_queue)
+            event.then(spiqa_check.score_last, scored, spiqa_check.ScoreOutputs.components(check), **api, **ask_queue)
             question_box.show_ask_after(event, question)
-        for trigger in (question.submit, check["questions"].click):
+        for trigger in (question.submit, check.questions.click):
             question_box.show_stop_on(trigger, question)
         question_box.show_ask_after(question.stop(chat.stop, [session], [chatbot, session], cancels=answering, api_name="stop"),
                                     question)
-        check["run_all"].click(
-            spiqa_check.run_all, [session, check["judge_model"], check["judge_url"], *model.inputs()],
-            [check["table"], check["summary"]], api_name="spiqa_run_all", **ask_queue)
+        check.run_all_button.click(
+            spiqa_check.run_all, [session, check.judge_model, check.judge_url, *model.inputs()],
+            spiqa_check.RunAllOutputs.components(check), api_name="spiqa_run_all", **ask_queue)
         across_tab.wire(cited, across_page, session, across, model, ask_queue, paper_queue)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
