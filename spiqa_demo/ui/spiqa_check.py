@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from spiqa_demo.metrics import L3Judge
     from spiqa_demo.qa import Answer
     from spiqa_demo.spiqa import SpiqaDataset
+    from spiqa_demo.ui.model_settings import ModelSettings
+    from spiqa_demo.ui.paper_tab import PaperEvents
+    from spiqa_demo.ui.queues import Queue
 
 log = logging.getLogger(__name__)
 
@@ -376,3 +379,20 @@ def build() -> SpiqaCheck:
     return SpiqaCheck(panel=panel, header=header, questions=questions, result=result, reference=reference,
                       judge_model=judge_model, judge_url=judge_url, run_all_button=run_all_button, summary=summary,
                       table=table)
+
+
+def wire(panel: SpiqaCheck, session: gr.State, model: ModelSettings, paper: PaperEvents, queue: Queue) -> None:
+    """Connect the panel to the Paper tab: match every loaded paper to SPIQA, score every answer of its chat
+    (with the answering model's endpoint and key, which the judge may share), and run all questions.
+
+    A question clicked in the list is asked in the Paper chat, so `paper_tab.wire` connects that click.
+    """
+    matched = MatchOutputs.components(panel, session)
+    for load in paper.loads:
+        load.event.then(on_paper_loaded, [session], matched, api_name=f"{load.api_name}_spiqa_match")
+    scored = [session, panel.judge_model, panel.judge_url, model.base_url, model.api_key]
+    checked = ScoreOutputs.components(panel)
+    paper.typed.then(score_last, scored, checked, api_name="spiqa_score", **queue)
+    paper.picked.then(score_last, scored, checked, api_visibility="private", **queue)
+    panel.run_all_button.click(run_all, [session, panel.judge_model, panel.judge_url, *model.inputs()],
+                               RunAllOutputs.components(panel), api_name="spiqa_run_all", **queue)
