@@ -18,7 +18,6 @@ import gradio as gr
 
 from spiqa_demo.settings import get_settings
 from spiqa_demo.ui import across_tab, error_analysis, paper_tab, spiqa_check, storage
-from spiqa_demo.ui.across_session import AcrossSession
 from spiqa_demo.ui.queues import Queue, Queues
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import image_roots
@@ -40,20 +39,15 @@ def build_demo() -> gr.Blocks:
     # Old files in Gradio's cache are deleted hourly (uploads, copies of crops); the rest is bounded by storage.evict.
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = gr.State(Session())
-        across = gr.State(AcrossSession())
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
         with gr.Tabs():
             paper = paper_tab.build(settings)
-            with gr.Tab("Across papers", id="across", elem_id="across-tab") as across_page:
-                cited = across_tab.build()
+            cited = across_tab.build()
             errors = error_analysis.build()
 
         events = paper_tab.wire(paper, session, queues)
         spiqa_check.wire(paper.check, session, paper.model, events, queues.ask)
-        for load in events.loads:
-            load.event.then(across_tab.refresh, [session, across], [across, cited["status"], cited["references"]],
-                            api_visibility="private")
-        across_tab.wire(cited, across_page, session, across, paper.model, dict(queues.ask), dict(queues.paper))
+        across_tab.wire(cited, session, paper.model, events.loads, queues)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
     return demo
