@@ -42,12 +42,12 @@ def build_demo() -> gr.Blocks:
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
         with gr.Tabs():
             paper = paper_tab.build(settings)
-            cited = across_tab.build()
+            across = across_tab.build()
             errors = error_analysis.build()
 
         events = paper_tab.wire(paper, session, queues)
         spiqa_check.wire(paper.check, session, paper.model, events, queues.ask)
-        across_tab.wire(cited, session, paper.model, events.loads, queues)
+        across_tab.wire(across, session, paper.model, events.loads, queues)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
     return demo
