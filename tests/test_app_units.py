@@ -194,3 +194,38 @@ def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_p
     image, boxes = box_on_page(pdf, 2, (72.0, 72.0, 144.0, 144.0), "page 2")
     with Image.open(image) as png:
         assert png.width == round(612 * PAGE_DPI / 72) and boxes[0][0][:2] == (round(72 * PAGE_DPI / 72),) * 2
+
+
+def test_every_named_output_has_one_widget() -> None:
+    """Handlers return NamedTuples whose `components()` list the widgets in field order: a field added
+    without its widget (or a widget listed twice) fails here, not when a visitor fires the event."""
+    import gradio as gr
+
+    from spiqa_demo.settings import get_settings
+    from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, paper_tab, spiqa_check
+
+    with gr.Blocks():
+        session = gr.State()
+        with gr.Tabs():
+            paper = paper_tab.build(get_settings())
+            across = across_tab.build()
+            errors = error_analysis.build()
+    listed = {
+        paper_tab.LoadOutputs: paper_tab.LoadOutputs.components(paper, session),
+        paper_tab.FigureOutputs: paper_tab.FigureOutputs.components(paper),
+        chat.AskOutputs: chat.AskOutputs.components(paper, session),
+        chat.StopOutputs: chat.StopOutputs.components(paper, session),
+        spiqa_check.MatchOutputs: spiqa_check.MatchOutputs.components(paper.check, session),
+        spiqa_check.ScoreOutputs: spiqa_check.ScoreOutputs.components(paper.check),
+        spiqa_check.RunAllOutputs: spiqa_check.RunAllOutputs.components(paper.check),
+        across_tab.RefreshOutputs: across_tab.RefreshOutputs.components(across),
+        across_tab.AddOutputs: across_tab.AddOutputs.components(across),
+        across_chat.AskOutputs: across_chat.AskOutputs.components(across),
+        across_chat.StopOutputs: across_chat.StopOutputs.components(across),
+        error_analysis.LoadOutputs: error_analysis.LoadOutputs.components(errors),
+        error_analysis.FilterOutputs: error_analysis.FilterOutputs.components(errors),
+        error_analysis.RowOutputs: error_analysis.RowOutputs.components(errors),
+        error_analysis.CompareOutputs: error_analysis.CompareOutputs.components(errors),
+    }
+    for outputs, components in listed.items():
+        assert len(components) == len(outputs._fields) == len({id(c) for c in components}), outputs.__qualname__

@@ -1,12 +1,21 @@
 """The Gradio app, a thin layer over the library (no extraction, retrieval, model or metric logic here).
 
-- `layout`: the Blocks and its event wiring; `build_demo()`, `launch_options()`.
+Each tab or panel is a module whose `build()` returns a frozen dataclass of its widgets and whose
+`wire()` connects its events (the model settings have none: the others read them). Handlers return
+named outputs (a NamedTuple whose `components()` lists the widgets in the same order), never bare
+tuples that must line up with a list elsewhere.
+
+- `layout`: places the tabs and calls each `wire()`; `build_demo()`, `launch_options()`.
 - `paper_tab` (load a PDF / arXiv id through `spiqa_demo.arxiv` / example, gallery, figure on its
-  page), `loading` (extract + index with progress), `examples`, `page_view` (page image with boxes).
+  page, the chat), `loading` (extract + index with progress), `examples`, `page_view` (page image with boxes).
 - `chat` (streamed answers with the chosen figure and the shortlist), `model_settings` (the settings
-  panel and backend choice), `session` (per-visitor state).
+  panel and backend choice), `session` (per-visitor state), `question_box` (the Ask/Stop box of both chats).
 - `spiqa_check` (the benchmark-question panel over `spiqa_demo.evaluation.check`), `spiqa_images`.
+- `across_tab` (the loaded paper's references, adding cited papers through `cited_loading`), `across_chat`
+  (answers from the cited papers), `across_session` (its per-visitor state).
 - `error_analysis` (the tab over `spiqa_demo.evaluation.analysis`: rows, filters, plots, comparisons).
+- `queues` (the concurrency groups the tabs share), `model_slots` (model calls at once), `visitor_policy`
+  (the models and endpoints a visitor may choose), `messages` (library messages as sentences).
 - `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment()`),
   `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
 """

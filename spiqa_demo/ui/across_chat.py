@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
@@ -30,8 +30,11 @@ from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
 
 if TYPE_CHECKING:
+    from gradio.blocks import Block
+
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, CitedPaper, CitedPassage
     from spiqa_demo.library import PaperLibrary
+    from spiqa_demo.ui.across_tab import AcrossTab
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,30 @@ RETRIEVAL_ONLY = ("No model is configured, so the app answers in retrieval-only 
                   "written answers.")
 PASSAGE_HINT = "The passage that supports an answer is shown here on its page, boxed."
 
-Outputs = tuple[History, AcrossSession, str, Any, str]  # chat, state, question box, page image, passage text
+
+class AskOutputs(NamedTuple):
+    """A cross-paper question's turn as it streams (outputs left out stay as they are), in the order of `components`."""
+
+    chat: History
+    across: AcrossSession
+    question: str  # the box, emptied
+    page: Any = gr.skip()  # the supporting passage on its page, once answered
+    detail: Any = gr.skip()
+
+    @staticmethod
+    def components(tab: AcrossTab) -> list[Block]:
+        return [tab.chatbot, tab.state, tab.question, tab.page, tab.detail]
+
+
+class StopOutputs(NamedTuple):
+    """The chat after a stop, in the order of `components`."""
+
+    chat: History
+    across: AcrossSession
+
+    @staticmethod
+    def components(tab: AcrossTab) -> list[Block]:
+        return [tab.chatbot, tab.state]
 
 
 def references_table(answer: CitedAnswer, limit: int = SHOWN_REFERENCES) -> str:
@@ -123,10 +149,6 @@ def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
     return gr.update(value=page, visible=True), detail
 
 
-def _keep() -> tuple[Any, Any]:
-    return gr.skip(), gr.skip()
-
-
 def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[None]:
     """While cited papers are being added, say so (yielding to show it) and wait: the question may be about them."""
     job = across.add_job
@@ -136,19 +158,25 @@ def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[None]:
         job.wait(POLL_S)
 
 
-def _say(across: AcrossSession, history: History, message: str) -> Outputs:
+def _turn(history: History, across: AcrossSession) -> AskOutputs:
+    """The chat as it stands, with the question box emptied; a copy, as the session's list goes on changing
+    while Gradio sends this one."""
+    return AskOutputs(chat=list(history), across=across, question="")
+
+
+def _say(across: AcrossSession, history: History, message: str) -> AskOutputs:
     history.append(chat_message("assistant", escape(message)))
-    return (list(history), across, "", *_keep())
+    return _turn(history, across)
 
 
-def ask(question: str, session: Session | None, across: AcrossSession | None, *choice_and_key: Any) -> Iterator[Outputs]:
-    """Stream one cross-paper question's turn: yields (history, state, question box, page image, passage)."""
+def ask(question: str, session: Session | None, across: AcrossSession | None, *choice_and_key: Any) -> Iterator[AskOutputs]:
+    """Stream one cross-paper question's turn; once answered, the supporting passage is shown on its page."""
     session, across = session or Session(), across or AcrossSession()
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
     question = " ".join((question or "").split())
     if not question:
-        yield (list(across.history), across, "", *_keep())
+        yield _turn(across.history, across)
         return
     library = across.sync(session)
     user = chat_message("user", question)
@@ -162,17 +190,17 @@ def ask(question: str, session: Session | None, across: AcrossSession | None, *c
     history = across.history
     history.extend([user, thought])
     for _ in _wait_for_cited(across, turn):
-        yield (list(history), across, "", *_keep())
+        yield _turn(history, across)
     if turn.stopped:
-        yield (list(history), across, "", *_keep())
+        yield _turn(history, across)
         return
     thought["content"] = "Ranking this paper's references for the question…"
-    yield (list(history), across, "", *_keep())
+    yield _turn(history, across)
     yield from _answer(question, library, across, turn, choice, api_key)
 
 
 def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: Turn, choice: ModelChoice,
-            api_key: str) -> Iterator[Outputs]:
+            api_key: str) -> Iterator[AskOutputs]:
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited_stream
 
     history, thought = across.history, turn.thought
@@ -180,22 +208,22 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
     slot = model_slot(backend)
     try:
         for _ in wait_for_model(slot, turn):
-            yield (list(history), across, "", *_keep())
+            yield _turn(history, across)
     except Stopped:
-        yield (list(history), across, "", *_keep())
+        yield _turn(history, across)
         return
     started = time.monotonic()
     events = ask_cited_stream(library, question, backend)
     result: Streamed[CitedAnswer] = Streamed()
     with closing(stream_reply(events, CitedAnswer, turn, history, slot, result)) as chunks:
         for _ in chunks:
-            yield (list(history), across, "", *_keep())
+            yield _turn(history, across)
     if result.error:
         yield _say(across, history, f"⚠️ {as_sentence(result.error)}")
         return
     answer = result.answer
     if answer is None:
-        yield (list(history), across, "", *_keep())
+        yield _turn(history, across)
         return
     turn.finished = True
     if across.turn is turn:
@@ -210,14 +238,15 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
         notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else as_sentence(notice))
     notes += [as_sentence(m) for m in answer.messages]
     history.extend(answer_messages(answer, notes))
-    yield (list(history), across, "", *passage_view(answer))
+    page, detail = passage_view(answer)
+    yield AskOutputs(chat=list(history), across=across, question="", page=page, detail=detail)
 
 
-def stop(across: AcrossSession | None) -> tuple[History, AcrossSession]:
+def stop(across: AcrossSession | None) -> StopOutputs:
     """The Stop button: the answer being written keeps its text, marked stopped."""
     across = across or AcrossSession()
     across.stop_turn()
-    return list(across.history), across
+    return StopOutputs(chat=list(across.history), across=across)
 
 
 def clear(across: AcrossSession | None) -> AcrossSession:

@@ -9,18 +9,26 @@ column is the cross-paper chat (`across_chat`) and the supporting passage on its
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui import across_chat
+from spiqa_demo.ui import across_chat, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.cited_loading import CitedLoad
 from spiqa_demo.ui.session import Session
+
+if TYPE_CHECKING:
+    from gradio.blocks import Block
+
+    from spiqa_demo.ui.model_settings import ModelSettings
+    from spiqa_demo.ui.paper_tab import Load
+    from spiqa_demo.ui.queues import Queues
 
 POLL_S = 0.2  # how often an add's progress is reported
 NOTHING_TO_ADD = "Choose one or more PDFs of papers this paper cites, or type an arXiv id."
@@ -59,28 +67,53 @@ def references_markdown(library: PaperLibrary | None) -> str:
     return "\n\n".join(lines)
 
 
-def refresh(session: Session | None, across: AcrossSession | None) -> tuple[AcrossSession, str, str]:
-    """(state, status, references) for the paper now loaded (a new paper starts a new library)."""
+class RefreshOutputs(NamedTuple):
+    """The references of the paper now loaded, in the order of `components`."""
+
+    across: AcrossSession
+    status: str
+    references: str
+
+    @staticmethod
+    def components(tab: AcrossTab) -> list[Block]:
+        return [tab.state, tab.status, tab.references]
+
+
+def refresh(session: Session | None, across: AcrossSession | None) -> RefreshOutputs:
+    """Which paper the references are of, and which are in the library (a new paper starts a new library)."""
     session, across = session or Session(), across or AcrossSession()
     library = across.sync(session)
-    return across, status_markdown(session, library), references_markdown(library)
+    return RefreshOutputs(across=across, status=status_markdown(session, library), references=references_markdown(library))
+
+
+class AddOutputs(NamedTuple):
+    """Adding cited papers, as it goes (outputs left out stay as they are), in the order of `components`."""
+
+    across: AcrossSession
+    references: Any = gr.skip()
+    report: Any = gr.skip()
+    upload: Any = gr.skip()  # None empties the upload box once its files are added
+
+    @staticmethod
+    def components(tab: AcrossTab) -> list[Block]:
+        return [tab.state, tab.references, tab.report, tab.upload]
 
 
 def _add(session: Session | None, across: AcrossSession | None, files: Sequence[Path], arxiv_ids: Sequence[str],
-         progress: gr.Progress) -> Iterator[tuple[AcrossSession, str, str, Any]]:
-    """Shared body of the two adders: yields (state, references, add report, upload box)."""
+         progress: gr.Progress) -> Iterator[AddOutputs]:
+    """Shared body of the two adders."""
     session, across = session or Session(), across or AcrossSession()
     library = across.sync(session)
     if library is None or session.loading:
         message = across_chat.STILL_LOADING if session.loading else across_chat.NO_ANCHOR
-        yield across, references_markdown(library), f"> ⚠️ {escape(message)}", gr.skip()
+        yield AddOutputs(across, references=references_markdown(library), report=f"> ⚠️ {escape(message)}")
         return
     if not files and not arxiv_ids:
-        yield across, references_markdown(library), escape(NOTHING_TO_ADD), gr.skip()
+        yield AddOutputs(across, references=references_markdown(library), report=escape(NOTHING_TO_ADD))
         return
     job = CitedLoad(library, files, arxiv_ids, after=across.add_job)
     across.add_job = job
-    yield across, gr.skip(), f"*Adding {len(files) + len(arxiv_ids)} papers…*", gr.skip()
+    yield AddOutputs(across, report=f"*Adding {len(files) + len(arxiv_ids)} papers…*")
     while not job.wait(POLL_S):
         progress(job.fraction, desc=job.message)
     progress(1.0, desc=job.message)
@@ -92,73 +125,91 @@ def _add(session: Session | None, across: AcrossSession | None, files: Sequence[
         report.append("> ⚠️ Another paper was loaded meanwhile, so these papers were added to the previous paper's library.")
     for message in job.messages():
         gr.Warning(message)
-    yield across, references_markdown(across.library), "\n\n".join(report) or escape(job.message), None
+    yield AddOutputs(across, references=references_markdown(across.library),
+                     report="\n\n".join(report) or escape(job.message), upload=None)
 
 
 def add_files(files: list[str] | str | None, session: Session | None, across: AcrossSession | None,
-              progress: gr.Progress = gr.Progress()) -> Iterator[tuple[AcrossSession, str, str, Any]]:
+              progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs]:
     """Add uploaded cited PDFs (several at once)."""
     paths = [Path(f) for f in ([files] if isinstance(files, str) else files or [])]
     yield from _add(session, across, paths, [], progress)
 
 
 def add_arxiv(text: str, session: Session | None, across: AcrossSession | None,
-              progress: gr.Progress = gr.Progress()) -> Iterator[tuple[AcrossSession, str, str, Any]]:
+              progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs]:
     """Download cited papers by arXiv id (several separated by spaces or commas) and add them."""
     ids = [part for part in (text or "").replace(",", " ").split() if part]
-    for across_state, references, report, _ in _add(session, across, [], ids, progress):
-        yield across_state, references, report, gr.skip()
+    for outputs in _add(session, across, [], ids, progress):
+        yield outputs._replace(upload=gr.skip())  # the upload box holds no ids to empty
 
 
-def build() -> dict[str, Any]:
-    """The tab's components (inside the caller's `gr.Tab`)."""
-    from spiqa_demo.ui.layout import ASK_BUTTON  # the same Ask/Stop toggle as the Paper chat
+@dataclass(frozen=True)
+class AcrossTab:
+    """The tab's widgets and its own state (the library and chat of this visitor's cited papers)."""
 
+    tab_item: gr.Tab  # selecting the tab shows the references of the paper loaded meanwhile
+    state: gr.State
+    status: gr.Markdown
+    upload: gr.File
+    arxiv: gr.Textbox
+    report: gr.Markdown
+    references: gr.Markdown
+    chatbot: gr.Chatbot
+    question: gr.Textbox
+    page: gr.AnnotatedImage
+    detail: gr.Markdown
+
+
+def build() -> AcrossTab:
+    """The tab (inside the caller's `gr.Tabs`)."""
     settings = get_settings()
-    c: dict[str, Any] = {}
-    with gr.Row():
-        with gr.Column(scale=5):
-            c["status"] = gr.Markdown(across_chat.NO_ANCHOR, elem_id="across-status")
-            with gr.Group():
-                c["upload"] = gr.File(label=f"Add cited papers (PDFs, several at once, up to {settings.max_file_mb} MB each)",
-                                      file_types=[".pdf"], type="filepath", file_count="multiple", elem_id="cited-upload",
-                                      height=110)
-                c["arxiv"] = gr.Textbox(label="…or arXiv ids of cited papers", placeholder="1807.06521 1512.03385",
-                                        elem_id="cited-arxiv", max_lines=1, submit_btn="Fetch")
-            c["report"] = gr.Markdown("", elem_id="cited-report")
-            c["references"] = gr.Markdown("", elem_id="cited-references")
-        with gr.Column(scale=6):
-            c["chat"] = gr.Chatbot(label="Chat across papers", height=560, elem_id="across-chat", buttons=["copy"],
-                                   placeholder="Ask about a figure or table of the loaded paper; the answer comes from "
-                                               "the paper it cites, e.g. “In the paper that proposed CBAM, how is "
-                                               "channel attention computed?”", feedback_options=None)
-            c["question"] = gr.Textbox(label="Question across papers", submit_btn=ASK_BUTTON, stop_btn=False, max_lines=4,
-                                       elem_id="across-question", placeholder="In the paper that proposed X, how is Y computed?")
-            c["page"] = gr.AnnotatedImage(label="Supporting passage on its page", height=620, elem_id="cited-page",
-                                          visible=False)
-            c["detail"] = gr.Markdown(across_chat.PASSAGE_HINT, elem_id="cited-passage")
-    return c
+    with gr.Tab("Across papers", id="across", elem_id="across-tab") as tab_item:
+        state = gr.State(AcrossSession())
+        with gr.Row():
+            with gr.Column(scale=5):
+                status = gr.Markdown(across_chat.NO_ANCHOR, elem_id="across-status")
+                with gr.Group():
+                    upload = gr.File(label=f"Add cited papers (PDFs, several at once, up to {settings.max_file_mb} MB each)",
+                                     file_types=[".pdf"], type="filepath", file_count="multiple", elem_id="cited-upload",
+                                     height=110)
+                    arxiv = gr.Textbox(label="…or arXiv ids of cited papers", placeholder="1807.06521 1512.03385",
+                                       elem_id="cited-arxiv", max_lines=1, submit_btn="Fetch")
+                report = gr.Markdown("", elem_id="cited-report")
+                references = gr.Markdown("", elem_id="cited-references")
+            with gr.Column(scale=6):
+                chatbot = gr.Chatbot(label="Chat across papers", height=560, elem_id="across-chat", buttons=["copy"],
+                                     placeholder="Ask about a figure or table of the loaded paper; the answer comes from "
+                                                 "the paper it cites, e.g. “In the paper that proposed CBAM, how is "
+                                                 "channel attention computed?”", feedback_options=None)
+                question = question_box.build("Question across papers", "In the paper that proposed X, how is Y computed?",
+                                              "across-question")
+                page = gr.AnnotatedImage(label="Supporting passage on its page", height=620, elem_id="cited-page",
+                                         visible=False)
+                detail = gr.Markdown(across_chat.PASSAGE_HINT, elem_id="cited-passage")
+    return AcrossTab(tab_item=tab_item, state=state, status=status, upload=upload, arxiv=arxiv, report=report,
+                     references=references, chatbot=chatbot, question=question, page=page, detail=detail)
 
 
-def wire(c: dict[str, Any], tab: gr.Tab, session: gr.State, across: gr.State, model_inputs: list[Any],
-         ask_queue: dict[str, Any], paper_queue: dict[str, Any]) -> None:
-    """Connect the tab's events; `model_inputs` are the settings panel's (`model_settings.inputs`)."""
-    from spiqa_demo.ui.layout import _ask_button, _stop_button  # the Ask/Stop toggle is the Paper chat's
-
-    refreshed = [across, c["status"], c["references"]]
-    tab.select(refresh, [session, across], refreshed, api_name="cited_references", queue=False)
-    added = [across, c["references"], c["report"], c["upload"]]
-    c["upload"].upload(add_files, [c["upload"], session, across], added, api_name="add_cited",
-                       show_progress_on=c["references"], **paper_queue)
-    c["arxiv"].submit(add_arxiv, [c["arxiv"], session, across], added, api_name="add_cited_arxiv",
-                      show_progress_on=c["references"], **paper_queue)
-    answered = [c["chat"], across, c["question"], c["page"], c["detail"]]
+def wire(tab: AcrossTab, session: gr.State, model: ModelSettings, loads: Sequence[Load], queues: Queues) -> None:
+    """Connect the tab's events: its references follow every load of the Paper tab (`loads`, over the
+    Paper tab's `session`), and answers use the Paper tab's model settings (`model`)."""
+    refreshed = RefreshOutputs.components(tab)
+    for load in loads:
+        load.event.then(refresh, [session, tab.state], refreshed, api_visibility="private")
+    tab.tab_item.select(refresh, [session, tab.state], refreshed, api_name="cited_references", queue=False)
+    added = AddOutputs.components(tab)
+    tab.upload.upload(add_files, [tab.upload, session, tab.state], added, api_name="add_cited",
+                      show_progress_on=tab.references, **queues.paper)
+    tab.arxiv.submit(add_arxiv, [tab.arxiv, session, tab.state], added, api_name="add_cited_arxiv",
+                     show_progress_on=tab.references, **queues.paper)
     # Stop shows first and Ask comes back last in one chain: as two separate events, a quick answer's
     # Ask could arrive before the Stop and leave the Stop button showing.
-    asking = c["question"].submit(_stop_button, None, [c["question"]], queue=False, api_visibility="private").then(
-        across_chat.ask, [c["question"], session, across, *model_inputs], answered, api_name="ask_cited", **ask_queue)
-    asking.then(_ask_button, None, [c["question"]], queue=False, api_visibility="private")
-    c["question"].stop(across_chat.stop, [across], [c["chat"], across], cancels=[asking], api_name="stop_cited").then(
-        _ask_button, None, [c["question"]], queue=False, api_visibility="private")
-    c["chat"].clear(across_chat.clear, [across], [across], api_name="clear_cited_chat")
-
+    asking = question_box.show_stop_on(tab.question.submit, tab.question).then(
+        across_chat.ask, [tab.question, session, tab.state, *model.inputs()], across_chat.AskOutputs.components(tab),
+        api_name="ask_cited", **queues.ask)
+    question_box.show_ask_after(asking, tab.question)
+    stopped = tab.question.stop(across_chat.stop, [tab.state], across_chat.StopOutputs.components(tab), cancels=[asking],
+                                api_name="stop_cited")
+    question_box.show_ask_after(stopped, tab.question)
+    tab.chatbot.clear(across_chat.clear, [tab.state], [tab.state], api_name="clear_cited_chat")

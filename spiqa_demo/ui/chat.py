@@ -16,7 +16,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper
@@ -26,7 +26,11 @@ from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
 
 if TYPE_CHECKING:
+    import gradio as gr
+    from gradio.blocks import Block
+
     from spiqa_demo.qa import Answer
+    from spiqa_demo.ui.paper_tab import PaperTab
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +204,26 @@ def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: T
         history.remove(reply)
 
 
-def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[tuple[History, Session, str]]:
-    """Stream one question's turn into the session's chat: yields (history, session, question box).
+class AskOutputs(NamedTuple):
+    """A question's turn as it streams, in the order of `components`."""
+
+    chat: History
+    session: Session
+    question: str  # the box, emptied
+
+    @staticmethod
+    def components(tab: PaperTab, session: gr.State) -> list[Block]:
+        return [tab.chatbot, session, tab.question]
+
+
+def _turn(history: History, session: Session) -> AskOutputs:
+    """The chat as it stands, with the question box emptied; a copy, as the session's list goes on changing
+    (this answer, a load's greeting) while Gradio sends this one."""
+    return AskOutputs(chat=list(history), session=session, question="")
+
+
+def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs]:
+    """Stream one question's turn into the session's chat.
 
     A question asked while the paper loads waits for it. The answer is marked stopped, with what
     was written kept, when the visitor presses Stop, cancels the request, or asks again meanwhile.
@@ -211,7 +233,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     choice = ModelChoice.from_inputs(*fields)
     question = " ".join((question or "").split())
     if not question:
-        yield list(session.history), session, ""
+        yield _turn(session.history, session)
         return
     user = chat_message("user", question)
     thought = chat_message("assistant", "Ranking the paper's figures and tables…",
@@ -219,7 +241,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     turn = session.start_turn(thought)
     session.history.extend([user, thought])
     for _ in _wait_for_paper(session, turn):
-        yield list(session.history), session, ""
+        yield _turn(session.history, session)
     if not any(message is user for message in session.history):  # the new paper started a new chat
         session.history.extend([user, thought])
     history = session.history
@@ -233,15 +255,15 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         if problem:
             history.remove(thought)
             history.append(chat_message("assistant", escape(problem)))
-        yield list(history), session, ""
+        yield _turn(history, session)
         return
     thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
-    yield list(history), session, ""
+    yield _turn(history, session)
     yield from _answer(question, paper, session, turn, choice, api_key)
 
 
 def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
-            api_key: str) -> Iterator[tuple[History, Session, str]]:
+            api_key: str) -> Iterator[AskOutputs]:
     from spiqa_demo.qa import Answer, ask_stream
 
     history, thought = session.history, turn.thought
@@ -249,21 +271,21 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
     slot = model_slot(backend)
     try:
         for _ in wait_for_model(slot, turn):
-            yield list(history), session, ""
+            yield _turn(history, session)
     except Stopped:
-        yield list(history), session, ""
+        yield _turn(history, session)
         return
     events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
                         use_captions=choice.captions, notice=notice)
     result: Streamed[Answer] = Streamed()
     with closing(stream_reply(events, Answer, turn, history, slot, result)) as chunks:
         for _ in chunks:
-            yield list(history), session, ""
+            yield _turn(history, session)
     if result.error:
         history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
     answer = result.answer
     if answer is None:
-        yield list(history), session, ""
+        yield _turn(history, session)
         return
     turn.finished = True
     if session.turn is turn:
@@ -276,11 +298,22 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         "duration": round(answer.timings.get("total", 0.0), 2),
     }
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
-    yield list(history), session, ""
+    yield _turn(history, session)
 
 
-def stop(session: Session | None) -> tuple[History, Session]:
+class StopOutputs(NamedTuple):
+    """The chat after a stop, in the order of `components`."""
+
+    chat: History
+    session: Session
+
+    @staticmethod
+    def components(tab: PaperTab, session: gr.State) -> list[Block]:
+        return [tab.chatbot, session]
+
+
+def stop(session: Session | None) -> StopOutputs:
     """The Stop button: the answer being written keeps its text, marked stopped."""
     session = session or Session()
     session.stop_turn()
-    return list(session.history), session
+    return StopOutputs(chat=list(session.history), session=session)

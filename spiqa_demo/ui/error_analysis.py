@@ -10,9 +10,10 @@ Files come from an upload or from the server's results folder, picked by name.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
@@ -20,6 +21,9 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
 from spiqa_demo.settings import get_settings
 from spiqa_demo.ui.spiqa_images import find_image
+
+if TYPE_CHECKING:
+    from gradio.blocks import Block
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,7 @@ def summary_markdown(results: analysis.Results) -> str:
 
 
 def _plots(results: analysis.Results) -> tuple[Any, Any, Any]:
+    """Updates of the three plots: score distribution, by figure category, retrieval right vs wrong."""
     score = results.score_column
     retrieval = analysis.by_retrieval(results)
     top = float(retrieval[f"mean {score}"].max()) if not retrieval.empty else 1.0
@@ -108,42 +113,78 @@ def _table(results: analysis.Results, filters: analysis.Filters) -> tuple[Any, l
     return shown, list(rows.index)
 
 
-def load(upload: str | None, name: str | None, state: dict | None) -> tuple:
-    """(state, summary, three plots, filter choices ×3, score sliders ×2, table)."""
+class LoadOutputs(NamedTuple):
+    """What loading a result file shows (outputs left out stay as they are), in the order of `components`."""
+
+    state: dict
+    summary: str
+    plot_distribution: Any = gr.skip()
+    plot_category: Any = gr.skip()
+    plot_retrieval: Any = gr.skip()
+    split: Any = gr.skip()
+    model: Any = gr.skip()
+    category: Any = gr.skip()
+    score_min: Any = gr.skip()
+    score_max: Any = gr.skip()
+    table: Any = gr.skip()
+
+    @staticmethod
+    def components(tab: ErrorAnalysis) -> list[Block]:
+        return [tab.state, tab.summary, tab.plot_distribution, tab.plot_category, tab.plot_retrieval, tab.split, tab.model,
+                tab.category, tab.score_min, tab.score_max, tab.table]
+
+
+def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutputs:
+    """The file's summary, plots, filter choices, score sliders and table."""
     state = dict(state or {})
     try:
         results = _open(upload, name)
     except PaperError as exc:
         gr.Warning(str(exc))
-        return (state, f"> ⚠️ **Could not load the results.** {escape(str(exc))}", *(gr.skip(),) * 9)
+        return LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {escape(str(exc))}")
     state["a"] = results
     table, view = _table(results, analysis.Filters())
     state["view"] = view
     score = results.score_column
-    return (
-        state,
-        summary_markdown(results),
-        *_plots(results),
-        gr.update(choices=analysis.choices(results, "split"), value=analysis.ANY),
-        gr.update(choices=analysis.choices(results, "model"), value=analysis.ANY),
-        gr.update(choices=analysis.choices(results, "category"), value=analysis.ANY),
-        gr.update(label=f"Lowest {score}", value=0),
-        gr.update(label=f"Highest {score}", value=1),
-        table,
+    distribution, by_category, by_retrieval = _plots(results)
+    return LoadOutputs(
+        state=state,
+        summary=summary_markdown(results),
+        plot_distribution=distribution,
+        plot_category=by_category,
+        plot_retrieval=by_retrieval,
+        split=gr.update(choices=analysis.choices(results, "split"), value=analysis.ANY),
+        model=gr.update(choices=analysis.choices(results, "model"), value=analysis.ANY),
+        category=gr.update(choices=analysis.choices(results, "category"), value=analysis.ANY),
+        score_min=gr.update(label=f"Lowest {score}", value=0),
+        score_max=gr.update(label=f"Highest {score}", value=1),
+        table=table,
     )
 
 
+class FilterOutputs(NamedTuple):
+    """The table for the current filters and its count line (outputs left out stay as they are), in the order of `components`."""
+
+    state: dict
+    table: Any = gr.skip()
+    count: Any = gr.skip()
+
+    @staticmethod
+    def components(tab: ErrorAnalysis) -> list[Block]:
+        return [tab.state, tab.table, tab.count]
+
+
 def apply_filters(state: dict | None, split: str, model: str, category: str, retrieval: str,
-                  low: float, high: float, text: str) -> tuple[dict, Any, str]:
-    """(state, table, count line) for the current filters."""
+                  low: float, high: float, text: str) -> FilterOutputs:
+    """The rows that pass the current filters, and how many they are."""
     state = dict(state or {})
     results: analysis.Results | None = state.get("a")
     if results is None:
-        return state, gr.skip(), "Load a result file first."
+        return FilterOutputs(state=state, count="Load a result file first.")
     low, high = min(float(low), float(high)), max(float(low), float(high))
     filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high, text or "")
     table, state["view"] = _table(results, filters)
-    return state, table, f"{len(table)} of {len(results.frame)} questions"
+    return FilterOutputs(state=state, table=table, count=f"{len(table)} of {len(results.frame)} questions")
 
 
 def _figure(paper_id: str, file: str | None, label: str) -> tuple[str | None, str]:
@@ -158,14 +199,28 @@ def _figure(paper_id: str, file: str | None, label: str) -> tuple[str | None, st
     return image, text
 
 
-def show_row(state: dict | None, evt: gr.SelectData) -> tuple:
-    """(detail markdown, chosen image, chosen text, reference image, reference text) of the selected row."""
+class RowOutputs(NamedTuple):
+    """The selected row in detail (outputs left out stay as they are), in the order of `components`."""
+
+    detail: Any = gr.skip()
+    chosen_image: Any = gr.skip()
+    chosen_text: Any = gr.skip()
+    reference_image: Any = gr.skip()
+    reference_text: Any = gr.skip()
+
+    @staticmethod
+    def components(tab: ErrorAnalysis) -> list[Block]:
+        return [tab.detail, tab.chosen_image, tab.chosen_text, tab.reference_image, tab.reference_text]
+
+
+def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
+    """The selected row's question, answers, scores and raw reply, with its chosen and reference figures."""
     state = state or {}
     results: analysis.Results | None = state.get("a")
     view: list[int] = state.get("view", [])
     position = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
     if results is None or not isinstance(position, int) or not 0 <= position < len(view):
-        return (gr.skip(),) * 5
+        return RowOutputs()
     record = results.records[view[position]]
     metrics = ", ".join(f"{k} {v:.3f}" for k, v in record.metrics.items() if isinstance(v, (int, float)))
     row = results.frame.iloc[view[position]]
@@ -180,8 +235,9 @@ def show_row(state: dict | None, evt: gr.SelectData) -> tuple:
     ])
     chosen = _figure(record.paper_id, record.chosen_figure, "Chosen")
     reference = _figure(record.paper_id, record.reference_figures[0] if record.reference_figures else None, "Reference")
-    return (detail, gr.update(value=chosen[0], visible=chosen[0] is not None), chosen[1],
-            gr.update(value=reference[0], visible=reference[0] is not None), reference[1])
+    return RowOutputs(detail=detail, chosen_image=gr.update(value=chosen[0], visible=chosen[0] is not None),
+                      chosen_text=chosen[1], reference_image=gr.update(value=reference[0], visible=reference[0] is not None),
+                      reference_text=reference[1])
 
 
 def spiqa_metrics(state: dict | None) -> str:
@@ -200,85 +256,135 @@ def spiqa_metrics(state: dict | None) -> str:
             "here: it needs its model). Values ×100.\n\n```text\n" + format_summary(summary) + "\n```")
 
 
-def compare_with(upload: str | None, name: str | None, state: dict | None) -> tuple[dict, str, Any]:
-    """(state, verdict, question-by-question table) against a second file."""
+class CompareOutputs(NamedTuple):
+    """The comparison with a second file (the table left out stays as it is), in the order of `components`."""
+
+    state: dict
+    verdict: str
+    table: Any = gr.skip()
+
+    @staticmethod
+    def components(tab: ErrorAnalysis) -> list[Block]:
+        return [tab.state, tab.verdict, tab.compare_table]
+
+
+def compare_with(upload: str | None, name: str | None, state: dict | None) -> CompareOutputs:
+    """The verdict and the question-by-question table against a second file."""
     state = dict(state or {})
     if state.get("a") is None:
-        return state, "Load the first result file above first.", gr.skip()
+        return CompareOutputs(state=state, verdict="Load the first result file above first.")
     try:
         other = _open(upload, name)
     except PaperError as exc:
-        return state, f"> ⚠️ **Could not load the second file.** {escape(str(exc))}", gr.skip()
+        return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
     state["b"] = other
     table, verdict = analysis.compare(state["a"], other)
-    return state, verdict, table
+    return CompareOutputs(state=state, verdict=verdict, table=table)
 
 
-def build() -> dict[str, Any]:
-    """The tab's components (inside the caller's `gr.Tab`)."""
+@dataclass(frozen=True)
+class ErrorAnalysis:
+    """The tab's widgets."""
+
+    state: gr.State  # {"a": the loaded Results, "b": the compared Results, "view": the table's row indices}
+    upload: gr.File
+    server_file: gr.Dropdown
+    summary: gr.Markdown
+    metrics_button: gr.Button
+    metrics: gr.Markdown
+    plot_distribution: gr.BarPlot
+    plot_category: gr.BarPlot
+    plot_retrieval: gr.BarPlot
+    split: gr.Dropdown
+    model: gr.Dropdown
+    category: gr.Dropdown
+    retrieval: gr.Radio
+    score_min: gr.Slider
+    score_max: gr.Slider
+    search: gr.Textbox
+    count: gr.Markdown
+    table: gr.Dataframe
+    detail: gr.Markdown
+    chosen_image: gr.Image
+    chosen_text: gr.Markdown
+    reference_image: gr.Image
+    reference_text: gr.Markdown
+    upload_b: gr.File
+    server_file_b: gr.Dropdown
+    verdict: gr.Markdown
+    compare_table: gr.Dataframe
+
+
+def build() -> ErrorAnalysis:
+    """The tab (inside the caller's `gr.Tabs`)."""
     files = list(server_files())
-    c: dict[str, Any] = {"state": gr.State({})}
-    with gr.Row(equal_height=True):
-        c["upload"] = gr.File(label="Upload a result file (results.jsonl, or SPIQA responses .json)",
-                              file_types=[".json", ".jsonl"], type="filepath", elem_id="results-upload", height=110)
-        c["server_file"] = gr.Dropdown(files, value=None, label="…or a file on the server (official SPIQA test-C responses)",
-                                       visible=bool(files), elem_id="results-file")
-    c["summary"] = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
-    with gr.Accordion("SPIQA metrics for this file (BLEU, METEOR, ROUGE-L, CIDEr, L3Score)", open=False):
-        c["metrics_button"] = gr.Button("Compute (slow the first time: METEOR starts a Java process)", size="sm")
-        c["metrics"] = gr.Markdown("", elem_id="results-metrics")
-    with gr.Row():
-        c["plot_distribution"] = gr.BarPlot(None, label="Score distribution", height=270, elem_id="plot-distribution")
-        c["plot_category"] = gr.BarPlot(None, label="By figure category", height=270, elem_id="plot-category")
-        c["plot_retrieval"] = gr.BarPlot(None, label="Retrieval right vs wrong", height=270, elem_id="plot-retrieval")
-    with gr.Row():
-        c["split"] = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Split", min_width=120)
-        c["model"] = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Model", min_width=160)
-        c["category"] = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Figure category", min_width=140)
-        c["retrieval"] = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Chosen figure", min_width=200)
-        c["score_min"] = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
-        c["score_max"] = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
-        c["search"] = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
-    c["count"] = gr.Markdown("")
-    c["table"] = gr.Dataframe(headers=["#", *analysis.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
-                              elem_id="results-table", column_widths=_widths(["#", *analysis.TABLE_COLUMNS]))
-    with gr.Row():
-        c["detail"] = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
-        with gr.Column():
-            c["chosen_image"] = gr.Image(label="Chosen figure", height=220, interactive=False, visible=False)
-            c["chosen_text"] = gr.Markdown("")
-        with gr.Column():
-            c["reference_image"] = gr.Image(label="Reference figure", height=220, interactive=False, visible=False)
-            c["reference_text"] = gr.Markdown("")
-    with gr.Accordion("Compare with a second result file", open=False):
+    with gr.Tab("Error analysis", id="errors"):
+        state = gr.State({})
         with gr.Row(equal_height=True):
-            c["upload_b"] = gr.File(label="Second result file", file_types=[".json", ".jsonl"], type="filepath", height=110)
-            c["server_file_b"] = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
-                                             elem_id="results-file-b")
-        c["verdict"] = gr.Markdown("", elem_id="compare-verdict")
-        c["compare_table"] = gr.Dataframe(headers=analysis.COMPARE_COLUMNS, interactive=False, wrap=True, max_height=420,
-                                          elem_id="compare-table", column_widths=_widths(analysis.COMPARE_COLUMNS))
-    return c
+            upload = gr.File(label="Upload a result file (results.jsonl, or SPIQA responses .json)",
+                             file_types=[".json", ".jsonl"], type="filepath", elem_id="results-upload", height=110)
+            server_file = gr.Dropdown(files, value=None, label="…or a file on the server (official SPIQA test-C responses)",
+                                      visible=bool(files), elem_id="results-file")
+        summary = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
+        with gr.Accordion("SPIQA metrics for this file (BLEU, METEOR, ROUGE-L, CIDEr, L3Score)", open=False):
+            metrics_button = gr.Button("Compute (slow the first time: METEOR starts a Java process)", size="sm")
+            metrics = gr.Markdown("", elem_id="results-metrics")
+        with gr.Row():
+            plot_distribution = gr.BarPlot(None, label="Score distribution", height=270, elem_id="plot-distribution")
+            plot_category = gr.BarPlot(None, label="By figure category", height=270, elem_id="plot-category")
+            plot_retrieval = gr.BarPlot(None, label="Retrieval right vs wrong", height=270, elem_id="plot-retrieval")
+        with gr.Row():
+            split = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Split", min_width=120)
+            model = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Model", min_width=160)
+            category = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Figure category", min_width=140)
+            retrieval = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Chosen figure", min_width=200)
+            score_min = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
+            score_max = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
+            search = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
+        count = gr.Markdown("")
+        table = gr.Dataframe(headers=["#", *analysis.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
+                             elem_id="results-table", column_widths=_widths(["#", *analysis.TABLE_COLUMNS]))
+        with gr.Row():
+            detail = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
+            with gr.Column():
+                chosen_image = gr.Image(label="Chosen figure", height=220, interactive=False, visible=False)
+                chosen_text = gr.Markdown("")
+            with gr.Column():
+                reference_image = gr.Image(label="Reference figure", height=220, interactive=False, visible=False)
+                reference_text = gr.Markdown("")
+        with gr.Accordion("Compare with a second result file", open=False):
+            with gr.Row(equal_height=True):
+                upload_b = gr.File(label="Second result file", file_types=[".json", ".jsonl"], type="filepath", height=110)
+                server_file_b = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
+                                            elem_id="results-file-b")
+            verdict = gr.Markdown("", elem_id="compare-verdict")
+            compare_table = gr.Dataframe(headers=analysis.COMPARE_COLUMNS, interactive=False, wrap=True, max_height=420,
+                                         elem_id="compare-table", column_widths=_widths(analysis.COMPARE_COLUMNS))
+    return ErrorAnalysis(
+        state=state, upload=upload, server_file=server_file, summary=summary, metrics_button=metrics_button,
+        metrics=metrics, plot_distribution=plot_distribution, plot_category=plot_category, plot_retrieval=plot_retrieval,
+        split=split, model=model, category=category, retrieval=retrieval, score_min=score_min, score_max=score_max,
+        search=search, count=count, table=table, detail=detail, chosen_image=chosen_image, chosen_text=chosen_text,
+        reference_image=reference_image, reference_text=reference_text, upload_b=upload_b, server_file_b=server_file_b,
+        verdict=verdict, compare_table=compare_table,
+    )
 
 
-def wire(c: dict[str, Any]) -> None:
-    """Connect the tab's events."""
-    load_outputs = [c["state"], c["summary"], c["plot_distribution"], c["plot_category"], c["plot_retrieval"],
-                    c["split"], c["model"], c["category"], c["score_min"], c["score_max"], c["table"]]
-    c["upload"].upload(load, [c["upload"], c["server_file"], c["state"]], load_outputs, api_name="load_results",
-                       concurrency_id="results", concurrency_limit=2)
-    c["server_file"].input(lambda name, state: load(None, name, state), [c["server_file"], c["state"]], load_outputs,
-                           api_name="load_server_results", concurrency_id="results")
-    filters = [c["state"], c["split"], c["model"], c["category"], c["retrieval"], c["score_min"], c["score_max"], c["search"]]
-    gr.on([c["split"].input, c["model"].input, c["category"].input, c["retrieval"].input,
-           c["score_min"].release, c["score_max"].release, c["search"].submit],
-          apply_filters, filters, [c["state"], c["table"], c["count"]], api_name="filter_results")
-    c["metrics_button"].click(spiqa_metrics, [c["state"]], [c["metrics"]], api_name="results_metrics",
-                              concurrency_id="results")
-    c["table"].select(show_row, [c["state"]], [c["detail"], c["chosen_image"], c["chosen_text"],
-                                               c["reference_image"], c["reference_text"]])
-    compare_outputs = [c["state"], c["verdict"], c["compare_table"]]
-    c["upload_b"].upload(compare_with, [c["upload_b"], c["server_file_b"], c["state"]], compare_outputs,
-                         api_name="compare_results", concurrency_id="results")
-    c["server_file_b"].input(lambda name, state: compare_with(None, name, state), [c["server_file_b"], c["state"]],
-                             compare_outputs, api_name="compare_server_results", concurrency_id="results")
+def wire(tab: ErrorAnalysis) -> None:
+    """Connect the tab's events; reading, scoring and comparing files share the "results" group (they are CPU-bound)."""
+    loaded = LoadOutputs.components(tab)
+    tab.upload.upload(load, [tab.upload, tab.server_file, tab.state], loaded, api_name="load_results",
+                      concurrency_id="results", concurrency_limit=2)
+    tab.server_file.input(lambda name, state: load(None, name, state), [tab.server_file, tab.state], loaded,
+                          api_name="load_server_results", concurrency_id="results")
+    filters = [tab.state, tab.split, tab.model, tab.category, tab.retrieval, tab.score_min, tab.score_max, tab.search]
+    gr.on([tab.split.input, tab.model.input, tab.category.input, tab.retrieval.input,
+           tab.score_min.release, tab.score_max.release, tab.search.submit],
+          apply_filters, filters, FilterOutputs.components(tab), api_name="filter_results")
+    tab.metrics_button.click(spiqa_metrics, [tab.state], [tab.metrics], api_name="results_metrics", concurrency_id="results")
+    tab.table.select(show_row, [tab.state], RowOutputs.components(tab))
+    compared = CompareOutputs.components(tab)
+    tab.upload_b.upload(compare_with, [tab.upload_b, tab.server_file_b, tab.state], compared, api_name="compare_results",
+                        concurrency_id="results")
+    tab.server_file_b.input(lambda name, state: compare_with(None, name, state), [tab.server_file_b, tab.state], compared,
+                            api_name="compare_server_results", concurrency_id="results")

@@ -17,6 +17,9 @@ from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    import gradio as gr
+    from gradio.blocks import Block
+
     from spiqa_demo.models.base import ModelBackend
     from spiqa_demo.qa.answer import Task
 
@@ -149,37 +152,50 @@ def describe(choice: ModelChoice) -> str:
     return f"{choice.model or 'default model'}{where} · {task.split(':')[0]}"
 
 
-def build(settings: Settings | None = None) -> dict[str, Any]:
-    """The panel's components (inside the caller's layout), keyed by field name."""
+@dataclass(frozen=True)
+class ModelSettings:
+    """The panel's widgets; the chats, the judge and run-all read them as `inputs()`."""
+
+    task: gr.Radio
+    backend: gr.Radio
+    model: gr.Textbox
+    base_url: gr.Textbox
+    api_key: gr.Textbox
+    k: gr.Slider
+    image_size: gr.Dropdown
+    captions: gr.Checkbox
+
+    def inputs(self) -> list[Block]:
+        """The widgets in `ModelChoice.from_inputs` order, then the API key (handlers take them as `*choice_and_key`)."""
+        return [self.task, self.backend, self.model, self.base_url, self.k, self.image_size, self.captions, self.api_key]
+
+
+def build(settings: Settings | None = None) -> ModelSettings:
+    """The panel's widgets (inside the caller's layout)."""
     import gradio as gr
 
     settings = settings or get_settings()
     choice = default_choice(settings)
     locked = settings.ui_lock_model
     key_hint = "from the server's environment" if settings.api_key else "sk-..."
-    components: dict[str, Any] = {}
-    components["task"] = gr.Radio(TASK_CHOICES, value=choice.task, label="Task", elem_id="task")
+    task = gr.Radio(TASK_CHOICES, value=choice.task, label="Task", elem_id="task")
     with gr.Row():
-        components["backend"] = gr.Radio(BACKEND_CHOICES, value=choice.backend, label="Model backend",
-                                         interactive=not locked, elem_id="backend")
+        backend = gr.Radio(BACKEND_CHOICES, value=choice.backend, label="Model backend", interactive=not locked,
+                           elem_id="backend")
     with gr.Row():
-        components["model"] = gr.Textbox(value=choice.model, label="Model", interactive=not locked, elem_id="model",
-                                         placeholder="Hugging Face id or local folder; or the API's model name (gpt-4o)")
-        components["base_url"] = gr.Textbox(value=choice.base_url, label="Base URL (OpenAI-compatible)", elem_id="base-url",
-                                            interactive=not locked, placeholder="http://127.0.0.1:8000/v1 (empty: OpenAI)")
-    components["api_key"] = gr.Textbox(value="", label="API key (kept for this request only, never stored)",
-                                       type="password", placeholder=key_hint, interactive=not locked, elem_id="api-key")
+        model = gr.Textbox(value=choice.model, label="Model", interactive=not locked, elem_id="model",
+                           placeholder="Hugging Face id or local folder; or the API's model name (gpt-4o)")
+        base_url = gr.Textbox(value=choice.base_url, label="Base URL (OpenAI-compatible)", elem_id="base-url",
+                              interactive=not locked, placeholder="http://127.0.0.1:8000/v1 (empty: OpenAI)")
+    api_key = gr.Textbox(value="", label="API key (kept for this request only, never stored)", type="password",
+                         placeholder=key_hint, interactive=not locked, elem_id="api-key")
     with gr.Row():
-        components["k"] = gr.Slider(1, MAX_SHORTLIST, value=choice.k, step=1, label="Shortlist size (candidate figures)",
-                                    elem_id="shortlist-k")
-        components["image_size"] = gr.Dropdown(IMAGE_SIZE_CHOICES, value=choice.image_size, label="Image resolution sent to the model",
-                                               elem_id="image-size")
-        components["captions"] = gr.Checkbox(value=choice.captions, label="Show captions to the model", elem_id="captions")
+        k = gr.Slider(1, MAX_SHORTLIST, value=choice.k, step=1, label="Shortlist size (candidate figures)",
+                      elem_id="shortlist-k")
+        image_size = gr.Dropdown(IMAGE_SIZE_CHOICES, value=choice.image_size, label="Image resolution sent to the model",
+                                 elem_id="image-size")
+        captions = gr.Checkbox(value=choice.captions, label="Show captions to the model", elem_id="captions")
     if locked:
         gr.Markdown(f"This Space answers with **{describe(choice)}**; the model cannot be changed here.")
-    return components
-
-
-def inputs(components: dict[str, Any]) -> list[Any]:
-    """The components in `ModelChoice.from_inputs` order, then the API key."""
-    return [components[name] for name in ("task", "backend", "model", "base_url", "k", "image_size", "captions", "api_key")]
+    return ModelSettings(task=task, backend=backend, model=model, base_url=base_url, api_key=api_key, k=k,
+                         image_size=image_size, captions=captions)

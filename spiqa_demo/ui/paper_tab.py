@@ -1,27 +1,36 @@
-"""Loading a paper (upload, arXiv id, example) and browsing its figures and tables.
+"""The Paper tab: loading a paper (upload, arXiv id, example), browsing its figures and tables, and
+the chat about it, with the SPIQA check and the model settings under the chat.
 
 A progress bar follows extraction, cropping and indexing with counts. The gallery shows every
 crop with its label and caption; selecting one shows its page with the region and caption boxed,
 and the sentences of the paper that mention it. A file that cannot be read leaves the previous
-paper loaded and says why.
+paper loaded and says why. The chat's handlers are `chat`'s.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
 from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
-from spiqa_demo.ui import examples, storage
+from spiqa_demo.ui import chat, examples, model_settings, question_box, spiqa_check, storage
 from spiqa_demo.ui.loading import PaperLoad
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.session import Session
+
+if TYPE_CHECKING:
+    from gradio.blocks import Block
+    from gradio.events import Dependency
+
+    from spiqa_demo.settings import Settings
+    from spiqa_demo.ui.queues import Queues
 
 log = logging.getLogger(__name__)
 
@@ -79,41 +88,59 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: b
     return page, "\n\n".join(blocks)
 
 
-def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[tuple]:
-    """Shared body of the three loaders: yields (session, status, gallery, page, detail, chat).
+class LoadOutputs(NamedTuple):
+    """What a load shows (outputs left out stay as they are), in the order of `components`."""
+
+    session: Session
+    status: Any = gr.skip()
+    gallery: Any = gr.skip()
+    page: Any = gr.skip()
+    detail: Any = gr.skip()
+    chat: Any = gr.skip()
+
+    @staticmethod
+    def components(tab: PaperTab, session: gr.State) -> list[Block]:
+        return [session, tab.status, tab.gallery, tab.page, tab.detail, tab.chatbot]
+
+
+def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
+    """The paper's status, its gallery with no item selected yet, and the session's new chat."""
+    return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
+                       detail=DETAIL_HINT, chat=list(session.history))
+
+
+def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[LoadOutputs]:
+    """Shared body of the three loaders.
 
     The load itself runs in the background (`PaperLoad`): this only reports on it, so a request
     that is cancelled or closed leaves a session that still finishes loading. The gallery is shown
     as soon as extraction is done; questions wait for the index.
     """
     session = session or Session()
-    keep = (gr.skip(),) * 4
     job = PaperLoad(fetch, session)
-    yield (session, "Loading…", *keep)
+    yield LoadOutputs(session, status="Loading…")
     shown = False
     while not job.wait(POLL_S):
         progress(job.fraction, desc=job.message)
         if job.paper is not None and not shown:
             shown = True
-            yield (session, status_markdown(job.paper) + "\n\n*Indexing for questions…*", gallery_items(job.paper),
-                   gr.update(value=None, visible=False), DETAIL_HINT, list(session.history))
+            yield _paper_shown(session, job.paper, status_markdown(job.paper) + "\n\n*Indexing for questions…*")
     if job.error or job.paper is None:
         gr.Warning(job.error)
-        yield (session, error_markdown(job.error), *keep)
+        yield LoadOutputs(session, status=error_markdown(job.error))
         return
     progress(1.0, desc=job.message)
     if session.load_job is not job:  # a newer load of this session took over
-        yield (session, *(gr.skip(),) * 5)
+        yield LoadOutputs(session)
         return
-    yield (session, status_markdown(job.paper), gallery_items(job.paper), gr.update(value=None, visible=False),
-           DETAIL_HINT, list(session.history))
+    yield _paper_shown(session, job.paper, status_markdown(job.paper))
 
 
-def _unchanged(session: Session | None) -> Iterator[tuple]:
-    yield (session or Session(), *(gr.skip(),) * 5)
+def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
+    yield LoadOutputs(session or Session())
 
 
-def load_upload(file: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
+def load_upload(file: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs]:
     """Load an uploaded PDF (a cleared upload changes nothing)."""
     if not file:
         yield from _unchanged(session)
@@ -121,7 +148,7 @@ def load_upload(file: str | None, session: Session | None, progress: gr.Progress
     yield from _load(lambda: Path(file), session, progress)
 
 
-def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
+def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs]:
     """Download an arXiv paper, then load it."""
     from spiqa_demo.arxiv import download_arxiv_pdf
 
@@ -132,7 +159,7 @@ def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Pr
     yield from _load(fetch, session, progress)
 
 
-def load_example(name: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[tuple]:
+def load_example(name: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs]:
     """Load one of the example papers (by its display name)."""
     if not name:
         yield from _unchanged(session)
@@ -140,16 +167,27 @@ def load_example(name: str | None, session: Session | None, progress: gr.Progres
     yield from _load(lambda: examples.example_pdf(name), session, progress)
 
 
-def show_figure(session: Session | None, evt: gr.SelectData) -> tuple[Any, str]:
+class FigureOutputs(NamedTuple):
+    """The selected item on its page, and its caption and mentions, in the order of `components`."""
+
+    page: Any
+    detail: str
+
+    @staticmethod
+    def components(tab: PaperTab) -> list[Block]:
+        return [tab.page, tab.detail]
+
+
+def show_figure(session: Session | None, evt: gr.SelectData) -> FigureOutputs:
     """The selected gallery item on its page, with caption and mentions."""
     if session is None or session.paper is None:
-        return None, DETAIL_HINT
+        return FigureOutputs(page=None, detail=DETAIL_HINT)
     items = shown_items(session.paper)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
-        return None, DETAIL_HINT
+        return FigureOutputs(page=None, detail=DETAIL_HINT)
     page, text = figure_detail(session.paper, session.pdf, items[index], session.annotations)
-    return gr.update(value=page, visible=page is not None), text
+    return FigureOutputs(page=gr.update(value=page, visible=page is not None), detail=text)
 
 
 def show_annotations(value: bool, session: Session | None) -> Session:
@@ -159,35 +197,107 @@ def show_annotations(value: bool, session: Session | None) -> Session:
     return session
 
 
-def build_loaders() -> dict[str, Any]:
-    """The three ways to load a paper, and the status line under them."""
-    from spiqa_demo.settings import get_settings
+@dataclass(frozen=True)
+class PaperTab:
+    """The tab's widgets; the SPIQA check and the model settings are placed under its chat."""
 
-    settings = get_settings()
-    c: dict[str, Any] = {}
-    with gr.Row(equal_height=True):
-        c["upload"] = gr.File(label=f"Upload a paper (PDF, up to {settings.max_file_mb} MB)", file_types=[".pdf"],
-                              type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
-        c["arxiv"] = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
-                                max_lines=1, submit_btn="Fetch", scale=2)
-        names = list(examples.example_papers())
-        c["example"] = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
-                                   visible=bool(names), interactive=True, scale=3)
-    c["status"] = gr.Markdown("", elem_id="paper-status")
-    return c
+    upload: gr.File
+    arxiv: gr.Textbox
+    example: gr.Dropdown
+    status: gr.Markdown
+    gallery: gr.Gallery
+    page: gr.AnnotatedImage
+    detail: gr.Markdown
+    annotations: gr.Checkbox
+    chatbot: gr.Chatbot
+    question: gr.Textbox
+    check: spiqa_check.SpiqaCheck
+    model: model_settings.ModelSettings
 
 
-def build_browser() -> dict[str, Any]:
-    """The gallery of figures and tables, and the selected one on its page."""
-    c: dict[str, Any] = {}
-    c["gallery"] = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
-                              allow_preview=False, elem_id="gallery")
-    c["page"] = gr.AnnotatedImage(label="On the page", height=560, elem_id="page-view", visible=False,
-                                  color_map={"caption": "#f59e0b"})
-    c["detail"] = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
-    from spiqa_demo.settings import get_settings
+def build(settings: Settings) -> PaperTab:
+    """The tab (inside the caller's `gr.Tabs`): the loaders and status on top, the gallery and the page
+    view on the left, the chat, the SPIQA check and the settings on the right."""
+    with gr.Tab("Paper", id="paper"):
+        with gr.Row(equal_height=True):
+            upload = gr.File(label=f"Upload a paper (PDF, up to {settings.max_file_mb} MB)", file_types=[".pdf"],
+                             type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
+            arxiv = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
+                               max_lines=1, submit_btn="Fetch", scale=2)
+            names = list(examples.example_papers())
+            example = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
+                                  visible=bool(names), interactive=True, scale=3)
+        status = gr.Markdown("", elem_id="paper-status")
+        with gr.Row():
+            with gr.Column(scale=5):
+                gallery = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
+                                     allow_preview=False, elem_id="gallery")
+                page = gr.AnnotatedImage(label="On the page", height=560, elem_id="page-view", visible=False,
+                                         color_map={"caption": "#f59e0b"})
+                detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
+                annotations = gr.Checkbox(value=settings.crop_annotations, label="Show my highlights and notes",
+                                          info="Annotations in the PDF are never read as the paper; ticked, page images and "
+                                               "the figures of the next paper loaded show them.", elem_id="show-annotations")
+            with gr.Column(scale=6):
+                chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
+                                     placeholder="Load a paper, then ask about its figures and tables.",
+                                     buttons=["copy"], feedback_options=None)
+                question = question_box.build("Question", "e.g. Which method has the lowest error?", "question")
+                check = spiqa_check.build()
+                with gr.Accordion("Settings", open=False, elem_id="settings"):
+                    model = model_settings.build(settings)
+    return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
+                    detail=detail, annotations=annotations, chatbot=chatbot, question=question, check=check, model=model)
 
-    c["annotations"] = gr.Checkbox(value=get_settings().crop_annotations, label="Show my highlights and notes",
-                                   info="Annotations in the PDF are never read as the paper; ticked, page images and "
-                                        "the figures of the next paper loaded show them.", elem_id="show-annotations")
-    return c
+
+@dataclass(frozen=True)
+class Load:
+    """One way of loading a paper (its event and API name), for the steps that follow every load."""
+
+    event: Dependency
+    api_name: str
+
+
+@dataclass(frozen=True)
+class PaperEvents:
+    """What other panels chain on: the loads, and the chat's answers to a typed question (`typed`) and
+    to one picked from the SPIQA check's list (`picked`)."""
+
+    loads: tuple[Load, ...]
+    typed: Dependency
+    picked: Dependency
+
+
+def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
+    """Connect the loaders, the browser and the chat; returns the events other panels chain on.
+
+    A question picked from the SPIQA check's list is asked in this chat, so it is connected here with
+    the typed one: the chat's Stop must cancel whichever is answering.
+    """
+    shown = LoadOutputs.components(tab, session)
+    loads = tuple(
+        Load(trigger(fn, [source, session], shown, api_name=name, show_progress_on=tab.gallery, **queues.paper), name)
+        for trigger, fn, source, name in (
+            (tab.upload.upload, load_upload, tab.upload, "load_pdf"),
+            (tab.arxiv.submit, load_arxiv, tab.arxiv, "load_arxiv"),
+            (tab.example.input, load_example, tab.example, "load_example"),
+        )
+    )
+    tab.gallery.select(show_figure, [session], FigureOutputs.components(tab),
+                       api_visibility="private")  # needs the browser's selection event
+    tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
+    tab.chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
+
+    asked = [tab.question, session, *tab.model.inputs()]
+    answered = chat.AskOutputs.components(tab, session)
+    typed = tab.question.submit(chat.ask, asked, answered, api_name="ask", **queues.ask)
+    picked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False).then(
+        chat.ask, asked, answered, api_visibility="private", **queues.ask)
+    for answer in (typed, picked):
+        question_box.show_ask_after(answer, tab.question)
+    for trigger in (tab.question.submit, tab.check.questions.click):
+        question_box.show_stop_on(trigger, tab.question)
+    stopped = tab.question.stop(chat.stop, [session], chat.StopOutputs.components(tab, session), cancels=[typed, picked],
+                                api_name="stop")
+    question_box.show_ask_after(stopped, tab.question)
+    return PaperEvents(loads=loads, typed=typed, picked=picked)

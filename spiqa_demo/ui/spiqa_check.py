@@ -13,10 +13,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import nullcontext
+from dataclasses import dataclass
 from functools import lru_cache, partial
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
@@ -29,10 +30,15 @@ from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import find_image
 
 if TYPE_CHECKING:
+    from gradio.blocks import Block
+
     from spiqa_demo.evaluation import ResultRecord
     from spiqa_demo.evaluation.metrics import L3Judge
     from spiqa_demo.evaluation.spiqa import SpiqaDataset
     from spiqa_demo.qa import Answer
+    from spiqa_demo.ui.model_settings import ModelSettings
+    from spiqa_demo.ui.paper_tab import PaperEvents
+    from spiqa_demo.ui.queues import Queue
 
 log = logging.getLogger(__name__)
 
@@ -209,11 +215,29 @@ def summary_markdown(records: list[ResultRecord]) -> str:
 # ---- event handlers
 
 
-def on_paper_loaded(session: Session | None) -> tuple:
-    """After a load: (session, panel visibility, header, question list, result, image, table, summary)."""
+class MatchOutputs(NamedTuple):
+    """The panel after a load (outputs left out stay as they are), in the order of `components`."""
+
+    session: Session
+    panel: Any = gr.skip()
+    header: Any = gr.skip()
+    questions: Any = gr.skip()
+    result: Any = gr.skip()
+    reference: Any = gr.skip()
+    table: Any = gr.skip()
+    summary: Any = gr.skip()
+
+    @staticmethod
+    def components(panel: SpiqaCheck, session: gr.State) -> list[Block]:
+        return [session, panel.panel, panel.header, panel.questions, panel.result, panel.reference, panel.table,
+                panel.summary]
+
+
+def on_paper_loaded(session: Session | None) -> MatchOutputs:
+    """After a load: the panel shown with the paper's benchmark questions when it is a SPIQA paper, else hidden."""
     session = session or Session()
     if session.paper is None:
-        return (session, *(gr.skip(),) * 7)
+        return MatchOutputs(session)
     try:
         match_paper(session)
     except Exception:  # the check is an extra: a broken SPIQA file must not break loading
@@ -221,11 +245,16 @@ def on_paper_loaded(session: Session | None) -> tuple:
         session.spiqa = None
     spiqa = session.spiqa
     if spiqa is None:
-        return (session, gr.update(visible=False), "", gr.update(samples=[]), "", gr.update(value=None, visible=False), None, "")
+        return _fresh_panel(session, visible=False, header="", samples=[])
     header = (f"**This paper is in SPIQA {escape(spiqa.split)}** (arXiv {spiqa.paper_id}, {len(spiqa.questions)} "
               "benchmark questions). Click a question to ask it; the answer is scored against the ground truth.")
-    samples = [[q.question] for q in spiqa.questions]
-    return (session, gr.update(visible=True), header, gr.update(samples=samples), "", gr.update(value=None, visible=False), None, "")
+    return _fresh_panel(session, visible=True, header=header, samples=[[q.question] for q in spiqa.questions])
+
+
+def _fresh_panel(session: Session, visible: bool, header: str, samples: list[list[str]]) -> MatchOutputs:
+    """The panel with its header and questions, and nothing left of the previous paper's results."""
+    return MatchOutputs(session, panel=gr.update(visible=visible), header=header, questions=gr.update(samples=samples),
+                        result="", reference=gr.update(value=None, visible=False), table=None, summary="")
 
 
 def pick_question(sample: Any) -> str:
@@ -235,32 +264,54 @@ def pick_question(sample: Any) -> str:
     return str(sample or "")
 
 
-def score_last(session: Session | None, judge_model: str, judge_url: str, base_url: str, api_key: str) -> tuple[Any, Any]:
-    """(result markdown, ground-truth image) for the session's last answer, when it is a benchmark question."""
+class ScoreOutputs(NamedTuple):
+    """The check of the last answer (outputs left out stay as they are), in the order of `components`."""
+
+    result: Any = gr.skip()
+    reference: Any = gr.skip()
+
+    @staticmethod
+    def components(panel: SpiqaCheck) -> list[Block]:
+        return [panel.result, panel.reference]
+
+
+def score_last(session: Session | None, judge_model: str, judge_url: str, base_url: str, api_key: str) -> ScoreOutputs:
+    """The check of the session's last answer and its ground-truth figure, when it is a benchmark question."""
     from spiqa_demo.evaluation.check import check_answer, find_question
 
     if session is None or session.spiqa is None or session.last_answer is None:
-        return gr.skip(), gr.skip()
+        return ScoreOutputs()
     answer = session.last_answer
     question = find_question(session.spiqa, answer.question)
     if question is None:
-        return NOT_A_BENCHMARK_QUESTION, gr.update(value=None, visible=False)
+        return ScoreOutputs(result=NOT_A_BENCHMARK_QUESTION, reference=gr.update(value=None, visible=False))
     judge, note = load_judge(judge_model, judge_url, base_url, api_key)
     record = check_answer(answer, session.spiqa, question, session.spiqa_figures, judge, note)
     image = reference_image(session, record)
-    if image is None:
-        return check_markdown(session, answer, record), gr.update(value=None, visible=False)
-    return check_markdown(session, answer, record), gr.update(value=image[0], label=image[1], visible=True)
+    shown = (gr.update(value=None, visible=False) if image is None
+             else gr.update(value=image[0], label=image[1], visible=True))
+    return ScoreOutputs(result=check_markdown(session, answer, record), reference=shown)
+
+
+class RunAllOutputs(NamedTuple):
+    """The run-all table and its totals (outputs left out stay as they are), in the order of `components`."""
+
+    table: Any = gr.skip()
+    summary: Any = gr.skip()
+
+    @staticmethod
+    def components(panel: SpiqaCheck) -> list[Block]:
+        return [panel.table, panel.summary]
 
 
 def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,
-            progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, str]]:
-    """Ask every benchmark question of the paper; yields (table rows, summary) as each is done."""
+            progress: gr.Progress = gr.Progress()) -> Iterator[RunAllOutputs]:
+    """Ask every benchmark question of the paper; yields the table and its totals as each is done."""
     from spiqa_demo.evaluation.check import check_paper
     from spiqa_demo.qa import ask
 
     if session is None or session.spiqa is None or session.paper is None:
-        yield gr.skip(), "Load a SPIQA paper first."
+        yield RunAllOutputs(summary="Load a SPIQA paper first.")
         return
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
@@ -284,31 +335,64 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
         rows.append(row(session, number, answer, record))
         if number < total:
             progress(number / total, desc=f"Question {number + 1} of {total}")
-        yield rows, summary_markdown(records)
+        yield RunAllOutputs(table=rows, summary=summary_markdown(records))
     notes = sorted({n for r in records for n in r.notes if n} | ({notice} if notice else set()))
-    yield rows, summary_markdown(records) + "".join(f"\n\n> {escape(n)}" for n in notes)
+    yield RunAllOutputs(table=rows, summary=summary_markdown(records) + "".join(f"\n\n> {escape(n)}" for n in notes))
 
 
-def build() -> dict[str, Any]:
+@dataclass(frozen=True)
+class SpiqaCheck:
+    """The panel's widgets."""
+
+    panel: gr.Group
+    header: gr.Markdown
+    questions: gr.Dataset
+    result: gr.Markdown
+    reference: gr.Image
+    judge_model: gr.Textbox
+    judge_url: gr.Textbox
+    run_all_button: gr.Button
+    summary: gr.Markdown
+    table: gr.Dataframe
+
+
+def build() -> SpiqaCheck:
     """The panel (hidden until a SPIQA paper is loaded)."""
     settings = get_settings()
-    c: dict[str, Any] = {}
-    with gr.Group(visible=False, elem_id="spiqa-check") as c["panel"]:
-        c["header"] = gr.Markdown("", elem_id="spiqa-header", padding=True)
-        c["questions"] = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="SPIQA questions",
-                                    elem_id="spiqa-questions", samples_per_page=10)
-        c["result"] = gr.Markdown("", elem_id="spiqa-result", padding=True)
-        c["reference"] = gr.Image(label="Ground-truth figure", height=260, interactive=False, elem_id="spiqa-reference",
-                                  buttons=[], visible=False)
+    with gr.Group(visible=False, elem_id="spiqa-check") as panel:
+        header = gr.Markdown("", elem_id="spiqa-header", padding=True)
+        questions = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="SPIQA questions",
+                               elem_id="spiqa-questions", samples_per_page=10)
+        result = gr.Markdown("", elem_id="spiqa-result", padding=True)
+        reference = gr.Image(label="Ground-truth figure", height=260, interactive=False, elem_id="spiqa-reference",
+                             buttons=[], visible=False)
         with gr.Accordion("L3Score judge", open=False):
             with gr.Row():
-                c["judge_model"] = gr.Textbox(value=settings.judge_model, label="Judge model",
-                                              placeholder="gpt-4o, or a local model folder / Hugging Face id",
-                                              interactive=not settings.ui_lock_model, elem_id="judge-model")
-                c["judge_url"] = gr.Textbox(value=settings.judge_base_url, label="Judge base URL (empty: a local model; https://api.openai.com/v1 for gpt-4o)",
-                                            interactive=not settings.ui_lock_model, elem_id="judge-url")
-        c["run_all"] = gr.Button("Run all questions of this paper", elem_id="run-all")
-        c["summary"] = gr.Markdown("", elem_id="run-all-summary", padding=True)
-        c["table"] = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, elem_id="run-all-table",
-                                  max_height=400)
-    return c
+                judge_model = gr.Textbox(value=settings.judge_model, label="Judge model",
+                                         placeholder="gpt-4o, or a local model folder / Hugging Face id",
+                                         interactive=not settings.ui_lock_model, elem_id="judge-model")
+                judge_url = gr.Textbox(value=settings.judge_base_url, label="Judge base URL (empty: a local model; https://api.openai.com/v1 for gpt-4o)",
+                                       interactive=not settings.ui_lock_model, elem_id="judge-url")
+        run_all_button = gr.Button("Run all questions of this paper", elem_id="run-all")
+        summary = gr.Markdown("", elem_id="run-all-summary", padding=True)
+        table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, elem_id="run-all-table", max_height=400)
+    return SpiqaCheck(panel=panel, header=header, questions=questions, result=result, reference=reference,
+                      judge_model=judge_model, judge_url=judge_url, run_all_button=run_all_button, summary=summary,
+                      table=table)
+
+
+def wire(panel: SpiqaCheck, session: gr.State, model: ModelSettings, paper: PaperEvents, queue: Queue) -> None:
+    """Connect the panel to the Paper tab: match every loaded paper to SPIQA, score every answer of its chat
+    (with the answering model's endpoint and key, which the judge may share), and run all questions.
+
+    A question clicked in the list is asked in the Paper chat, so `paper_tab.wire` connects that click.
+    """
+    matched = MatchOutputs.components(panel, session)
+    for load in paper.loads:
+        load.event.then(on_paper_loaded, [session], matched, api_name=f"{load.api_name}_spiqa_match")
+    scored = [session, panel.judge_model, panel.judge_url, model.base_url, model.api_key]
+    checked = ScoreOutputs.components(panel)
+    paper.typed.then(score_last, scored, checked, api_name="spiqa_score", **queue)
+    paper.picked.then(score_last, scored, checked, api_visibility="private", **queue)
+    panel.run_all_button.click(run_all, [session, panel.judge_model, panel.judge_url, *model.inputs()],
+                               RunAllOutputs.components(panel), api_name="spiqa_run_all", **queue)
