@@ -21,7 +21,7 @@ from spiqa_demo.ui.preload import preload_on_zerogpu
 from spiqa_demo.ui.warmup import start_warmup
 
 preload_on_zerogpu(get_settings())  # ZeroGPU: local weights load now, never inside a visitor's GPU time
-demo = build_demo()
+demo = build_demo(get_settings())
 
 if __name__ == "__main__":
     demo.launch(prevent_thread_lock=True, **launch_options())

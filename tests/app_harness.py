@@ -52,7 +52,7 @@ def _served_app(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Itera
         from spiqa_demo.ui.layout import build_demo, launch_options
         from spiqa_demo.ui.warmup import start_warmup
 
-        demo = build_demo()
+        demo = build_demo(get_settings())
         port = free_port()
         demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True, **launch_options())
         start_warmup().join()

@@ -5,7 +5,7 @@ Each tab or panel is a module whose `build()` returns a frozen dataclass of its 
 named outputs (a NamedTuple whose `components()` lists the widgets in the same order), never bare
 tuples that must line up with a list elsewhere.
 
-- `layout`: places the tabs and calls each `wire()`; `build_demo()`, `launch_options()`.
+- `layout`: places the tabs and calls each `wire()`; `build_demo(settings)`, `launch_options()`; `app_settings`: the settings the app was built with, which its handlers read.
 - `paper_tab` (load a PDF / arXiv id through `spiqa_demo.arxiv` / example, gallery, figure on its
   page, the chat), `loading` (extract + index with progress), `examples`, `page_view` (page image with boxes).
 - `chat` (streamed answers with the chosen figure and the shortlist), `model_settings` (the settings

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import gradio as gr
 
 from spiqa_demo.library import PaperLibrary
-from spiqa_demo.settings import get_settings
 from spiqa_demo.ui import across_chat, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.cited_loading import CitedLoad
 from spiqa_demo.ui.session import Session
 
 if TYPE_CHECKING:
     from gradio.blocks import Block
 
-    from spiqa_demo.ui.model_settings import ModelSettings
+    from spiqa_demo.ui.model_settings import ModelPanel
     from spiqa_demo.ui.paper_tab import Load
     from spiqa_demo.ui.queues import Queues
 
@@ -163,14 +163,14 @@ class AcrossTab:
 
 def build() -> AcrossTab:
     """The tab (inside the caller's `gr.Tabs`)."""
-    settings = get_settings()
+    settings = app_settings()
     with gr.Tab("Across papers", id="across", elem_id="across-tab") as tab_item:
         state = gr.State(AcrossSession())
         with gr.Row():
             with gr.Column(scale=5):
                 status = gr.Markdown(across_chat.NO_ANCHOR, elem_id="across-status")
                 with gr.Group():
-                    upload = gr.File(label=f"Add cited papers (PDFs, several at once, up to {settings.max_file_mb} MB each)",
+                    upload = gr.File(label=f"Add cited papers (PDFs, several at once, up to {settings.extraction.max_file_mb} MB each)",
                                      file_types=[".pdf"], type="filepath", file_count="multiple", elem_id="cited-upload",
                                      height=110)
                     arxiv = gr.Textbox(label="…or arXiv ids of cited papers", placeholder="1807.06521 1512.03385",
@@ -191,7 +191,7 @@ def build() -> AcrossTab:
                      references=references, chatbot=chatbot, question=question, page=page, detail=detail)
 
 
-def wire(tab: AcrossTab, session: gr.State, model: ModelSettings, loads: Sequence[Load], queues: Queues) -> None:
+def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[Load], queues: Queues) -> None:
     """Connect the tab's events: its references follow every load of the Paper tab (`loads`, over the
     Paper tab's `session`), and answers use the Paper tab's model settings (`model`)."""
     refreshed = RefreshOutputs.components(tab)

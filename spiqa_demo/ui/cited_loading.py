@@ -21,6 +21,7 @@ from spiqa_demo.library import Notice, PaperLibrary
 from spiqa_demo.library.parallel import available_cores
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.across_session import public_name
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.loading import PAPER_CONCURRENCY, check_upload
 from spiqa_demo.ui.messages import as_sentence
 
@@ -99,7 +100,7 @@ class CitedLoad:
         for text in arxiv_ids:
             self.message = f"Downloading {text} from arXiv"
             try:
-                download = download_arxiv_pdf(text, storage.ui_root() / "downloads")
+                download = download_arxiv_pdf(text, storage.ui_root() / "downloads", app_settings().extraction)
             except PaperError as exc:
                 self.notices.append(Notice(text, "failed", str(exc)))
                 continue

@@ -19,7 +19,7 @@ import gradio as gr
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
-from spiqa_demo.settings import get_settings
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.spiqa_images import find_image
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ MAX_FILES = 200
 
 def server_files() -> dict[str, Path]:
     """Result files offered by name: *.json / *.jsonl in `SPIQA_RESULTS_DIR`."""
-    folder = get_settings().results_dir
+    folder = app_settings().ui.results_dir
     if not folder.is_dir():
         return {}
     files = sorted(p for p in folder.iterdir() if p.suffix in (".json", ".jsonl") and p.is_file())

@@ -13,14 +13,14 @@ from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction.document import read_title
-from spiqa_demo.settings import get_settings
+from spiqa_demo.ui.app_settings import app_settings
 
 MAX_EXAMPLES = 40
 
 
 def _title(pdf: Path) -> str:
     try:
-        return read_title(pdf, get_settings())
+        return read_title(pdf, app_settings())
     except PaperError:
         return ""  # listed by its file name; loading it says what is wrong with it
 
@@ -38,7 +38,7 @@ def _examples(folder: Path) -> dict[str, Path]:
 
 def example_papers() -> dict[str, Path]:
     """Display name -> PDF path, sorted by name; empty when the folder is absent."""
-    return _examples(get_settings().examples_dir.resolve())
+    return _examples(app_settings().ui.examples_dir.resolve())
 
 
 def example_pdf(name: str) -> Path:

@@ -16,8 +16,9 @@ from typing import Any
 
 import gradio as gr
 
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import Settings
 from spiqa_demo.ui import across_tab, error_analysis, paper_tab, spiqa_check, storage
+from spiqa_demo.ui.app_settings import app_settings, install
 from spiqa_demo.ui.queues import Queue, Queues
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import image_roots
@@ -29,10 +30,10 @@ INTRO = ("Ask questions about a scientific paper's figures and tables, and see t
 QUEUE_SIZE = 64
 
 
-def build_demo() -> gr.Blocks:
-    """The whole app (not launched)."""
-    settings = get_settings()
-    limit = max(1, settings.ui_ask_concurrency)
+def build_demo(settings: Settings) -> gr.Blocks:
+    """The whole app (not launched), running with `settings` (its handlers read them, never the environment)."""
+    install(settings)
+    limit = max(1, settings.ui.ui_ask_concurrency)
     # Loads only report on background work (`loading.PaperLoad`), so reporting requests may overlap.
     queues = Queues(ask=Queue(concurrency_id="ask", concurrency_limit=limit),
                     paper=Queue(concurrency_id="paper", concurrency_limit=limit))
@@ -55,12 +56,12 @@ def build_demo() -> gr.Blocks:
 
 def launch_options() -> dict[str, Any]:
     """`demo.launch` arguments: theme, CSS, upload limit, and the only folders files are served from."""
-    settings = get_settings()
+    settings = app_settings()
     return {
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],
-        "max_file_size": settings.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
+        "max_file_size": settings.extraction.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
         "run_history": False,  # it would keep typed inputs (the API key) in the browser
         "footer_links": ["api", "gradio"],
     }

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, Progress
 from spiqa_demo.ui import storage
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.messages import as_sentence
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def check_upload(path: Path) -> None:
         raise PaperError("the upload did not arrive; try again")
     if path.suffix.lower() != ".pdf":
         raise PaperError(f"{path.name}: only PDF files can be read (got a {path.suffix or 'file without extension'})")
-    check_size(path, get_settings())
+    check_size(path, app_settings())
 
 
 def index_paper(paper: Paper) -> None:
@@ -66,7 +66,7 @@ def extract(source: Path, progress: Progress, annotations: bool = False) -> tupl
     progress(0.0, f"Opening {source.name}")
     try:
         paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message),
-                           settings=get_settings().with_overrides(crop_annotations=annotations))
+                           settings=app_settings().with_overrides(crop_annotations=annotations))
     except Exception:
         storage.discard(pdf)  # a file that cannot be read is not kept
         raise

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import Settings
+from spiqa_demo.ui.app_settings import app_settings
 
 if TYPE_CHECKING:
     import gradio as gr
@@ -68,9 +69,9 @@ class ModelChoice:
     @classmethod
     def from_inputs(cls, task: Any, backend: Any, model: Any, base_url: Any, k: Any, image_size: Any, captions: Any) -> ModelChoice:
         """A choice from the panel's raw values, clamped to what is valid (clients can send anything)."""
-        settings = get_settings()
+        settings = app_settings()
         defaults = default_choice(settings)
-        if settings.ui_lock_model:
+        if settings.ui.ui_lock_model:
             backend, model, base_url = defaults.backend, defaults.model, defaults.base_url
         try:
             k_value = int(k)
@@ -92,22 +93,22 @@ class ModelChoice:
 
 
 def default_choice(settings: Settings | None = None) -> ModelChoice:
-    """The panel's initial values, from the environment."""
+    """The panel's initial values, from the app's settings."""
     from spiqa_demo.models import backend_kind
 
-    settings = settings or get_settings()
+    settings = settings or app_settings()
     try:
-        kind = backend_kind(settings)
+        kind = backend_kind(settings.models)
     except PaperError:
         kind = "none"  # a bad SPIQA_BACKEND; the first question says why
     return ModelChoice(
         task="cot",
         backend=kind,
-        model=settings.model,
-        base_url=settings.base_url,
-        k=min(max(settings.shortlist_k, 1), MAX_SHORTLIST),
-        image_size=max(settings.image_size, 0),
-        captions=settings.use_captions,
+        model=settings.models.model,
+        base_url=settings.models.base_url,
+        k=min(max(settings.qa.shortlist_k, 1), MAX_SHORTLIST),
+        image_size=max(settings.models.image_size, 0),
+        captions=settings.qa.use_captions,
     )
 
 
@@ -124,12 +125,12 @@ def resolve_backend(choice: ModelChoice, api_key: str = "") -> tuple[ModelBacken
 
     if choice.backend == "none":
         return None, RETRIEVAL_ONLY_NOTICE
-    settings = get_settings()
+    settings = app_settings()
     refusal = VisitorPolicy.from_settings(settings).refusal(choice.backend, choice.model, choice.base_url,
-                                                             settings.model, settings.base_url)
+                                                             settings.models.model, settings.models.base_url)
     if refusal:
         return None, refusal
-    key = (api_key or "").strip() if not settings.ui_lock_model else ""
+    key = (api_key or "").strip() if not settings.ui.ui_lock_model else ""
     try:
         backend = load_backend(
             backend=choice.backend,
@@ -153,7 +154,7 @@ def describe(choice: ModelChoice) -> str:
 
 
 @dataclass(frozen=True)
-class ModelSettings:
+class ModelPanel:
     """The panel's widgets; the chats, the judge and run-all read them as `inputs()`."""
 
     task: gr.Radio
@@ -170,14 +171,14 @@ class ModelSettings:
         return [self.task, self.backend, self.model, self.base_url, self.k, self.image_size, self.captions, self.api_key]
 
 
-def build(settings: Settings | None = None) -> ModelSettings:
+def build(settings: Settings | None = None) -> ModelPanel:
     """The panel's widgets (inside the caller's layout)."""
     import gradio as gr
 
-    settings = settings or get_settings()
+    settings = settings or app_settings()
     choice = default_choice(settings)
-    locked = settings.ui_lock_model
-    key_hint = "from the server's environment" if settings.api_key else "sk-..."
+    locked = settings.ui.ui_lock_model
+    key_hint = "from the server's environment" if settings.models.api_key else "sk-..."
     task = gr.Radio(TASK_CHOICES, value=choice.task, label="Task", elem_id="task")
     with gr.Row():
         backend = gr.Radio(BACKEND_CHOICES, value=choice.backend, label="Model backend", interactive=not locked,
@@ -197,5 +198,5 @@ def build(settings: Settings | None = None) -> ModelSettings:
         captions = gr.Checkbox(value=choice.captions, label="Show captions to the model", elem_id="captions")
     if locked:
         gr.Markdown(f"This Space answers with **{describe(choice)}**; the model cannot be changed here.")
-    return ModelSettings(task=task, backend=backend, model=model, base_url=base_url, api_key=api_key, k=k,
+    return ModelPanel(task=task, backend=backend, model=model, base_url=base_url, api_key=api_key, k=k,
                          image_size=image_size, captions=captions)

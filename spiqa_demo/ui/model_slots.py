@@ -11,15 +11,15 @@ import threading
 from functools import lru_cache
 
 from spiqa_demo.models import ModelBackend
-from spiqa_demo.settings import get_settings
+from spiqa_demo.ui.app_settings import app_settings
 
 
 @lru_cache(maxsize=1)
 def _slots() -> dict[str, threading.BoundedSemaphore]:
-    settings = get_settings()
+    settings = app_settings()
     return {
-        "local": threading.BoundedSemaphore(max(1, settings.ui_model_concurrency)),
-        "api": threading.BoundedSemaphore(max(1, settings.ui_api_concurrency)),
+        "local": threading.BoundedSemaphore(max(1, settings.ui.ui_model_concurrency)),
+        "api": threading.BoundedSemaphore(max(1, settings.ui.ui_api_concurrency)),
     }
 
 

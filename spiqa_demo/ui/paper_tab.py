@@ -21,6 +21,7 @@ import gradio as gr
 from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import chat, examples, model_settings, question_box, spiqa_check, storage
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.loading import PaperLoad
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.session import Session
@@ -154,7 +155,7 @@ def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Pr
 
     def fetch() -> Path:
         progress(0.0, desc="Downloading from arXiv")
-        return download_arxiv_pdf(text, storage.ui_root() / "downloads")
+        return download_arxiv_pdf(text, storage.ui_root() / "downloads", app_settings().extraction)
 
     yield from _load(fetch, session, progress)
 
@@ -212,7 +213,7 @@ class PaperTab:
     chatbot: gr.Chatbot
     question: gr.Textbox
     check: spiqa_check.SpiqaCheck
-    model: model_settings.ModelSettings
+    model: model_settings.ModelPanel
 
 
 def build(settings: Settings) -> PaperTab:
@@ -220,7 +221,7 @@ def build(settings: Settings) -> PaperTab:
     view on the left, the chat, the SPIQA check and the settings on the right."""
     with gr.Tab("Paper", id="paper"):
         with gr.Row(equal_height=True):
-            upload = gr.File(label=f"Upload a paper (PDF, up to {settings.max_file_mb} MB)", file_types=[".pdf"],
+            upload = gr.File(label=f"Upload a paper (PDF, up to {settings.extraction.max_file_mb} MB)", file_types=[".pdf"],
                              type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
             arxiv = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
                                max_lines=1, submit_btn="Fetch", scale=2)
@@ -235,7 +236,7 @@ def build(settings: Settings) -> PaperTab:
                 page = gr.AnnotatedImage(label="On the page", height=560, elem_id="page-view", visible=False,
                                          color_map={"caption": "#f59e0b"})
                 detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
-                annotations = gr.Checkbox(value=settings.crop_annotations, label="Show my highlights and notes",
+                annotations = gr.Checkbox(value=settings.extraction.crop_annotations, label="Show my highlights and notes",
                                           info="Annotations in the PDF are never read as the paper; ticked, page images and "
                                                "the figures of the next paper loaded show them.", elem_id="show-annotations")
             with gr.Column(scale=6):

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui.app_settings import app_settings
 
 if TYPE_CHECKING:
     from spiqa_demo.evaluation.spiqa import SpiqaPaper
@@ -79,7 +79,7 @@ class Session(Chat):
     last_answer: Answer | None = None
     load_job: PaperLoad | None = None
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
-    annotations: bool = field(default_factory=lambda: get_settings().crop_annotations)
+    annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
 
     @property
     def loading(self) -> bool:

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import gradio as gr
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from spiqa_demo.evaluation.metrics import L3Judge
     from spiqa_demo.evaluation.spiqa import SpiqaDataset
     from spiqa_demo.qa import Answer
-    from spiqa_demo.ui.model_settings import ModelSettings
+    from spiqa_demo.ui.model_settings import ModelPanel
     from spiqa_demo.ui.paper_tab import PaperEvents
     from spiqa_demo.ui.queues import Queue
 
@@ -52,10 +52,10 @@ NOT_A_BENCHMARK_QUESTION = "Your last question is not one of this paper's SPIQA 
 
 def dataset_sources() -> list[str]:
     """The SPIQA files (or split names) papers are looked up in."""
-    settings = get_settings()
-    if settings.check_datasets:
-        return [s.strip() for s in settings.check_datasets.split(",") if s.strip()]
-    folder = settings.data_dir / "spiqa"
+    settings = app_settings()
+    if settings.ui.check_datasets:
+        return [s.strip() for s in settings.ui.check_datasets.split(",") if s.strip()]
+    folder = settings.ui.data_dir / "spiqa"
     return [str(folder / name) for name in DEFAULT_FILES if (folder / name).is_file()]
 
 
@@ -94,19 +94,19 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
     from spiqa_demo.models.endpoints import same_endpoint
     from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
-    settings = get_settings()
-    if settings.ui_lock_model:
-        model, base_url, api_key = settings.judge_model, settings.judge_base_url, ""
+    settings = app_settings()
+    if settings.ui.ui_lock_model:
+        model, base_url, api_key = settings.evaluation.judge_model, settings.evaluation.judge_base_url, ""
     model, base_url = (model or "").strip(), (base_url or "").strip()
     if not model:
         return None, "L3Score needs a judge model: set one under \"L3Score judge\" (SPIQA used gpt-4o)."
     refusal = VisitorPolicy.from_settings(settings).refusal("openai" if base_url else "local", model, base_url,
-                                                             settings.judge_model, settings.judge_base_url, what="judge")
+                                                             settings.evaluation.judge_model, settings.evaluation.judge_base_url, what="judge")
     if refusal:
         return None, refusal
     key = (api_key or "").strip() if base_url and same_endpoint(base_url, answer_base_url) else ""
     try:
-        return library_load_judge(model=model, base_url=base_url, api_key=key or None), ""
+        return library_load_judge(settings, model=model, base_url=base_url, api_key=key or None), ""
     except PaperError as exc:
         return None, f"The judge could not be loaded: {exc}"
 
@@ -358,7 +358,7 @@ class SpiqaCheck:
 
 def build() -> SpiqaCheck:
     """The panel (hidden until a SPIQA paper is loaded)."""
-    settings = get_settings()
+    settings = app_settings()
     with gr.Group(visible=False, elem_id="spiqa-check") as panel:
         header = gr.Markdown("", elem_id="spiqa-header", padding=True)
         questions = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="SPIQA questions",
@@ -368,11 +368,11 @@ def build() -> SpiqaCheck:
                              buttons=[], visible=False)
         with gr.Accordion("L3Score judge", open=False):
             with gr.Row():
-                judge_model = gr.Textbox(value=settings.judge_model, label="Judge model",
+                judge_model = gr.Textbox(value=settings.evaluation.judge_model, label="Judge model",
                                          placeholder="gpt-4o, or a local model folder / Hugging Face id",
-                                         interactive=not settings.ui_lock_model, elem_id="judge-model")
-                judge_url = gr.Textbox(value=settings.judge_base_url, label="Judge base URL (empty: a local model; https://api.openai.com/v1 for gpt-4o)",
-                                       interactive=not settings.ui_lock_model, elem_id="judge-url")
+                                         interactive=not settings.ui.ui_lock_model, elem_id="judge-model")
+                judge_url = gr.Textbox(value=settings.evaluation.judge_base_url, label="Judge base URL (empty: a local model; https://api.openai.com/v1 for gpt-4o)",
+                                       interactive=not settings.ui.ui_lock_model, elem_id="judge-url")
         run_all_button = gr.Button("Run all questions of this paper", elem_id="run-all")
         summary = gr.Markdown("", elem_id="run-all-summary", padding=True)
         table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, elem_id="run-all-table", max_height=400)
@@ -381,7 +381,7 @@ def build() -> SpiqaCheck:
                       table=table)
 
 
-def wire(panel: SpiqaCheck, session: gr.State, model: ModelSettings, paper: PaperEvents, queue: Queue) -> None:
+def wire(panel: SpiqaCheck, session: gr.State, model: ModelPanel, paper: PaperEvents, queue: Queue) -> None:
     """Connect the panel to the Paper tab: match every loaded paper to SPIQA, score every answer of its chat
     (with the answering model's endpoint and key, which the judge may share), and run all questions.
 

@@ -11,15 +11,15 @@ from functools import lru_cache
 from pathlib import Path
 
 from spiqa_demo.evaluation.spiqa.images import ImageFolder
-from spiqa_demo.settings import get_settings
+from spiqa_demo.ui.app_settings import app_settings
 
 
 def image_roots() -> list[Path]:
     """The folders searched (they are also the only SPIQA folders the web server may read)."""
-    settings = get_settings()
-    if settings.spiqa_images_dir:
-        return [Path(settings.spiqa_images_dir)]
-    return [settings.cache_dir / "spiqa"]
+    settings = app_settings()
+    if settings.evaluation.spiqa_images_dir:
+        return [Path(settings.evaluation.spiqa_images_dir)]
+    return [settings.ui.cache_dir / "spiqa"]
 
 
 @lru_cache(maxsize=4)

@@ -21,14 +21,15 @@ from pathlib import Path
 
 from spiqa_demo.files import files_under
 from spiqa_demo.hashing import sha256_of
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import Settings
 from spiqa_demo.types import Paper
+from spiqa_demo.ui.app_settings import app_settings
 
 _evict_lock = threading.Lock()
 
 
 def ui_root(settings: Settings | None = None) -> Path:
-    return (settings or get_settings()).cache_dir / "ui"
+    return (settings or app_settings()).ui.cache_dir / "ui"
 
 
 def uploads_dir(settings: Settings | None = None) -> Path:
@@ -46,8 +47,8 @@ def served_dir(settings: Settings | None = None) -> Path:
 
 def _secret(settings: Settings) -> bytes:
     """`SPIQA_UI_SECRET`, else a random secret made once and kept (mode 0600) in the UI folder."""
-    if settings.ui_secret:
-        return settings.ui_secret.get_secret_value().encode("utf-8")
+    if settings.ui.ui_secret:
+        return settings.ui.ui_secret.get_secret_value().encode("utf-8")
     path = ui_root(settings) / ".secret"
     try:
         return path.read_bytes()
@@ -64,13 +65,13 @@ def _secret(settings: Settings) -> bytes:
 
 def private_name(key: str, settings: Settings | None = None) -> str:
     """A folder or file name for `key` (e.g. a PDF's hash) that only this server can compute."""
-    settings = settings or get_settings()
+    settings = settings or app_settings()
     return hmac.new(_secret(settings), key.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
 
 def publish(paper: Paper, settings: Settings | None = None) -> Paper:
     """A copy of `paper` whose crops are served from its private folder (linked from the extraction cache)."""
-    settings = settings or get_settings()
+    settings = settings or app_settings()
     folder = served_dir(settings) / private_name(f"{paper.sha256}-{paper.extractor_version}-{paper.dpi}", settings)
     folder.mkdir(parents=True, exist_ok=True)
     data = paper.to_dict()
@@ -114,7 +115,7 @@ def prepare_environment() -> None:
 
 def served_paths(settings: Settings | None = None) -> list[str]:
     """The folders the server may read files from besides Gradio's own temp folder: crops and pages."""
-    settings = settings or get_settings()
+    settings = settings or app_settings()
     return [str(served_dir(settings)), str(pages_dir(settings))]
 
 
@@ -148,8 +149,8 @@ def keep_upload(source: Path, settings: Settings | None = None) -> Path:
 
 def evict(settings: Settings | None = None) -> None:
     """Delete least recently used files under the UI folder until it fits `ui_cache_max_mb`."""
-    settings = settings or get_settings()
-    limit = settings.ui_cache_max_mb * 1_000_000
+    settings = settings or app_settings()
+    limit = settings.ui.ui_cache_max_mb * 1_000_000
     with _evict_lock:
         files = [(stat.st_mtime, stat.st_size, path) for path, stat in files_under(ui_root(settings)) if path.name != ".secret"]
         total = sum(size for _, size, _ in files)

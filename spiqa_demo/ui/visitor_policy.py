@@ -19,7 +19,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def shared_deployment(settings: Settings) -> bool:
     """Whether people other than the operator can reach the app: a Space, or a non-loopback address."""
-    return bool(settings.space_id) or settings.gradio_server_name not in LOOPBACK
+    return bool(settings.ui.space_id) or settings.ui.gradio_server_name not in LOOPBACK
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class VisitorPolicy:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> VisitorPolicy:
-        value = settings.ui_visitor_endpoints.strip()
+        value = settings.ui.ui_visitor_endpoints.strip()
         if value.lower() == "auto":
             return cls(any_endpoint=not shared_deployment(settings))
         if value.lower() in ("any", "all", "*"):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import threading
 
+from spiqa_demo.ui.app_settings import app_settings
+
 log = logging.getLogger(__name__)
 
 
@@ -19,15 +21,15 @@ def _warm() -> None:
         import spiqa_demo.extraction  # noqa: F401  # imported for its side effect: PyMuPDF loaded before the first visitor
         from retrieval.embedder import get_embedder
 
-        get_embedder().load()
+        settings = app_settings()
+        get_embedder(settings.retrieval).load()
         from spiqa_demo.ui.spiqa_check import benchmark_datasets
 
         benchmark_datasets()
         from spiqa_demo.models import backend_kind, load_backend
-        from spiqa_demo.settings import get_settings
 
-        if backend_kind(get_settings()) == "local":
-            load_backend()
+        if backend_kind(settings.models) == "local":
+            load_backend(settings.models)
     except Exception:  # the first real use reports the problem to the visitor
         log.exception("background warm-up failed")
 
