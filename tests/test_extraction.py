@@ -22,11 +22,12 @@ import pytest
 from PIL import Image
 
 from evalsuite import pdf_factory
-from evalsuite.extraction_gold import GoldDocument, ink_bbox, iou, load_gold_set, score_against_gold, score_document
+from evalsuite.extraction_gold import GoldDocument, ink_bbox, load_gold_set, score_against_gold, score_document
 from evalsuite.paper_checks import check_manifest, crop_problem
 from evalsuite.pdf_factory import Corpus, SyntheticPaper
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import extract_paper, extract_to_dir, load_paper
+from spiqa_demo.extraction.geometry import iou
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Paper
 

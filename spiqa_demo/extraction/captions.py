@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines, union
+from spiqa_demo.extraction.geometry import union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines
 from spiqa_demo.paper_text import parse_caption_label, roman_to_int
 from spiqa_demo.types import BBox, Kind
 

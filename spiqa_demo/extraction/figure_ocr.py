@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import area, intersection
+from spiqa_demo.extraction.geometry import area, overlap
 from spiqa_demo.extraction.ocr import Tesseract
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_dpi
@@ -57,5 +57,5 @@ class FigureOcr:
 
 def image_cover(page: pymupdf.Page, bbox: BBox) -> float:
     """The share of `bbox` that images drawn on `page` cover (overlaps counted once per image)."""
-    covered = sum(intersection(tuple(info["bbox"]), bbox) for info in page.get_image_info())
+    covered = sum(overlap(tuple(info["bbox"]), bbox) for info in page.get_image_info())
     return min(1.0, covered / max(area(bbox), 1e-6))

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.types import BBox
 
@@ -173,18 +174,6 @@ class DocumentLayout:
         return self.text_left, self.text_right
 
 
-def union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
-def area(b: BBox) -> float:
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
-
-
-def intersection(a: BBox, b: BBox) -> float:
-    return area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
-
-
 def join_lines(lines: list[str]) -> str:
     """Join text lines into one string: a hyphen at a line end after a letter joins a word split in
     two ("analo-" + "gies"), and is kept, without a space, before anything else ("JHU-" + "HLTCOE",
@@ -234,21 +223,16 @@ def _clipped_paths(page: pymupdf.Page) -> list[dict]:
         if item.get("type") in ("clip", "group"):
             scissor = item.get("scissor")
             if scissor is not None:
-                box = (scissor.x0, scissor.y0, scissor.x1, scissor.y1)
-                stack.append((level, _cut(box, stack[-1][1]) if stack else box))
+                box = Box.of(scissor)
+                stack.append((level, box.intersection(stack[-1][1]) if stack else box))
             continue
         if stack:
-            r = item["rect"]
-            x0, y0, x1, y1 = _cut((r.x0, r.y0, r.x1, r.y1), stack[-1][1])
-            if x0 > x1 or y0 > y1:
+            cut = Box.of(item["rect"]).intersection(stack[-1][1])
+            if cut.is_empty:
                 continue
-            item["rect"] = pymupdf.Rect(x0, y0, x1, y1)
+            item["rect"] = pymupdf.Rect(*cut)
         out.append(item)
     return out
-
-
-def _cut(a: BBox, b: BBox) -> BBox:
-    return max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
 
 
 def _is_highlight(path: dict, lines: list[BBox]) -> bool:
@@ -258,8 +242,8 @@ def _is_highlight(path: dict, lines: list[BBox]) -> bool:
     r = path["rect"]
     if r.width < 20 or r.height > 16:
         return False
-    box = (r.x0, r.y0, r.x1, r.y1)
-    return sum(intersection(box, ln) for ln in lines) > 0.5 * area(box)
+    box = Box.of(r)
+    return sum(box.overlap(ln) for ln in lines) > 0.5 * box.area
 
 
 def read_page(page: pymupdf.Page) -> PageLayout:
@@ -392,7 +376,7 @@ def _inside_graphic(box: BBox, page: PageLayout) -> bool:
     own = area(box)
     height = box[3] - box[1]
     for d in page.drawings:
-        if area(d) > 1.5 * own and intersection(box, d) > 0.8 * own:
+        if area(d) > 1.5 * own and overlap(box, d) > 0.8 * own:
             return True
         crosses = box[0] + 4 < d[0] and d[2] < box[2] - 4 and d[2] - d[0] < 2
         if crosses and min(d[3], box[3]) - max(d[1], box[1]) > 0.8 * height:

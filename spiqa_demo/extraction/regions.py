@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from spiqa_demo.extraction.captions import Caption
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame, area, intersection, union
+from spiqa_demo.extraction.geometry import area, contains, expand, overlap, union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame
 from spiqa_demo.types import BBox
 
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
@@ -183,7 +184,7 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
         for line in block.lines:
             if not inside_margins(line.bbox):
                 continue
-            if any(intersection(line.bbox, c) > 0.5 * max(area(line.bbox), 1e-6) for c in caption_boxes):
+            if any(overlap(line.bbox, c) > 0.5 * max(area(line.bbox), 1e-6) for c in caption_boxes):
                 continue
             out.append(Element(line.bbox, graphic=False, size=line.size))
     return out
@@ -192,8 +193,8 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
 def _contains(outer: BBox, inner: BBox) -> bool:
     """`inner` lies (mostly) inside `outer`; hairlines (zero area) count by their end points."""
     if area(inner) > 0:
-        return intersection(outer, inner) > 0.6 * area(inner)
-    return outer[0] - 1 <= inner[0] and inner[2] <= outer[2] + 1 and outer[1] - 1 <= inner[1] and inner[3] <= outer[3] + 1
+        return overlap(outer, inner) > 0.6 * area(inner)
+    return contains(outer, inner, margin=1)
 
 
 def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tuple[float, float]:
@@ -336,9 +337,9 @@ def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -
     free = [el.bbox for i, el in enumerate(elements) if i not in claimed and el.graphic]
     groups: list[BBox] = []
     for box in sorted(free, key=lambda b: (b[1], b[0])):
-        grown = (box[0] - 8, box[1] - 8, box[2] + 8, box[3] + 8)
+        grown = expand(box, 8)
         for j, g in enumerate(groups):
-            if intersection(grown, g) > 0:
+            if overlap(grown, g) > 0:
                 groups[j] = union([g, box])
                 break
         else:
@@ -346,7 +347,7 @@ def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -
     page_area = page.width * page.height
     out = []
     for g in groups:
-        if any(intersection(g, r.bbox) > 0.3 * area(g) for r in regions):
+        if any(overlap(g, r.bbox) > 0.3 * area(g) for r in regions):
             continue
         host = _continued_region(g, regions, search.blockers, 2 * search.max_gap * _OPEN_GAP_FACTOR)
         if host is not None:
