@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
@@ -411,7 +412,7 @@ def _merge_rows(lines: list[Line]) -> list[Line]:
     return merged
 
 
-def analyse_document(pages: list[PageLayout]) -> DocumentLayout:
+def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
     """Body font size (most characters) and text columns (most frequent left/right edges of body lines)."""
     sizes: Counter[float] = Counter()
     for page in pages:
@@ -565,7 +566,7 @@ def _in_bottom(line: Line, page: PageLayout) -> bool:
     return line.y0 > _BOTTOM_BAND * page.height
 
 
-def running_lines(pages: list[PageLayout]) -> set[tuple[int, str]]:
+def running_lines(pages: Sequence[PageLayout]) -> set[tuple[int, str]]:
     """Keys of lines with letters at the top or bottom of pages that recur on at least two other pages."""
     counts: Counter[tuple[int, str]] = Counter()
     for page in pages:

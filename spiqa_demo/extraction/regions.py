@@ -115,7 +115,10 @@ class Region:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
+    """Content a caption could take on one side (`direction`): its elements (indices), their box, the
+    gap to the caption and the score the assignment sorts by (the gap with penalties; lower wins)."""
+
     caption: Caption
     direction: str
     elements: list[int]
@@ -128,7 +131,7 @@ Sides = dict[str, str]
 DEFAULT_SIDES: Sides = {"figure": "up", "table": "down"}
 
 
-class _PageSearch:
+class PageSearch:
     """Candidate regions of one page's captions, given what other captions already claimed."""
 
     def __init__(self, page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> None:
@@ -144,7 +147,7 @@ class _PageSearch:
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.caption_boxes = [c.bbox for c in captions]
 
-    def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[_Candidate]:
+    def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[Candidate]:
         out = []
         for c in self.captions:
             if c in done:
@@ -159,7 +162,7 @@ class _PageSearch:
         return sorted(out, key=lambda cand: cand.score)
 
 
-def caption_sides(searches: list[_PageSearch]) -> Sides:
+def caption_sides(searches: list[PageSearch]) -> Sides:
     """Where this document puts content relative to captions, per kind, by majority of clear cases.
 
     A paper sets all its table captions above or all below (mostly); voting on the nearer side
@@ -167,7 +170,7 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     """
     votes: dict[str, Counter[str]] = {"figure": Counter(), "table": Counter()}
     for search in searches:
-        best: dict[Caption, _Candidate] = {}
+        best: dict[Caption, Candidate] = {}
         for cand in search.candidates(DEFAULT_SIDES, set(), set()):
             if cand.caption not in best or cand.gap < best[cand.caption].gap:
                 best[cand.caption] = cand
@@ -180,17 +183,17 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     return sides
 
 
-def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
-    return _PageSearch(page, doc, captions)
+def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> PageSearch:
+    return PageSearch(page, doc, captions)
 
 
-def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
+def find_regions(search: PageSearch, sides: Sides) -> list[Region]:
     """Regions for the page's captions (those with no content are dropped) plus unlabelled figures."""
     claimed: set[int] = set()
     done: set[Caption] = set()
     regions: list[Region] = []
 
-    def candidates() -> list[_Candidate]:
+    def candidates() -> list[Candidate]:
         return search.candidates(sides, claimed, done)
 
     pending = candidates()
@@ -204,7 +207,7 @@ def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
     return regions
 
 
-def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
+def _starves(cand: Candidate, pending: list[Candidate]) -> bool:
     """Taking `cand` would leave another caption with no content while its own caption has another.
 
     Two tables stacked with captions below them: the first caption's "usual side" (below) is the
@@ -299,7 +302,7 @@ def _candidate(
     caption_boxes: list[BBox],
     usual: str,
     full_width: bool,
-) -> _Candidate | None:
+) -> Candidate | None:
     sx0, sx1 = span
     _, cy0, _, cy1 = caption.bbox
     body_size = max_gap / _GAP_IN_BODY_SIZES
@@ -346,7 +349,7 @@ def _candidate(
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
     if full_width:
         score -= _FULL_WIDTH_BONUS
-    return _Candidate(caption, direction, chosen, gap, score, box)
+    return Candidate(caption, direction, chosen, gap, score, box)
 
 
 def _trim_far_text(
@@ -392,7 +395,7 @@ def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: fl
     return chosen
 
 
-def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -> list[Region]:
+def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) -> list[Region]:
     """Graphics no caption claimed: merged into the captioned region they continue (a panel past a
     wide gap), else kept as unlabelled figures when large (logos and stray rules are too small)."""
     page, elements = search.page, search.elements
