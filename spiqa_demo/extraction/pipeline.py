@@ -14,6 +14,9 @@ own (pdffigures2's `FigureExtractor`):
 6. mentions and citations: the sentences citing each item (`passages.attach_mentions`) and the
    references each passage, item and mention cites (`references`, `citations`);
 7. `write_crops` (`crops`): each item's PNG, when an image folder is given.
+
+Every stage reports what it found to a `debug.StageLog`; with `debug_dir` that is a `VisualLog`,
+drawn over the pages afterwards (`debug_view`), otherwise one that keeps nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from spiqa_demo.extraction.captions import find_captions
 from spiqa_demo.extraction.citations import link_citations
 from spiqa_demo.extraction.crops import write_crops
 from spiqa_demo.extraction.deadline import Deadline
+from spiqa_demo.extraction.debug import StageLog, VisualLog
+from spiqa_demo.extraction.debug_view import draw_pages
 from spiqa_demo.extraction.document import open_pdf, read_arxiv_id
 from spiqa_demo.extraction.figure_ocr import figure_ocr_warnings, figure_reader
 from spiqa_demo.extraction.items import make_items
@@ -63,8 +68,10 @@ def extract_paper(
     dpi: int | None = None,
     progress: Progress | None = None,
     settings: Settings | None = None,
+    debug_dir: Path | None = None,
 ) -> Paper:
-    """Extract `pdf` into a `Paper`; crops go to `image_dir` (absolute paths) when given.
+    """Extract `pdf` into a `Paper`; crops go to `image_dir` (absolute paths) when given, and a
+    picture of each page with every stage's boxes to `debug_dir` when given (`debug_view`).
 
     Crops show the reader's annotations when `settings.crop_annotations` is set; nothing else does.
     """
@@ -76,25 +83,31 @@ def extract_paper(
     deadline = Deadline(path, settings.extraction_timeout_s)
     failures = PageFailures()
     scans = ScanReader(settings)
+    log = VisualLog(debug_dir) if debug_dir is not None else StageLog()
     try:
         pages, annotations = read_pages(doc, scans, deadline, failures, _part(progress, 0.0, _READING_SHARE))
         if len(failures.unread) == doc.page_count:
             raise InputError(f"{path.name}: no page of the PDF could be read ({failures.unread[1]})")
         layout = analyse_document(pages)
+        log.document(layout)
         summary = summarise(doc, pages, unread=set(failures.unread))
-        searched = search_pages(pages, layout)
+        searched = search_pages(pages, layout, log)
         references = find_references(searched.rows)
-        regions = find_all_regions(searched.searches)
+        regions = find_all_regions(searched.searches, log)
         if doc.is_repaired and not summary.readable:
             raise InputError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         figure_ocr = figure_reader(scans, settings, deadline.at)
         items = make_items(regions, doc, scans.words, figure_ocr)
         attach_mentions(searched.passages, items)
         passages, items = link_citations(searched.passages, items, references)
+        log.items(items)
+        log.passages(passages)
         if image_dir is not None:
             stripped = doc if not (settings.crop_annotations and annotations) else None
             write_crops(items, image_dir, path, stripped, dpi, settings, deadline,
                         _part(progress, _READING_SHARE, 1 - _READING_SHARE), failures)
+        if isinstance(log, VisualLog):
+            draw_pages(doc, log, settings.max_crop_pixels)
         paper = Paper(
             sha256=sha256_of(path),
             source=path.name,
@@ -124,10 +137,12 @@ def extract_to_dir(
     dpi: int | None = None,
     progress: Progress | None = None,
     settings: Settings | None = None,
+    debug_dir: Path | None = None,
 ) -> Paper:
-    """Write `out_dir/paper.json` (image paths relative to `out_dir`) and `out_dir/crops/*.png`."""
+    """Write `out_dir/paper.json` (image paths relative to `out_dir`) and `out_dir/crops/*.png`
+    (and the debug view to `debug_dir`, as `extract_paper` does)."""
     out_dir = Path(out_dir)
-    paper = extract_paper(pdf, image_dir=out_dir / "crops", dpi=dpi, progress=progress, settings=settings)
+    paper = extract_paper(pdf, image_dir=out_dir / "crops", dpi=dpi, progress=progress, settings=settings, debug_dir=debug_dir)
     for item in paper.items:
         item.image = str(Path(item.image).relative_to(out_dir))
     (out_dir / "paper.json").write_text(paper.to_json(), encoding="utf-8")
@@ -168,24 +183,30 @@ class Searched:
     rows: list[Row]
 
 
-def search_pages(pages: deque[PageLayout], layout: DocumentLayout) -> Searched:
+def search_pages(pages: deque[PageLayout], layout: DocumentLayout, log: StageLog) -> Searched:
     """Stage 3, one page at a time (each is dropped from `pages` once searched): body text, captions,
     the region search, passages and bibliography rows."""
     searched = Searched([], [], [])
     while pages:
         page = classify_page(pages.popleft(), layout)
+        log.page(page)
         captions = find_captions(page, layout)
+        log.captions(page.number, captions)
         searched.searches.append(page_search(page, layout, captions))
         searched.passages += page_passages(page, layout)
         searched.rows += page_rows(page, layout)
     return searched
 
 
-def find_all_regions(searches: list[PageSearch]) -> list[tuple[PageFrame, Region]]:
+def find_all_regions(searches: list[PageSearch], log: StageLog) -> list[tuple[PageFrame, Region]]:
     """Stage 4: every caption's region and the unlabelled figures, on each page, once the paper's
     caption sides are known (a vote over all pages)."""
     sides = caption_sides(searches)
-    return [(s.page, r) for s in searches for r in find_regions(s, sides)]
+    for search in searches:
+        log.candidates(search, sides)
+    regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
+    log.regions(regions)
+    return regions
 
 
 def _part(progress: Progress, start: float, share: float) -> Progress:
