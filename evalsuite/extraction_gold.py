@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spiqa_demo.extraction.geometry import iou
+
 if TYPE_CHECKING:
     import pymupdf
 
@@ -143,19 +145,6 @@ class Report:
     @property
     def doc_ids(self) -> list[str]:
         return sorted({m.doc_id for m in self.matches + self.unlabelled}, key=natural_key)
-
-
-def iou(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
-    """Intersection over union of two `[x0, y0, x1, y1]` boxes (0 when either is missing or empty)."""
-    if a is None or b is None:
-        return 0.0
-    ix = min(a[2], b[2]) - max(a[0], b[0])
-    iy = min(a[3], b[3]) - max(a[1], b[1])
-    if ix <= 0 or iy <= 0:
-        return 0.0
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def ink_bbox(page: pymupdf.Page, box: Sequence[float], dpi: int = INK_DPI) -> BBox | None:
@@ -277,7 +266,7 @@ def _grade(doc_id: str, truth: GoldItem, item: Figure, doc: pymupdf.Document, cr
     region = ink_bbox(page, item.bbox) if crop else item.bbox
     caption = ink_bbox(page, item.caption_bbox) if crop else item.caption_bbox
     match.region_iou = iou(region or item.bbox, truth.bbox)
-    match.caption_iou = iou(caption or item.caption_bbox, truth.caption_bbox)
+    match.caption_iou = iou(caption or item.caption_bbox, truth.caption_bbox) if truth.caption_bbox else 0.0
     region_ok = match.region_iou >= IOU_THRESHOLD
     caption_ok = match.caption_iou >= IOU_THRESHOLD or (by_text and same_caption_text(item.caption, truth.caption))
     if not region_ok and not caption_ok:

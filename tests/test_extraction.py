@@ -22,11 +22,12 @@ import pytest
 from PIL import Image
 
 from evalsuite import pdf_factory
-from evalsuite.extraction_gold import GoldDocument, ink_bbox, iou, load_gold_set, score_against_gold, score_document
+from evalsuite.extraction_gold import GoldDocument, ink_bbox, load_gold_set, score_against_gold, score_document
 from evalsuite.paper_checks import check_manifest, crop_problem
 from evalsuite.pdf_factory import Corpus, SyntheticPaper
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import extract_paper, extract_to_dir, load_paper
+from spiqa_demo.extraction.geometry import iou
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Paper
 
@@ -546,6 +547,41 @@ def test_cli_scanned_pdf_succeeds_with_a_warning(
     code, out, err = _cli([str(corpus.scanned), "--out", str(tmp_path / "out"), "--dpi", "72"], capsys)
     assert code == 0 and len(out.strip().splitlines()) == 1
     assert "caption" in err.lower()
+
+
+def test_cli_debug_draws_the_stages_over_each_page(corpus: Corpus, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`extract --debug DIR`: one PNG per page, the page as MuPDF renders it with the stages' boxes
+    drawn over it (not the plain page) and a legend beside it; a page frames its kept figures and
+    tables in their layer's colour, and a page without any has none of that colour."""
+    import numpy as np
+
+    from spiqa_demo.extraction.debug import Layer
+    from spiqa_demo.extraction.debug_view import DPI, STYLES
+
+    pdf, debug = corpus.papers["two_column"].path, tmp_path / "debug"  # page 2 has no figure or table
+    code, out, err = _cli([str(pdf), "--out", str(tmp_path / "out"), "--dpi", "72", "--debug", str(debug)], capsys)
+    assert code == 0 and len(out.strip().splitlines()) == 1 and f"in {debug}" in err
+    paper = Paper.from_json((tmp_path / "out" / "paper.json").read_text())
+    images = sorted(debug.iterdir())
+    assert [p.name for p in images] == [f"page-{n:03d}.png" for n in range(1, paper.page_count + 1)]
+    item_colour = np.array(STYLES[Layer.ITEMS].colour)
+    with pymupdf.open(pdf) as doc:
+        for number, path in enumerate(images, 1):
+            pix = doc[number - 1].get_pixmap(dpi=DPI)
+            plain = np.asarray(Image.frombytes("RGB", (pix.width, pix.height), pix.samples)).astype(int)
+            drawn = np.asarray(Image.open(path).convert("RGB")).astype(int)
+            assert drawn.shape[1] > plain.shape[1], "no legend beside the page"
+            page = drawn[: plain.shape[0], : plain.shape[1]]
+            assert (np.abs(page - plain).sum(axis=2) > 60).mean() > 0.05, f"page {number} is barely marked"
+            framed = bool((page == item_colour).all(axis=2).any())
+            assert framed == any(item.page == number for item in paper.items), f"page {number}"
+
+
+def test_debugging_does_not_change_the_paper(corpus: Corpus, tmp_path: Path) -> None:
+    pdf = corpus.papers["journal"].path
+    debugged = extract_paper(pdf, debug_dir=tmp_path / "debug")
+    assert debugged.to_dict() == extract_paper(pdf).to_dict()
+    assert len(list((tmp_path / "debug").iterdir())) == debugged.page_count
 
 
 # ---------------------------------------------------------------------------------------------

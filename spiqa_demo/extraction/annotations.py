@@ -12,6 +12,7 @@ from a second, untouched copy of the document.
 from __future__ import annotations
 
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.settings import Settings
 
 
 def strip_annotations(page: pymupdf.Page) -> int:
@@ -25,3 +26,12 @@ def strip_annotations(page: pymupdf.Page) -> int:
         page.delete_annot(annot)
         removed += 1
     return removed
+
+
+def annotation_warnings(count: int, settings: Settings) -> list[str]:
+    """What the user is told about the `count` annotations removed, and whether the crops show them."""
+    if not count:
+        return []
+    where = "kept in the figure images" if settings.crop_annotations else "left out of the figure images too"
+    return [f"The PDF has {count} reader annotation{'s' if count > 1 else ''} (highlights, notes, drawings): "
+            f"they were not read as part of the paper, and are {where}."]

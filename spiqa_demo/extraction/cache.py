@@ -1,20 +1,48 @@
 """The on-disk extraction cache: one folder per (PDF sha256, extractor version, DPI, crop variant).
 
-Opening a paper that was seen before reads its `paper.json` instead of re-extracting. Folders are
-written under a temporary name and renamed, so a crash never leaves a half-written entry; the cache
-is kept under `SPIQA_CACHE_MAX_MB` by deleting the least recently used papers.
+Opening a paper that was seen before reads its `paper.json` instead of re-extracting (`load_paper`).
+Folders are written under a temporary name and renamed, so a crash never leaves a half-written
+entry; the cache is kept under `SPIQA_CACHE_MAX_MB` by deleting the least recently used papers.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import threading
 from pathlib import Path
 
+from spiqa_demo.errors import InputError
+from spiqa_demo.extraction.pipeline import EXTRACTOR_VERSION, extract_to_dir
 from spiqa_demo.files import files_under
+from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings
-from spiqa_demo.types import Paper
+from spiqa_demo.types import Paper, Progress
+
+
+def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Settings | None = None) -> Paper:
+    """The `Paper` for `pdf` from the cache, extracting it on first use (image paths absolute)."""
+    from spiqa_demo.settings import get_settings
+
+    settings = settings or get_settings()
+    path = Path(pdf)
+    if not path.is_file():
+        raise InputError(f"{path.name}: file not found")
+    folder = entry_dir(settings, sha256_of(path), EXTRACTOR_VERSION, settings.dpi)
+    cached = read_entry(folder)
+    if cached is not None:
+        return cached
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
+    try:
+        extract_to_dir(path, staging, dpi=settings.dpi, progress=progress, settings=settings)
+        paper = commit(staging, folder, settings)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if paper is None:
+        raise InputError(f"{path.name}: the extraction cache at {folder} is not writable")
+    return paper
 
 
 def papers_root(settings: Settings) -> Path:

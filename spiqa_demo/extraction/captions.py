@@ -9,13 +9,65 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines, union
+from spiqa_demo.extraction.geometry import union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines
 from spiqa_demo.paper_text import parse_caption_label, roman_to_int
 from spiqa_demo.types import BBox, Kind
 
 # The caption words that IEEE-style roman numbers follow ("TABLE IV", "Table II"); after the others
 # ("Fig.", "Tab.") a roman-looking word is not a label.
 _ROMAN_WORDS = ("TABLE", "Table", "FIGURE", "FIG.")
+
+# -- is this line a caption's first (`match_caption_line`): evidence, in points of score -----------
+# Label punctuation after the number (":", ".", "|", a dash); a hyphen is weaker evidence.
+_DELIMITER = 2.0
+_HYPHEN = 1.0
+# The label set apart by its typography (bold, italic, small capitals), and an upper-case word.
+_STANDS_OUT = 2.0
+_UPPER_CASE = 1.0
+# A label alone on its line (IEEE "TABLE II", caption below) when upper case or already this sure (a
+# plain "Table 9" alone is a table cell).
+_ALONE = 1.0
+_SURE = 2.0
+# "Figure 3 shows ...": running text, not a caption.
+_RUNNING_TEXT = 3.0
+# A line scoring less than this is not a caption.
+_MIN_SCORE = 1.0
+# The label's first span holds at least its first this many characters when the label is typeset apart.
+_LABEL_PREFIX = 3
+
+# -- where a caption paragraph ends (`find_captions`, `_caption_lines`) ---------------------------
+# Text to the right of the first line (more than this many points past it, within this many font
+# sizes under its top) is a side-by-side minipage: the caption ends this far (pt) before it.
+_BESIDE_GAP = 2
+_BESIDE_BAND = 2
+_MINIPAGE_GUTTER = 4
+# A caption starts a new paragraph inside a block after a gap of more than this many font sizes, a
+# line shorter by more than this share of the caption's first line, or a change of font size
+# (more than this many points).
+_PARAGRAPH_GAP = 0.8
+_SHORT_LINE = 0.3
+_SIZE_CHANGE = 0.8
+# A piece on the same row overlaps it by more than this share of its height and lies within its
+# left edge and the right edge give or take these many points.
+_SAME_ROW_OVERLAP = 0.5
+_LEFT_SLACK = 2
+_RIGHT_SLACK = 3
+# The next row starts from this many points above the caption's bottom to this many font sizes
+# (at least this many points) under it, and overlaps it by more than this share of its width.
+_ROW_ABOVE = 2
+_LEADING = 0.9
+_MIN_LEADING = 4.0
+_ROW_OVERLAP = 0.5
+# A centred caption's row is centred on the label within this many font sizes.
+_CENTRED = 2
+# Caption rows are set at the first line's size give or take this much (pt); sub- and superscripts
+# on their own rows are not.
+_SIZE_SLACK = 1.2
+# A row is filled when it ends within this many font sizes of the right edge; a lowercase row
+# continues an unfinished sentence when it starts within this many points of the first line.
+_FILLED = 3
+_SAME_START = 3
 
 
 @dataclass(frozen=True)
@@ -37,7 +89,7 @@ def _label_stands_out(line: Line, label: str) -> bool:
     if len(line.spans) == 1:
         return False
     rest = next((s for s in line.spans[1:] if s.text.strip()), None)
-    return rest is not None and label.startswith(first.text.strip()[:3]) and (
+    return rest is not None and label.startswith(first.text.strip()[:_LABEL_PREFIX]) and (
         first.font != rest.font or first.bold != rest.bold
     )
 
@@ -52,18 +104,18 @@ def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
         return None
     score = 0.0
     if delim in (":", ".", "|", "\u2013", "\u2014"):
-        score += 2.0
+        score += _DELIMITER
     elif delim == "-":
-        score += 1.0
+        score += _HYPHEN
     if _label_stands_out(line, found.label):
-        score += 2.0
+        score += _STANDS_OUT
     if word.isupper():
-        score += 1.0
-    if not rest and (word.isupper() or score >= 2.0):
-        score += 1.0  # IEEE "TABLE II" alone on its line, caption below (a plain "Table 9" is a cell)
+        score += _UPPER_CASE
+    if not rest and (word.isupper() or score >= _SURE):
+        score += _ALONE
     if found.is_running_text:
-        score -= 3.0  # "Figure 3 shows ..."
-    if score < 1.0:
+        score -= _RUNNING_TEXT
+    if score < _MIN_SCORE:
         return None
     return found.kind, found.label, found.number, score
 
@@ -83,10 +135,10 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
     captions = []
     for line, found in starts:
         right_edge = doc.column_of(line.x0, line.x1)[1]
-        band = (line.y0, line.y1 + 2 * line.size)
-        beside = [o.x0 for o in page.lines if o.x0 > line.x1 + 2 and min(o.y1, band[1]) > max(o.y0, band[0])]
+        band = (line.y0, line.y1 + _BESIDE_BAND * line.size)
+        beside = [o.x0 for o in page.lines if o.x0 > line.x1 + _BESIDE_GAP and min(o.y1, band[1]) > max(o.y0, band[0])]
         if beside:
-            right_edge = min(right_edge, min(beside) - 4)  # side-by-side minipages: each fills its own part
+            right_edge = min(right_edge, min(beside) - _MINIPAGE_GUTTER)  # side-by-side minipages: each fills its own part
         kind, label, number, score = found
         lines = _caption_lines(page, line, right_edge)
         captions.append(
@@ -106,7 +158,10 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
 def _starts_new_paragraph(previous: Line, line: Line) -> bool:
     """A caption inside a PyMuPDF block: after a short line or a clearly larger gap."""
     gap = line.y0 - previous.y1
-    return gap > 0.8 * line.size or previous.x1 < line.x1 - 0.3 * (line.x1 - line.x0) or abs(previous.size - line.size) > 0.8
+    return (
+        gap > _PARAGRAPH_GAP * line.size or previous.x1 < line.x1 - _SHORT_LINE * (line.x1 - line.x0)
+        or abs(previous.size - line.size) > _SIZE_CHANGE
+    )  # fmt: skip
 
 
 def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Line]:
@@ -128,18 +183,18 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
     for line in candidates:
         row_overlap = min(line.y1, box[3]) - max(line.y0, box[3] - (line.y1 - line.y0))
         same_row = (
-            row_overlap > 0.5 * (line.y1 - line.y0) and line.x0 >= box[0] - 2 and line.x1 <= right_edge + 3
+            row_overlap > _SAME_ROW_OVERLAP * (line.y1 - line.y0) and line.x0 >= box[0] - _LEFT_SLACK and line.x1 <= right_edge + _RIGHT_SLACK
             and (line.block == first.block or line.x0 - box[2] < size) and not match_caption_line(line)
         )  # fmt: skip
-        next_row = box[3] - 2 <= line.y0 <= box[3] + max(4.0, 0.9 * size)
+        next_row = box[3] - _ROW_ABOVE <= line.y0 <= box[3] + max(_MIN_LEADING, _LEADING * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
-        on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < 2 * size
-        if not (same_row or (next_row and (x_overlap > 0.5 * line.width or on_centre))):
+        on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < _CENTRED * size
+        if not (same_row or (next_row and (x_overlap > _ROW_OVERLAP * line.width or on_centre))):
             continue
-        size_ok = any(abs(s.size - size) <= 1.2 for s in line.spans)
+        size_ok = any(abs(s.size - size) <= _SIZE_SLACK for s in line.spans)
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
-        filled = on_centre if centred else row_right >= right_edge - 3 * size or _continues(lines[-1], line, first)
+        filled = on_centre if centred else row_right >= right_edge - _FILLED * size or _continues(lines[-1], line, first)
         if next_row and (not filled or match_caption_line(line)):
             break
         row_right = line.x1 if next_row else max(row_right, line.x1)
@@ -153,4 +208,4 @@ def _continues(previous: Line, line: Line, first: Line) -> bool:
     the paragraph's left edge (a caption in a minipage narrower than its column)."""
     if previous.text.endswith("-"):
         return True
-    return line.text[:1].islower() and not previous.text.rstrip().endswith(".") and abs(line.x0 - first.x0) < 3
+    return line.text[:1].islower() and not previous.text.rstrip().endswith(".") and abs(line.x0 - first.x0) < _SAME_START

@@ -7,9 +7,13 @@ from pathlib import Path
 
 from PIL import Image
 
+from spiqa_demo.extraction.deadline import Deadline
+from spiqa_demo.extraction.document import open_pdf
+from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, reason
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_scale
-from spiqa_demo.types import BBox
+from spiqa_demo.settings import Settings
+from spiqa_demo.types import BBox, Figure, Progress
 
 # White space kept around a region so that strokes on its edge are not cut.
 _PAD = 2.0
@@ -53,6 +57,38 @@ class CropWriter:
         image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         self._pending.append(self._pool.submit(_save_png, image, path))
         return path
+
+
+def write_crops(
+    items: list[Figure],
+    image_dir: Path,
+    pdf: Path,
+    stripped: pymupdf.Document | None,
+    dpi: int,
+    settings: Settings,
+    deadline: Deadline,
+    progress: Progress,
+    failures: PageFailures,
+) -> None:
+    """Render each item's crop into `image_dir` and set its `image`: from `stripped` (the document
+    read, its annotations removed), or from a fresh copy of `pdf` when None (the reader's
+    annotations kept). An item MuPDF cannot render keeps no image and is named in `failures`."""
+    image_dir.mkdir(parents=True, exist_ok=True)
+    suffix = "-annotated" if settings.crop_annotations else ""
+    doc = stripped or open_pdf(pdf, settings)
+    try:
+        with CropWriter(dpi, settings.max_crop_pixels) as crops:
+            for n, item in enumerate(items, 1):
+                deadline.check()
+                progress(n / len(items), f"Cropping {item.title} ({n} of {len(items)})")
+                target = image_dir / f"{item.id}{suffix}.png"
+                try:
+                    item.image = str(crops.write(doc[item.page - 1], item.bbox, target, item.caption_bbox))
+                except MUPDF_ERRORS as exc:
+                    failures.uncropped[item.title] = reason(exc)
+    finally:
+        if doc is not stripped:
+            doc.close()
 
 
 def _save_png(image: Image.Image, path: Path) -> None:

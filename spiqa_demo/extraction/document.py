@@ -16,6 +16,17 @@ from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.paper_text import find_arxiv_id
 from spiqa_demo.settings import Settings
 
+# A PDF says so in its first kilobyte (bytes read to check).
+_HEAD_BYTES = 1024
+# A metadata title longer than this (characters) that names no file is the real title.
+_MIN_META_TITLE = 8
+# Else the title is the largest text in this top share of page 1: lines of more than this many
+# characters, within this many points of the largest size, at most this many of them.
+_TITLE_AREA = 0.5
+_MIN_TITLE_LINE = 3
+_TITLE_SIZE_SLACK = 0.6
+_MAX_TITLE_LINES = 4
+
 
 def check_size(path: Path, settings: Settings) -> None:
     """`InputError` when the file is over the size limit: checked before it is copied or opened."""
@@ -32,7 +43,7 @@ def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
         raise InputError(f"{path.name}: the file is empty")
     check_size(path, settings)
     with path.open("rb") as fh:
-        head = fh.read(1024)
+        head = fh.read(_HEAD_BYTES)
     if b"%PDF-" not in head:
         raise InputError(f"{path.name}: not a PDF file")
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -65,15 +76,15 @@ def read_arxiv_id(doc: pymupdf.Document, first_page_text: str, file_name: str) -
 def find_title(doc: pymupdf.Document, first: PageLayout) -> str:
     """The title: PDF metadata when it looks real, else the largest text in the upper half of page 1."""
     meta = (doc.metadata or {}).get("title", "").strip()
-    if len(meta) > 8 and not re.search(r"\.(dvi|tex|pdf|docx?)$|^untitled|^microsoft", meta, re.IGNORECASE):
+    if len(meta) > _MIN_META_TITLE and not re.search(r"\.(dvi|tex|pdf|docx?)$|^untitled|^microsoft", meta, re.IGNORECASE):
         return meta
     top = [(ln.text, ln.size) for ln in first.lines
-           if ln.y0 < 0.5 * first.height and len(ln.text) > 3 and not ln.text.lower().startswith("arxiv")]
+           if ln.y0 < _TITLE_AREA * first.height and len(ln.text) > _MIN_TITLE_LINE and not ln.text.lower().startswith("arxiv")]
     if not top:
         return ""
     largest = max(size for _, size in top)
-    parts = [text for text, size in top if abs(size - largest) < 0.6]
-    return " ".join(parts[:4]).strip()
+    parts = [text for text, size in top if abs(size - largest) < _TITLE_SIZE_SLACK]
+    return " ".join(parts[:_MAX_TITLE_LINES]).strip()
 
 
 def read_title(path: Path, settings: Settings) -> str:

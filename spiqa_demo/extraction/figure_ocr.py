@@ -12,11 +12,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from spiqa_demo.extraction.layout import area, intersection
+from spiqa_demo.extraction.geometry import area, overlap
 from spiqa_demo.extraction.ocr import Tesseract
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_dpi
+from spiqa_demo.extraction.scanned import ScanReader
 from spiqa_demo.extraction.tables import Word
+from spiqa_demo.settings import Settings
 from spiqa_demo.types import BBox
 
 # A region this much covered by images is a raster figure; one with more characters of its own
@@ -55,7 +57,24 @@ class FigureOcr:
         return [Word(*w.bbox, w.text) for w in found]
 
 
+def figure_reader(scans: ScanReader, settings: Settings, deadline: float) -> FigureOcr | None:
+    """The reader of raster figures when SPIQA_OCR_FIGURES is on and Tesseract can be used (the
+    engine the scanned pages use)."""
+    if not settings.ocr_figures or isinstance(engine := scans.engine(), str):
+        return None
+    return FigureOcr(engine, settings.ocr_dpi, settings.max_crop_pixels, deadline)
+
+
+def figure_ocr_warnings(reader: FigureOcr | None, scans: ScanReader, settings: Settings) -> list[str]:
+    """Why raster figures were not read although asked, or that their OCR text may hold errors."""
+    if settings.ocr_figures and reader is None and isinstance(reason := scans.engine(), str):
+        return [f"Text inside raster figures was not read (SPIQA_OCR_FIGURES): {reason}."]
+    if reader is not None and reader.figures:
+        return [f"Text inside {reader.figures} raster figures was read by OCR and may contain recognition errors."]
+    return []
+
+
 def image_cover(page: pymupdf.Page, bbox: BBox) -> float:
     """The share of `bbox` that images drawn on `page` cover (overlaps counted once per image)."""
-    covered = sum(intersection(tuple(info["bbox"]), bbox) for info in page.get_image_info())
+    covered = sum(overlap(tuple(info["bbox"]), bbox) for info in page.get_image_info())
     return min(1.0, covered / max(area(bbox), 1e-6))

@@ -11,15 +11,119 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.types import BBox
 
+# -- reading a page (`read_page`) ----------------------------------------------------------------
 # A line is "bold" when PyMuPDF flags it or the font name says so (Type 1 LaTeX fonts such as
 # CMBX carry no flag).
 _BOLD_FLAG = 16
 _BOLD_NAMES = ("bold", "cmbx", "black", "heavy", "semibold", ".b", "-b")
+# The glyphs' bodies, in font sizes from the baseline: capitals reach this far up, and this much
+# below it covers the baseline's overshoot, not descenders (how pdffigures2 measures captions).
+_CAP_HEIGHT = 0.72
+_BELOW_BASELINE = 0.1
+# A colour whose every channel (0-1) is above this is white: plotting tools paint white backgrounds.
+_WHITE = 0.97
+# A reader's highlight baked into the page: a filled band at least this wide and at most this tall
+# (pt, about one line), more than this share of it over text lines.
+_HIGHLIGHT_MIN_WIDTH = 20
+_HIGHLIGHT_MAX_HEIGHT = 16
+_HIGHLIGHT_ON_TEXT = 0.5
+# A drawing cluster smaller than this on both sides (pt) is a speck; one covering more than this
+# share of the page is a frame or background, not a figure.
+_MIN_GRAPHIC = 4
+_MAX_GRAPHIC_SHARE = 0.85
+# An image this small or smaller on a side (pt) is a spacer or bullet.
+_MIN_IMAGE = 2
+# Pieces PyMuPDF splits off one printed line: they overlap vertically by more than this share of
+# the shorter piece and sit less than this many font sizes apart.
+_ROW_OVERLAP = 0.6
+_ROW_MAX_GAP = 3
+
+# -- document statistics (`analyse_document`) ----------------------------------------------------
+# What a document with no text or no pages is taken to be: 10 pt body text on US Letter paper (pt).
+_DEFAULT_BODY_SIZE = 10.0
+_DEFAULT_PAGE_WIDTH = 612.0
+# Body lines, whose edges give the columns: within this many points of the body size, and wider than
+# this share of the page (headings and figure labels are shorter).
+_BODY_SIZE_SLACK = 1.0
+_MIN_BODY_LINE_WIDTH = 0.25
+# Line edges are counted on a grid of this many points, so justified lines a fraction of a point
+# apart vote for one edge.
+_EDGE_GRID = 2
+# A column edge is where at least this share of body lines start (or end); an edge within this
+# many points of a stronger one is the same edge.
+_MIN_EDGE_SHARE = 0.06
+_EDGE_MERGE = 8
+# A column is wider than this share of the page (a narrower pair of edges is a table's or a list's).
+_MIN_COLUMN_WIDTH = 0.25
+# The text area assumed when no column is found: the page less 10% margins on either side.
+_FALLBACK_COLUMN = (0.1, 0.9)
+# An extent belongs to a column when it lies within this many points of its edges, or when more
+# than this share of it lies over the column.
+_COLUMN_SLACK = 12
+_COLUMN_OVERLAP = 0.8
+
+# -- body text (`classify_page`) -----------------------------------------------------------------
+# Text inside a drawing of more than this many times its block's area, with more than this share of
+# the block inside it, is framed by the graphic (table rules, a plot's axes).
+_FRAME_SIZE = 1.5
+_FRAMED_SHARE = 0.8
+# A column rule: thinner than this (pt), more than this far inside the block's sides (pt), and
+# running along more than this share of its height.
+_RULE_WIDTH = 2
+_RULE_INSET = 4
+_RULE_RUN = 0.8
+# Body text is set at the body size: from this much smaller (pt) to this much larger.
+_BODY_SMALLER = 0.6
+_BODY_LARGER = 1.0
+# Where a block starts against its column's left edge (pt): a paragraph within `_MAX_INDENT` (first
+# lines are indented), a heading within `_EDGE_SLACK`; a block of at least `_MIN_INSET_LINES` lines
+# inside the column's edges (give or take `_EDGE_SLACK`) may start further in (a list, a quotation).
+_MAX_INDENT = 20
+_EDGE_SLACK = 4
+_MIN_INSET_LINES = 3
+# A full line ends within this many points of the column's right edge and is at least this share of
+# the column wide.
+_FULL_LINE_END = 6
+_FULL_LINE_WIDTH = 0.6
+# Most of a column's width: a one-line paragraph (with at least this many words) and each line of
+# an indented paragraph is this wide.
+_MOST_OF_COLUMN = 0.7
+_ONE_LINE_WORDS = 6
+# A heading has at most this many words (a one-line heading) or lines (a heading block), and at least
+# this many words; it may be set this much smaller than the body (pt) and still bound figures.
+_HEADING_MAX_WORDS = 12
+_HEADING_MAX_LINES = 3
+_HEADING_MIN_WORDS = 2
+_HEADING_SMALLER = 0.5
+# An indented paragraph (abstract, quotation): at least this many lines before its last, which end
+# within this many points of one right edge, and at least this share of its words has letters.
+_INDENTED_MIN_LINES = 3
+_JUSTIFIED = 2
+_INDENTED_WORDS = 0.8
+
+# -- running headers and footers -----------------------------------------------------------------
+# The top and bottom bands of a page (shares of its height) where running headers and footers lie.
+_TOP_BAND = 0.085
+_BOTTOM_BAND = 0.92
+# Running lines are compared at heights rounded to this many points.
+_MARGIN_GRID = 4
+# A running line recurs on this many pages (fewer in a document shorter than `_SHORT_DOCUMENT`).
+_RUNNING_PAGES = 3
+_RUNNING_PAGES_SHORT = 2
+_SHORT_DOCUMENT = 4
+# The rule under a running header: within this many points under it, thinner than this (pt),
+# wider than this share of the page; the header ends this far (pt) under the rule.
+_HEADER_RULE_GAP = 8
+_HEADER_RULE_HEIGHT = 3
+_HEADER_RULE_WIDTH = 0.4
+_HEADER_RULE_CLEARANCE = 1.5
 
 
 @dataclass
@@ -67,8 +171,8 @@ class Line:
     def ink_bbox(self) -> BBox:
         """The box of the glyphs' bodies (cap height to just under the baseline), as pdffigures2
         measures captions; PyMuPDF's line box adds the font's full ascender and descender."""
-        top = min(s.baseline - 0.72 * s.size for s in self.spans)
-        bottom = max(s.baseline + 0.1 * s.size for s in self.spans)
+        top = min(s.baseline - _CAP_HEIGHT * s.size for s in self.spans)
+        bottom = max(s.baseline + _BELOW_BASELINE * s.size for s in self.spans)
         return (self.x0, max(self.y0, top), self.x1, min(self.y1, bottom))
 
 
@@ -165,24 +269,12 @@ class DocumentLayout:
     def column_of(self, x0: float, x1: float) -> tuple[float, float]:
         """The column a horizontal extent belongs to; the full text width if it crosses a gutter."""
         for left, right in self.columns:
-            if x0 >= left - 12 and x1 <= right + 12:
+            if x0 >= left - _COLUMN_SLACK and x1 <= right + _COLUMN_SLACK:
                 return left, right
         for left, right in self.columns:
-            if min(x1, right) - max(x0, left) > 0.8 * (x1 - x0):
+            if min(x1, right) - max(x0, left) > _COLUMN_OVERLAP * (x1 - x0):
                 return left, right  # slightly past a column edge
         return self.text_left, self.text_right
-
-
-def union(boxes: list[BBox]) -> BBox:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
-def area(b: BBox) -> float:
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
-
-
-def intersection(a: BBox, b: BBox) -> float:
-    return area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
 
 
 def join_lines(lines: list[str]) -> str:
@@ -207,7 +299,7 @@ def _is_bold(font: str, flags: int) -> bool:
 
 
 def _is_white(color: tuple[float, ...] | None) -> bool:
-    return color is None or all(c > 0.97 for c in color)
+    return color is None or all(c > _WHITE for c in color)
 
 
 def _is_visible(path: dict) -> bool:
@@ -234,21 +326,16 @@ def _clipped_paths(page: pymupdf.Page) -> list[dict]:
         if item.get("type") in ("clip", "group"):
             scissor = item.get("scissor")
             if scissor is not None:
-                box = (scissor.x0, scissor.y0, scissor.x1, scissor.y1)
-                stack.append((level, _cut(box, stack[-1][1]) if stack else box))
+                box = Box.of(scissor)
+                stack.append((level, box.intersection(stack[-1][1]) if stack else box))
             continue
         if stack:
-            r = item["rect"]
-            x0, y0, x1, y1 = _cut((r.x0, r.y0, r.x1, r.y1), stack[-1][1])
-            if x0 > x1 or y0 > y1:
+            cut = Box.of(item["rect"]).intersection(stack[-1][1])
+            if cut.is_empty:
                 continue
-            item["rect"] = pymupdf.Rect(x0, y0, x1, y1)
+            item["rect"] = pymupdf.Rect(*cut)
         out.append(item)
     return out
-
-
-def _cut(a: BBox, b: BBox) -> BBox:
-    return max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
 
 
 def _is_highlight(path: dict, lines: list[BBox]) -> bool:
@@ -256,10 +343,10 @@ def _is_highlight(path: dict, lines: list[BBox]) -> bool:
     if path.get("type") != "f":
         return False
     r = path["rect"]
-    if r.width < 20 or r.height > 16:
+    if r.width < _HIGHLIGHT_MIN_WIDTH or r.height > _HIGHLIGHT_MAX_HEIGHT:
         return False
-    box = (r.x0, r.y0, r.x1, r.y1)
-    return sum(intersection(box, ln) for ln in lines) > 0.5 * area(box)
+    box = Box.of(r)
+    return sum(box.overlap(ln) for ln in lines) > _HIGHLIGHT_ON_TEXT * box.area
 
 
 def read_page(page: pymupdf.Page) -> PageLayout:
@@ -296,12 +383,12 @@ def read_page(page: pymupdf.Page) -> PageLayout:
     drawings = [
         (r.x0, r.y0, r.x1, r.y1)
         for r in (c & rect for c in page.cluster_drawings(drawings=visible, final_filter=False))
-        if max(r.width, r.height) >= 4 and r.width * r.height < 0.85 * page_area
+        if max(r.width, r.height) >= _MIN_GRAPHIC and r.width * r.height < _MAX_GRAPHIC_SHARE * page_area
     ]
     images = []
     for info in page.get_image_info():
         r = pymupdf.Rect(info["bbox"]) & rect
-        if not r.is_empty and r.width > 2 and r.height > 2:
+        if not r.is_empty and r.width > _MIN_IMAGE and r.height > _MIN_IMAGE:
             images.append(tuple(r))
     return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images)
 
@@ -315,7 +402,7 @@ def _merge_rows(lines: list[Line]) -> list[Line]:
             overlap = min(prev.y1, line.y1) - max(prev.y0, line.y0)
             gap = line.x0 - prev.x1
             side_by_side = re.match(r"(Fig|FIG|Table|TABLE)", line.text) is not None
-            if overlap > 0.6 * min(prev.y1 - prev.y0, line.y1 - line.y0) and 0 <= gap < 3 * max(prev.size, line.size) and not side_by_side:
+            if overlap > _ROW_OVERLAP * min(prev.y1 - prev.y0, line.y1 - line.y0) and 0 <= gap < _ROW_MAX_GAP * max(prev.size, line.size) and not side_by_side:
                 merged[-1] = Line(
                     f"{prev.text} {line.text}", union([prev.bbox, line.bbox]), prev.size if len(prev.text) >= len(line.text) else line.size,
                     prev.spans + line.spans, prev.block, prev.index,
@@ -325,53 +412,54 @@ def _merge_rows(lines: list[Line]) -> list[Line]:
     return merged
 
 
-def analyse_document(pages: list[PageLayout]) -> DocumentLayout:
+def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
     """Body font size (most characters) and text columns (most frequent left/right edges of body lines)."""
     sizes: Counter[float] = Counter()
     for page in pages:
         for line in page.lines:
             sizes[round(line.size)] += len(line.text)
-    body_size = float(sizes.most_common(1)[0][0]) if sizes else 10.0
-    width = pages[0].width if pages else 612.0
+    body_size = float(sizes.most_common(1)[0][0]) if sizes else _DEFAULT_BODY_SIZE
+    width = pages[0].width if pages else _DEFAULT_PAGE_WIDTH
     lefts: Counter[int] = Counter()
     rights: Counter[int] = Counter()
     body_lines = [
         line
         for page in pages
         for line in page.lines
-        if abs(line.size - body_size) <= 1.0 and line.width > 0.25 * page.width
+        if abs(line.size - body_size) <= _BODY_SIZE_SLACK and line.width > _MIN_BODY_LINE_WIDTH * page.width
     ]
     for line in body_lines:
-        lefts[round(line.x0 / 2) * 2] += 1
-        rights[round(line.x1 / 2) * 2] += 1
+        lefts[round(line.x0 / _EDGE_GRID) * _EDGE_GRID] += 1
+        rights[round(line.x1 / _EDGE_GRID) * _EDGE_GRID] += 1
     columns = _columns(lefts, rights, len(body_lines), width)
     return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages))
 
 
 def _columns(lefts: Counter[int], rights: Counter[int], n: int, width: float) -> list[tuple[float, float]]:
+    low, high = _FALLBACK_COLUMN
     if not n:
-        return [(0.1 * width, 0.9 * width)]
-    edges_l = _peaks(lefts, 0.06 * n)
-    edges_r = _peaks(rights, 0.06 * n)
+        return [(low * width, high * width)]
+    edges_l = _peaks(lefts, _MIN_EDGE_SHARE * n)
+    edges_r = _peaks(rights, _MIN_EDGE_SHARE * n)
     columns: list[tuple[float, float]] = []
     for left in edges_l:
-        candidates = [r for r in edges_r if r - left > 0.25 * width]
+        candidates = [r for r in edges_r if r - left > _MIN_COLUMN_WIDTH * width]
         if not candidates:
             continue
         right = min(candidates)
         if columns and left < columns[-1][1]:
             continue
         columns.append((float(left), float(right)))
-    return columns or [(0.1 * width, 0.9 * width)]
+    return columns or [(low * width, high * width)]
 
 
 def _peaks(counter: Counter[int], minimum: float) -> list[int]:
-    """Positions holding at least `minimum` lines, merged when within 8 pt of a stronger one."""
+    """Positions holding at least `minimum` lines, merged when within `_EDGE_MERGE` of a stronger one."""
     peaks: list[int] = []
     for pos, count in counter.most_common():
         if count < minimum:
             break
-        if all(abs(pos - p) > 8 for p in peaks):
+        if all(abs(pos - p) > _EDGE_MERGE for p in peaks):
             peaks.append(pos)
     return sorted(peaks)
 
@@ -392,10 +480,10 @@ def _inside_graphic(box: BBox, page: PageLayout) -> bool:
     own = area(box)
     height = box[3] - box[1]
     for d in page.drawings:
-        if area(d) > 1.5 * own and intersection(box, d) > 0.8 * own:
+        if area(d) > _FRAME_SIZE * own and overlap(box, d) > _FRAMED_SHARE * own:
             return True
-        crosses = box[0] + 4 < d[0] and d[2] < box[2] - 4 and d[2] - d[0] < 2
-        if crosses and min(d[3], box[3]) - max(d[1], box[1]) > 0.8 * height:
+        crosses = box[0] + _RULE_INSET < d[0] and d[2] < box[2] - _RULE_INSET and d[2] - d[0] < _RULE_WIDTH
+        if crosses and min(d[3], box[3]) - max(d[1], box[1]) > _RULE_RUN * height:
             return True  # a vertical column rule runs through the text
     return False
 
@@ -408,16 +496,16 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
     """
     if _is_heading_block(block, doc):
         return True
-    if not -0.6 <= block.size - doc.body_size <= 1.0:
+    if not -_BODY_SMALLER <= block.size - doc.body_size <= _BODY_LARGER:
         return False  # sub-captions and footnotes are set smaller than the body
     x0, _, x1, _ = block.bbox
     for left, right in doc.columns:
         width = right - left
-        if abs(x0 - left) > 20 and not (left - 4 <= x0 and x1 <= right + 4 and len(block.lines) >= 3):
+        if abs(x0 - left) > _MAX_INDENT and not (left - _EDGE_SLACK <= x0 and x1 <= right + _EDGE_SLACK and len(block.lines) >= _MIN_INSET_LINES):
             continue
-        if x1 > right + 12 and len(doc.columns) > 1 and right < doc.text_right - 1:
+        if x1 > right + _COLUMN_SLACK and len(doc.columns) > 1 and right < doc.text_right - 1:
             continue
-        full = [ln for ln in block.lines if ln.x1 >= right - 6 and ln.width >= 0.6 * width]
+        full = [ln for ln in block.lines if ln.x1 >= right - _FULL_LINE_END and ln.width >= _FULL_LINE_WIDTH * width]
         if len(block.lines) >= 2 and len(full) >= max(1, (len(block.lines) - 1) // 2):
             return True
         if _is_indented_paragraph(block, width):
@@ -425,11 +513,11 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
         if len(block.lines) == 1:
             line = block.lines[0]
             words = len(line.text.split())
-            if line.width >= 0.7 * width and words >= 6:
+            if line.width >= _MOST_OF_COLUMN * width and words >= _ONE_LINE_WORDS:
                 return True
-            if abs(x0 - left) <= 20 and words >= 6 and line.text.rstrip().endswith((".", ":")):
+            if abs(x0 - left) <= _MAX_INDENT and words >= _ONE_LINE_WORDS and line.text.rstrip().endswith((".", ":")):
                 return True  # a one-sentence paragraph ("Table 9 shows the scores ... tasks.")
-            if abs(x0 - left) <= 4 and words <= 12 and _looks_like_heading(line):
+            if abs(x0 - left) <= _EDGE_SLACK and words <= _HEADING_MAX_WORDS and _looks_like_heading(line):
                 return True
     return False
 
@@ -439,23 +527,23 @@ def _is_indented_paragraph(block: Block, width: float) -> bool:
     least four lines justified to one right edge, each most of the column wide, and words rather
     than numbers (figure text is neither that long nor that regular; a table's rows are numbers)."""
     lines = block.lines[:-1]  # a paragraph's last line ends where it ends
-    if len(lines) < 3:
+    if len(lines) < _INDENTED_MIN_LINES:
         return False
     edge = max(ln.x1 for ln in lines)
     tokens = block.text.split()
     words = sum(any(ch.isalpha() for ch in token) for token in tokens)
-    return words >= 0.8 * len(tokens) and all(edge - ln.x1 <= 2 and ln.width >= 0.7 * width for ln in lines)
+    return words >= _INDENTED_WORDS * len(tokens) and all(edge - ln.x1 <= _JUSTIFIED and ln.width >= _MOST_OF_COLUMN * width for ln in lines)
 
 
 def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
-    """A section heading (bold, at least body size, at a column's left edge, at most 3 lines):
+    """A section heading (bold, at least body size, at a column's left edge, a few lines at most):
     it bounds figure regions like a paragraph does ("B  Training Hyper-parameters for Deep Models")."""
-    if len(block.lines) > 3 or block.size < doc.body_size - 0.5:
+    if len(block.lines) > _HEADING_MAX_LINES or block.size < doc.body_size - _HEADING_SMALLER:
         return False
     if not all(s.bold for line in block.lines for s in line.spans if s.text.strip()):
         return False
     first = block.lines[0]
-    return any(abs(first.x0 - left) <= 4 for left, _ in doc.columns) and len(block.text.split()) >= 2
+    return any(abs(first.x0 - left) <= _EDGE_SLACK for left, _ in doc.columns) and len(block.text.split()) >= _HEADING_MIN_WORDS
 
 
 def _looks_like_heading(line: Line) -> bool:
@@ -467,25 +555,25 @@ def _looks_like_heading(line: Line) -> bool:
 
 def _margin_key(line: Line) -> tuple[int, str]:
     """Running headers and footers repeat across pages at the same height, page numbers aside."""
-    return round(line.y0 / 4), re.sub(r"\d+", "#", line.text.lower())
+    return round(line.y0 / _MARGIN_GRID), re.sub(r"\d+", "#", line.text.lower())
 
 
 def _in_top(line: Line, page: PageLayout) -> bool:
-    return line.y1 < 0.085 * page.height
+    return line.y1 < _TOP_BAND * page.height
 
 
 def _in_bottom(line: Line, page: PageLayout) -> bool:
-    return line.y0 > 0.92 * page.height
+    return line.y0 > _BOTTOM_BAND * page.height
 
 
-def running_lines(pages: list[PageLayout]) -> set[tuple[int, str]]:
+def running_lines(pages: Sequence[PageLayout]) -> set[tuple[int, str]]:
     """Keys of lines with letters at the top or bottom of pages that recur on at least two other pages."""
     counts: Counter[tuple[int, str]] = Counter()
     for page in pages:
         counts.update(
             {_margin_key(ln) for ln in page.lines if (_in_top(ln, page) or _in_bottom(ln, page)) and re.search("[A-Za-z]{2}", ln.text)}
         )
-    needed = 3 if len(pages) >= 4 else 2
+    needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}
 
 
@@ -501,8 +589,8 @@ def _header_bottom(page: PageLayout, running: set[tuple[int, str]]) -> float:
             bottom = max(bottom, line.y1)
     if bottom:
         for box in page.drawings + page.images:
-            if box[1] <= bottom + 8 and (box[3] - box[1]) < 3 and (box[2] - box[0]) > 0.4 * page.width:
-                bottom = max(bottom, box[3] + 1.5)
+            if box[1] <= bottom + _HEADER_RULE_GAP and (box[3] - box[1]) < _HEADER_RULE_HEIGHT and (box[2] - box[0]) > _HEADER_RULE_WIDTH * page.width:
+                bottom = max(bottom, box[3] + _HEADER_RULE_CLEARANCE)
     return bottom
 
 

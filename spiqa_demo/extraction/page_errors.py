@@ -7,8 +7,10 @@ paper's warnings; a paper none of whose pages can be read is refused with an `In
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from spiqa_demo.extraction.layout import PageLayout
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.paper_text import one_line
 
@@ -17,6 +19,8 @@ from spiqa_demo.paper_text import one_line
 MUPDF_ERRORS: tuple[type[Exception], ...] = (RuntimeError, pymupdf.mupdf.FzErrorBase)
 
 _MAX_REASON_CHARS = 120
+# The size of a page (pt) that neither the file nor a page before it tells: US Letter.
+_LETTER = (612.0, 792.0)
 
 
 def reason(exc: BaseException) -> str:
@@ -47,6 +51,17 @@ class PageFailures:
             first = self.uncropped[titles[0]]
             out.append(f"The image of {_listing(titles)} could not be rendered ({first}).")
         return out
+
+
+def blank_page(doc: pymupdf.Document, index: int, read: Sequence[PageLayout]) -> PageLayout:
+    """A page with nothing on it, in place of one MuPDF cannot read (page numbers stay right); its
+    size is the file's for it, else the page's before it."""
+    try:
+        rect = doc.page_cropbox(index)
+        width, height = rect.width, rect.height
+    except MUPDF_ERRORS:
+        width, height = (read[-1].width, read[-1].height) if read else _LETTER
+    return PageLayout(index + 1, width, height, [], [], [])
 
 
 def _listing(names: list[str], shown: int = 8) -> str:

@@ -11,6 +11,11 @@ from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
 from spiqa_demo.paper_text import find_label_refs, split_sentences
 from spiqa_demo.types import Figure, Mention, Passage, round_bbox
 
+# A block crossing the gutter by more than this many points on both sides spans the columns.
+_GUTTER_SLACK = 10
+# A body block shorter than this (characters) is no passage (a lone page number, an equation label).
+_MIN_PASSAGE_CHARS = 20
+
 
 def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
     """Body block numbers of `page` in reading order."""
@@ -18,7 +23,7 @@ def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
     if len(doc.columns) < 2:
         return [b.number for b in sorted(blocks, key=lambda b: (b.bbox[1], b.bbox[0]))]
     gutter = (doc.columns[0][1] + doc.columns[1][0]) / 2
-    full = sorted((b for b in blocks if b.bbox[0] < gutter - 10 and b.bbox[2] > gutter + 10), key=lambda b: b.bbox[1])
+    full = sorted((b for b in blocks if b.bbox[0] < gutter - _GUTTER_SLACK and b.bbox[2] > gutter + _GUTTER_SLACK), key=lambda b: b.bbox[1])
     cuts = [b.bbox[1] for b in full] + [float("inf")]
     order: list[int] = []
     top = float("-inf")
@@ -37,7 +42,7 @@ def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
     for number in reading_order(page, doc):
         block = page.blocks[number]
         text = block.text
-        if len(text) >= 20:
+        if len(text) >= _MIN_PASSAGE_CHARS:
             out.append(Passage(text=text, page=page.number, bbox=round_bbox(block.bbox)))
     return out
 

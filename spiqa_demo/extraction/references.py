@@ -58,6 +58,56 @@ _SPACING_ACCENTS = {"\u00b4": "\u0301", "\u00a8": "\u0308", "`": "\u0300", "\u02
 _ACCENTED = re.compile(f"([{''.join(_SPACING_ACCENTS)}])\\s?([A-Za-z\u0131])")  # "\u0131": a dotless i under the accent
 _PARTICLES = {"van", "von", "de", "del", "della", "der", "den", "di", "da", "dos", "du", "le", "la"}
 
+# -- rows (`page_rows`) --------------------------------------------------------------------------
+# A row reaching this far (pt) into the running header's or footer's bound is part of it.
+_MARGIN_SLACK = 0.5
+# A row starting this far (pt) left of a column's edge is still in that column.
+_COLUMN_SLACK = 10
+# Pieces of one row overlap vertically by more than this share of the shorter piece.
+_SAME_ROW = 0.5
+
+# -- the section (`find_references`) -------------------------------------------------------------
+# A bibliography heading is at most this many characters.
+_MAX_HEADING_CHARS = 40
+# The section's font size is the most common over its first this many rows; a row more than this
+# many points off it is not an entry's, and a bold row of at most this many words without a label
+# is the next heading.
+_SIZE_SAMPLE_ROWS = 40
+_SIZE_SLACK = 1.5
+_HEADING_MAX_WORDS = 12
+
+# -- entries (`_split_entries`) ------------------------------------------------------------------
+# A label style is the section's when at least this many rows, and this share of them, open with it.
+_MIN_LABELS = 2
+_MIN_LABEL_SHARE = 0.1
+# Continuation rows of labelled entries start within this many points of where most do.
+_CONTINUATION_SLACK = 3
+# Numbered entries run in order: the next may skip at most this many numbers, and the first one
+# found is numbered at most this.
+_MAX_SKIPPED = 2
+_MAX_FIRST_NUMBER = 3
+# A hanging indent (pt, the range it is looked for in) set on at least this share of rows; rows at
+# the column's edge or at the indent, give or take this many points, belong to entries.
+_HANGING_INDENT = (4, 30)
+_MIN_HANGING_SHARE = 0.15
+_INDENT_SLACK = 2
+# With neither labels nor indent, the line pitch is the smallest of the most common few pitches
+# (compared in steps of 1 / `_PITCH_STEPS` pt, up to this many font sizes), and a gap over this many
+# pitches starts an entry.
+_PITCH_STEPS = 2
+_PITCH_CANDIDATES = 3
+_MAX_PITCH = 3
+_ENTRY_GAP = 1.12
+
+# -- one entry (`parse_entry`) -------------------------------------------------------------------
+# Bounds on what is parsed: an entry's characters, an author list's characters, a name's words
+# (longer text is not an entry or not names: a paragraph swallowed by the section).
+_MAX_ENTRY_CHARS = 2000
+_MAX_AUTHORS_CHARS = 1500
+_MAX_NAME_WORDS = 6
+# An author-year citation names this many authors or more as "First et al.".
+_ET_AL_AUTHORS = 3
+
 
 @dataclass(frozen=True)
 class Row:
@@ -79,9 +129,9 @@ def page_rows(page: ClassifiedPage, doc: DocumentLayout) -> list[Row]:
     lefts = [left for left, _ in doc.columns]
     pieces: list[tuple[int, Line]] = []
     for line in page.lines:
-        if line.y1 <= page.header_bottom + 0.5 or line.y0 >= page.footer_top - 0.5:
+        if line.y1 <= page.header_bottom + _MARGIN_SLACK or line.y0 >= page.footer_top - _MARGIN_SLACK:
             continue
-        column = max(0, sum(1 for left in lefts if line.x0 >= left - 10) - 1)
+        column = max(0, sum(1 for left in lefts if line.x0 >= left - _COLUMN_SLACK) - 1)
         pieces.append((column, line))
     pieces.sort(key=lambda p: (p[0], p[1].y0, p[1].x0))
     rows: list[Row] = []
@@ -98,7 +148,7 @@ def page_rows(page: ClassifiedPage, doc: DocumentLayout) -> list[Row]:
 
 def _same_row(a: Line, b: Line) -> bool:
     overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return overlap > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
+    return overlap > _SAME_ROW * min(a.y1 - a.y0, b.y1 - b.y0)
 
 
 def _row(page: int, group: list[tuple[int, Line]]) -> Row:
@@ -130,7 +180,7 @@ def find_references(rows: list[Row]) -> list[Reference]:
 
 
 def _is_bibliography_heading(text: str) -> bool:
-    if len(text) > 40:
+    if len(text) > _MAX_HEADING_CHARS:
         return False
     bare = re.sub(r"\s+", "", _HEADING_NUMBER.sub("", text.strip())).lower()
     return bare in _HEADING_WORDS
@@ -144,17 +194,17 @@ def _unheaded_starts(rows: list[Row]) -> list[int]:
 
 def _section(rows: list[Row], start: int) -> list[Row]:
     """The rows from `start` up to the next heading, in the section's own font size."""
-    head = rows[start : start + 40]
+    head = rows[start : start + _SIZE_SAMPLE_ROWS]
     if not head:
         return []
     size = Counter(round(r.size) for r in head).most_common(1)[0][0]
     out: list[Row] = []
     for row in rows[start:]:
-        if row.size > size + 1.5 or _APPENDIX_HEADING.match(row.text) or _is_bibliography_heading(row.text):
+        if row.size > size + _SIZE_SLACK or _APPENDIX_HEADING.match(row.text) or _is_bibliography_heading(row.text):
             break
-        if row.bold and len(row.text.split()) <= 12 and not _label(row.text) and out:
+        if row.bold and len(row.text.split()) <= _HEADING_MAX_WORDS and not _label(row.text) and out:
             break
-        if abs(row.size - size) <= 1.5:
+        if abs(row.size - size) <= _SIZE_SLACK:
             out.append(row)
     return out
 
@@ -185,7 +235,7 @@ def _split_entries(rows: list[Row]) -> list[tuple[str, str, int]]:
     continue at one indent.
     """
     labels = Counter(label[0] for row in rows if (label := _label(row.text)))
-    style = next((s for s in ("number", "dotted", "key") if labels[s] >= max(2, 0.1 * len(rows))), None)
+    style = next((s for s in ("number", "dotted", "key") if labels[s] >= max(_MIN_LABELS, _MIN_LABEL_SHARE * len(rows))), None)
     if style is not None:
         starts = [(label := _label(row.text)) is not None and label[0] == style for row in rows]
         # Continuation rows sit where the row after a label row does (labels may be right-aligned,
@@ -195,16 +245,17 @@ def _split_entries(rows: list[Row]) -> list[tuple[str, str, int]]:
             if a_start and not b_start and (a.page, a.column) == (b.page, b.column):
                 follow.setdefault((b.page, b.column), Counter())[round(b.x0)] += 1
         keep = [
-            start or (run := follow.get((row.page, row.column))) is None or abs(row.x0 - run.most_common(1)[0][0]) <= 3
+            start or (run := follow.get((row.page, row.column))) is None or abs(row.x0 - run.most_common(1)[0][0]) <= _CONTINUATION_SLACK
             for row, start in zip(rows, starts)
         ]
         return _split_labelled([r for r, k in zip(rows, keep) if k], style)
     lefts = _run_lefts(rows)
     indents = [round(row.x0 - lefts[(row.page, row.column)]) for row in rows]
-    hanging = Counter(d for d in indents if 4 <= d <= 30).most_common(1)
-    if hanging and hanging[0][1] >= 0.15 * len(rows):
+    least, most = _HANGING_INDENT
+    hanging = Counter(d for d in indents if least <= d <= most).most_common(1)
+    if hanging and hanging[0][1] >= _MIN_HANGING_SHARE * len(rows):
         indent = hanging[0][0]
-        kept = [(r, d <= 2) for r, d in zip(rows, indents) if d <= 2 or abs(d - indent) <= 2]
+        kept = [(r, d <= _INDENT_SLACK) for r, d in zip(rows, indents) if d <= _INDENT_SLACK or abs(d - indent) <= _INDENT_SLACK]
         return _group([r for r, _ in kept], [start for _, start in kept])
     return _group(rows, _gap_starts(rows))
 
@@ -219,7 +270,7 @@ def _split_labelled(rows: list[Row], style: str) -> list[tuple[str, str, int]]:
         starts = label is not None and label[0] == style
         if starts and style != "key" and label is not None:
             number = int(label[1])
-            starts = expected <= number <= expected + 2 or (not entries and number <= 3)
+            starts = expected <= number <= expected + _MAX_SKIPPED or (not entries and number <= _MAX_FIRST_NUMBER)
             if starts:
                 expected = number + 1
         if starts:
@@ -240,18 +291,18 @@ def _gap_starts(rows: list[Row]) -> list[bool]:
     """With no label and no hanging indent, entries are set apart by a wider gap than the line pitch
     inside one; a new column or page starts an entry when the previous row ended a sentence."""
     pitches = Counter(
-        round(2 * (b.y0 - a.y0)) / 2
+        round(_PITCH_STEPS * (b.y0 - a.y0)) / _PITCH_STEPS
         for a, b in pairwise(rows)
-        if (a.page, a.column) == (b.page, b.column) and 0 < b.y0 - a.y0 < 3 * a.size
+        if (a.page, a.column) == (b.page, b.column) and 0 < b.y0 - a.y0 < _MAX_PITCH * a.size
     )
-    pitch = min(p for p, _ in pitches.most_common(3)) if pitches else 0.0
+    pitch = min(p for p, _ in pitches.most_common(_PITCH_CANDIDATES)) if pitches else 0.0
     starts = []
     for i, row in enumerate(rows):
         previous = rows[i - 1] if i else None
         if previous is None:
             starts.append(True)
         elif (previous.page, previous.column) == (row.page, row.column):
-            starts.append(row.y0 - previous.y0 > 1.12 * pitch)
+            starts.append(row.y0 - previous.y0 > _ENTRY_GAP * pitch)
         else:
             starts.append(previous.text.rstrip().endswith("."))
     return starts
@@ -298,7 +349,7 @@ def _fix_accents(text: str) -> str:
 def parse_entry(text: str, key: str = "", page: int = 0) -> Reference:
     """A `Reference` from an entry's text; `key` is its printed label ("" for author-year entries,
     whose key is formed from the first authors and the year)."""
-    text = " ".join(text.split())[:2000]
+    text = " ".join(text.split())[:_MAX_ENTRY_CHARS]
     doi_match = _DOI.search(text)
     doi = doi_match.group(1).rstrip(".") if doi_match else None
     url_match = _URL.search(text)
@@ -402,7 +453,7 @@ def _authors(text: str) -> list[str]:
     """Names from an author list: "A. Smith, B. Jones, and C. Lee", "Smith, A., Jones, B.",
     "Smith, A.; Jones, B.; and Lee, C."; empty when the text does not read as names."""
     text = _NOT_NAMES.sub("", text).strip().rstrip(",;.")
-    if not text or len(text) > 1500:
+    if not text or len(text) > _MAX_AUTHORS_CHARS:
         return []
     names: list[str] = []
     for token in _AUTHOR_SPLIT.split(text):
@@ -413,7 +464,7 @@ def _authors(text: str) -> list[str]:
             names[-1] = f"{names[-1]}, {token}"  # "Deng, J." printed surname first
         else:
             names.append(token)
-    if any(len(name.split()) > 6 or not (name[:1].isupper() or name.split()[0] in _PARTICLES) for name in names):
+    if any(len(name.split()) > _MAX_NAME_WORDS or not (name[:1].isupper() or name.split()[0] in _PARTICLES) for name in names):
         return []
     return names
 
@@ -428,10 +479,10 @@ def surname(name: str) -> str:
 
 def _author_year_key(authors: list[str], et_al: bool, year: str) -> str:
     """The citation an author-year paper prints for this entry: "Devlin et al., 2019"."""
-    names = [surname(a) for a in authors[:3]]
+    names = [surname(a) for a in authors[:_ET_AL_AUTHORS]]
     if not names or not year:
         return ""
-    if len(authors) >= 3 or et_al:
+    if len(authors) >= _ET_AL_AUTHORS or et_al:
         who = f"{names[0]} et al."
     elif len(authors) == 2:
         who = f"{names[0]} and {names[1]}"

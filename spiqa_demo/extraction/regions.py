@@ -15,25 +15,88 @@ from collections import Counter
 from dataclasses import dataclass
 
 from spiqa_demo.extraction.captions import Caption
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame, area, intersection, union
+from spiqa_demo.extraction.geometry import area, contains, expand, overlap, union
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame
 from spiqa_demo.types import BBox
 
+# -- assigning candidates to captions (scores are points of gap) ----------------------------------
 # Points of gap added to a candidate on the caption's unusual side (tables under their caption,
 # figures over it): a penalty, not a rule, because papers with tables captioned below exist.
 _UNUSUAL_SIDE_PENALTY = 12.0
 # Full-width captions in multi-column layouts claim their content first: a table spanning both
 # columns would otherwise lose its right half to a figure in the right column just below it.
 _FULL_WIDTH_BONUS = 6.0
-# A caption this close to content on its other side (or at most twice as far as to the contested
-# content) can take that instead.
+# A caption is full width when it is more than this many columns wide.
+_FULL_WIDTH_COLUMNS = 1.5
+# A caption this close to content on its other side (pt), or at most this many times as far as to
+# the contested content, can take that instead.
 _CLOSE_GAP = 12.0
-# Content further than this from its caption is not its figure.
+_CLOSE_GAP_RATIO = 2
+
+# -- content a region is made of -----------------------------------------------------------------
+# Content may reach this far (pt) into the running header's or footer's bound.
+_MARGIN_SLACK = 1
+# A text line more than this share inside a caption is part of the caption, not figure content.
+_IN_CAPTION = 0.5
+# A graphic more than this share inside a paragraph belongs to it (fraction bars, underlines); a
+# hairline belongs to it when its ends lie within the paragraph give or take this much (pt).
+_IN_PARAGRAPH = 0.6
+_HAIRLINE_SLACK = 1
+
+# -- how far a caption's region reaches -----------------------------------------------------------
+# A caption narrower than this share of its column and off its centre by more than this share of
+# it sits in a side-by-side minipage: its figure is in its half of the column.
+_NARROW_CAPTION = 0.6
+_OFF_CENTRE = 0.15
+# A paragraph or caption bounds the region when it overlaps the span by more than this share of the
+# span (or this share of its own width, for one narrower than that).
+_BLOCKER_SPAN_SHARE = 0.2
+_BLOCKER_OWN_SHARE = 0.5
+# Boxes this close (pt) touch: a paragraph ending this far into the caption line still bounds it,
+# and content this far past the band's edges is in it.
+_TOUCH = 2
+# A band narrower than this between the caption and what bounds it (pt) holds no figure.
+_MIN_BAND = 4
+# Content lies in the caption's span when its centre is within this many points of it, or when it
+# covers more than this share of the span (a figure wider than its column); it lies in the band
+# when it ends within this many points of the band's edges, or, for a graphic, when more than this
+# share of its height lies in the band (paths clipped away under the caption).
+_SPAN_SLACK = 6
+_COVERS_SPAN = 0.5
+_BAND_SLACK = 6
+_MOSTLY_IN_BAND = 0.6
+# A region with no graphic needs at least this many text lines (a table without rules).
+_MIN_TEXT_LINES = 2
+# Content further than this from its caption (pt) is not its figure.
 _MAX_GAP = 120.0
 # Inside one figure, pieces are never further apart than this many body-text line heights when
 # another caption's content may follow; when only body text or the margin follows, diagrams with
 # airy layouts need more room (first-page author blocks above a figure are further away).
 _GAP_IN_BODY_SIZES = 1.6
 _OPEN_GAP_FACTOR = 2.2
+# Text past a figure's last graphic is kept up to a gap of this many body sizes; on the first page,
+# text set no more than this much smaller than the body (pt) is the title or author block.
+_TEXT_GAP_IN_BODY_SIZES = 1.2
+_TITLE_SMALLER = 0.5
+
+# -- graphics no caption claimed (`_unlabelled`) --------------------------------------------------
+# Graphics this close (pt) are one group.
+_GROUP_GAP = 8
+# A group more than this share inside a region is already that region's.
+_CLAIMED_SHARE = 0.3
+# A group continues a captioned region at most this many open gaps away, when it lies under (over)
+# more than this share of the region's width.
+_CONTINUED_GAPS = 2
+_CONTINUED_WIDTH = 0.7
+# A group in the top or bottom band of the page (shares of its height) and lower than this share of
+# the page is a logo or a rule of the margin.
+_TOP_BAND = 0.06
+_BOTTOM_BAND = 0.96
+_MARGIN_GROUP_HEIGHT = 0.1
+# An unlabelled figure covers at least this share of the page and this many points each way.
+_MIN_FIGURE_SHARE = 0.01
+_MIN_FIGURE_WIDTH = 60
+_MIN_FIGURE_HEIGHT = 24
 
 
 @dataclass
@@ -52,7 +115,10 @@ class Region:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
+    """Content a caption could take on one side (`direction`): its elements (indices), their box, the
+    gap to the caption and the score the assignment sorts by (the gap with penalties; lower wins)."""
+
     caption: Caption
     direction: str
     elements: list[int]
@@ -65,7 +131,7 @@ Sides = dict[str, str]
 DEFAULT_SIDES: Sides = {"figure": "up", "table": "down"}
 
 
-class _PageSearch:
+class PageSearch:
     """Candidate regions of one page's captions, given what other captions already claimed."""
 
     def __init__(self, page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> None:
@@ -76,12 +142,12 @@ class _PageSearch:
         self.spans = {c: _span(c, captions, doc) for c in captions}
         column = min(right - left for left, right in doc.columns)
         self.full_width = {
-            key: len(doc.columns) > 1 and (x1 - x0) > 1.5 * column for key, (x0, x1) in self.spans.items()
+            key: len(doc.columns) > 1 and (x1 - x0) > _FULL_WIDTH_COLUMNS * column for key, (x0, x1) in self.spans.items()
         }
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.caption_boxes = [c.bbox for c in captions]
 
-    def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[_Candidate]:
+    def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[Candidate]:
         out = []
         for c in self.captions:
             if c in done:
@@ -96,7 +162,7 @@ class _PageSearch:
         return sorted(out, key=lambda cand: cand.score)
 
 
-def caption_sides(searches: list[_PageSearch]) -> Sides:
+def caption_sides(searches: list[PageSearch]) -> Sides:
     """Where this document puts content relative to captions, per kind, by majority of clear cases.
 
     A paper sets all its table captions above or all below (mostly); voting on the nearer side
@@ -104,7 +170,7 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     """
     votes: dict[str, Counter[str]] = {"figure": Counter(), "table": Counter()}
     for search in searches:
-        best: dict[Caption, _Candidate] = {}
+        best: dict[Caption, Candidate] = {}
         for cand in search.candidates(DEFAULT_SIDES, set(), set()):
             if cand.caption not in best or cand.gap < best[cand.caption].gap:
                 best[cand.caption] = cand
@@ -117,17 +183,17 @@ def caption_sides(searches: list[_PageSearch]) -> Sides:
     return sides
 
 
-def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> _PageSearch:
-    return _PageSearch(page, doc, captions)
+def page_search(page: ClassifiedPage, doc: DocumentLayout, captions: list[Caption]) -> PageSearch:
+    return PageSearch(page, doc, captions)
 
 
-def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
+def find_regions(search: PageSearch, sides: Sides) -> list[Region]:
     """Regions for the page's captions (those with no content are dropped) plus unlabelled figures."""
     claimed: set[int] = set()
     done: set[Caption] = set()
     regions: list[Region] = []
 
-    def candidates() -> list[_Candidate]:
+    def candidates() -> list[Candidate]:
         return search.candidates(sides, claimed, done)
 
     pending = candidates()
@@ -141,7 +207,7 @@ def find_regions(search: _PageSearch, sides: Sides) -> list[Region]:
     return regions
 
 
-def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
+def _starves(cand: Candidate, pending: list[Candidate]) -> bool:
     """Taking `cand` would leave another caption with no content while its own caption has another.
 
     Two tables stacked with captions below them: the first caption's "usual side" (below) is the
@@ -150,7 +216,7 @@ def _starves(cand: _Candidate, pending: list[_Candidate]) -> bool:
     taken = set(cand.elements)
     others = {c.caption for c in pending if c.caption is not cand.caption}
     alternative = any(
-        c.caption is cand.caption and c is not cand and not taken & set(c.elements) and c.gap <= max(_CLOSE_GAP, 2 * cand.gap)
+        c.caption is cand.caption and c is not cand and not taken & set(c.elements) and c.gap <= max(_CLOSE_GAP, _CLOSE_GAP_RATIO * cand.gap)
         for c in pending
     )
     if not alternative:
@@ -167,7 +233,7 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
     body = [page.blocks[i].bbox for i in page.body_blocks]
 
     def inside_margins(b: BBox) -> bool:
-        return b[1] >= page.header_bottom - 1 and b[3] <= page.footer_top + 1
+        return b[1] >= page.header_bottom - _MARGIN_SLACK and b[3] <= page.footer_top + _MARGIN_SLACK
 
     out: list[Element] = []
     for box in page.drawings + page.images:
@@ -183,7 +249,7 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
         for line in block.lines:
             if not inside_margins(line.bbox):
                 continue
-            if any(intersection(line.bbox, c) > 0.5 * max(area(line.bbox), 1e-6) for c in caption_boxes):
+            if any(overlap(line.bbox, c) > _IN_CAPTION * max(area(line.bbox), 1e-6) for c in caption_boxes):
                 continue
             out.append(Element(line.bbox, graphic=False, size=line.size))
     return out
@@ -192,8 +258,8 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
 def _contains(outer: BBox, inner: BBox) -> bool:
     """`inner` lies (mostly) inside `outer`; hairlines (zero area) count by their end points."""
     if area(inner) > 0:
-        return intersection(outer, inner) > 0.6 * area(inner)
-    return outer[0] - 1 <= inner[0] and inner[2] <= outer[2] + 1 and outer[1] - 1 <= inner[1] and inner[3] <= outer[3] + 1
+        return overlap(outer, inner) > _IN_PARAGRAPH * area(inner)
+    return contains(outer, inner, margin=_HAIRLINE_SLACK)
 
 
 def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tuple[float, float]:
@@ -206,7 +272,7 @@ def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tup
     left, right = doc.column_of(x0, x1)
     width = right - left
     center = (x0 + x1) / 2
-    if (x1 - x0) < 0.6 * width and abs(center - (left + right) / 2) > 0.15 * width:
+    if (x1 - x0) < _NARROW_CAPTION * width and abs(center - (left + right) / 2) > _OFF_CENTRE * width:
         mid = (left + right) / 2
         return (left, mid) if center < mid else (mid, right)
     beside = [
@@ -236,28 +302,28 @@ def _candidate(
     caption_boxes: list[BBox],
     usual: str,
     full_width: bool,
-) -> _Candidate | None:
+) -> Candidate | None:
     sx0, sx1 = span
     _, cy0, _, cy1 = caption.bbox
     body_size = max_gap / _GAP_IN_BODY_SIZES
-    min_overlap = 0.2 * (sx1 - sx0)
+    min_overlap = _BLOCKER_SPAN_SHARE * (sx1 - sx0)
 
     def overlaps(b: BBox) -> bool:
-        return min(b[2], sx1) - max(b[0], sx0) > min(min_overlap, 0.5 * (b[2] - b[0]))
+        return min(b[2], sx1) - max(b[0], sx0) > min(min_overlap, _BLOCKER_OWN_SHARE * (b[2] - b[0]))
 
     if direction == "up":
-        above = [b for b in blockers if b[3] <= cy0 + 2 and b != caption.bbox and overlaps(b)]
+        above = [b for b in blockers if b[3] <= cy0 + _TOUCH and b != caption.bbox and overlaps(b)]
         nearest = max(above, key=lambda b: b[3], default=None)
         top, bottom = (nearest[3] if nearest else page.header_bottom), cy0
     else:
-        below = [b for b in blockers if b[1] >= cy1 - 2 and b != caption.bbox and overlaps(b)]
+        below = [b for b in blockers if b[1] >= cy1 - _TOUCH and b != caption.bbox and overlaps(b)]
         nearest = min(below, key=lambda b: b[1], default=None)
         top, bottom = cy1, (nearest[1] if nearest else page.footer_top)
     # Content between two captions is shared: split it at a clear gap. Content bounded by body
     # text belongs to this caption whole (diagrams have wide internal gaps).
     if nearest is None or nearest not in caption_boxes:
         max_gap *= _OPEN_GAP_FACTOR
-    if bottom - top < 4:
+    if bottom - top < _MIN_BAND:
         return None
     boxes: dict[int, BBox] = {}
     for i, el in enumerate(elements):
@@ -265,25 +331,25 @@ def _candidate(
             continue
         ex0, ey0, ex1, ey1 = el.bbox
         xc, yc = (ex0 + ex1) / 2, (ey0 + ey1) / 2
-        covers = min(ex1, sx1) - max(ex0, sx0) > 0.5 * (sx1 - sx0)  # a figure wider than its column
-        if not (sx0 - 6 <= xc <= sx1 + 6 or covers) or not top - 2 <= yc <= bottom + 2:
+        covers = min(ex1, sx1) - max(ex0, sx0) > _COVERS_SPAN * (sx1 - sx0)  # a figure wider than its column
+        if not (sx0 - _SPAN_SLACK <= xc <= sx1 + _SPAN_SLACK or covers) or not top - _TOUCH <= yc <= bottom + _TOUCH:
             continue
-        if not sx0 - 6 <= xc <= sx1 + 6:
+        if not sx0 - _SPAN_SLACK <= xc <= sx1 + _SPAN_SLACK:
             ex0, ex1 = max(ex0, sx0), min(ex1, sx1)  # only the part over this column is this figure's
-        if ey0 >= top - 6 and ey1 <= bottom + 6:
+        if ey0 >= top - _BAND_SLACK and ey1 <= bottom + _BAND_SLACK:
             boxes[i] = (ex0, ey0, ex1, ey1)
-        elif el.graphic and min(ey1, bottom) - max(ey0, top) > 0.6 * (ey1 - ey0):
+        elif el.graphic and min(ey1, bottom) - max(ey0, top) > _MOSTLY_IN_BAND * (ey1 - ey0):
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
     chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
     chosen = _trim_far_text(chosen, boxes, elements, direction, body_size, first_page=page.number == 1)
-    if not chosen or (not any(elements[i].graphic for i in chosen) and len(chosen) < 2):
+    if not chosen or (not any(elements[i].graphic for i in chosen) and len(chosen) < _MIN_TEXT_LINES):
         return None
     box = union([boxes[i] for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
     if full_width:
         score -= _FULL_WIDTH_BONUS
-    return _Candidate(caption, direction, chosen, gap, score, box)
+    return Candidate(caption, direction, chosen, gap, score, box)
 
 
 def _trim_far_text(
@@ -292,8 +358,8 @@ def _trim_far_text(
     """Drop text beyond the last graphic when a clear gap separates it or, on the first page, when
     it is set at body size or larger (the title and author block right above a teaser figure).
     Text-only regions (tables without rules) are kept whole."""
-    gap = 1.2 * body
-    too_large = body - 0.5 if first_page else float("inf")
+    gap = _TEXT_GAP_IN_BODY_SIZES * body
+    too_large = body - _TITLE_SMALLER if first_page else float("inf")
     graphic_at = [n for n, i in enumerate(chosen) if elements[i].graphic]
     if not graphic_at or graphic_at[-1] == len(chosen) - 1:
         return chosen
@@ -329,16 +395,16 @@ def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: fl
     return chosen
 
 
-def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -> list[Region]:
+def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) -> list[Region]:
     """Graphics no caption claimed: merged into the captioned region they continue (a panel past a
     wide gap), else kept as unlabelled figures when large (logos and stray rules are too small)."""
     page, elements = search.page, search.elements
     free = [el.bbox for i, el in enumerate(elements) if i not in claimed and el.graphic]
     groups: list[BBox] = []
     for box in sorted(free, key=lambda b: (b[1], b[0])):
-        grown = (box[0] - 8, box[1] - 8, box[2] + 8, box[3] + 8)
+        grown = expand(box, _GROUP_GAP)
         for j, g in enumerate(groups):
-            if intersection(grown, g) > 0:
+            if overlap(grown, g) > 0:
                 groups[j] = union([g, box])
                 break
         else:
@@ -346,14 +412,14 @@ def _unlabelled(search: _PageSearch, claimed: set[int], regions: list[Region]) -
     page_area = page.width * page.height
     out = []
     for g in groups:
-        if any(intersection(g, r.bbox) > 0.3 * area(g) for r in regions):
+        if any(overlap(g, r.bbox) > _CLAIMED_SHARE * area(g) for r in regions):
             continue
-        host = _continued_region(g, regions, search.blockers, 2 * search.max_gap * _OPEN_GAP_FACTOR)
+        host = _continued_region(g, regions, search.blockers, _CONTINUED_GAPS * search.max_gap * _OPEN_GAP_FACTOR)
         if host is not None:
             host.bbox = union([host.bbox, g])
             continue
-        in_margin = (g[1] < 0.06 * page.height or g[3] > 0.96 * page.height) and g[3] - g[1] < 0.1 * page.height
-        if not in_margin and area(g) >= 0.01 * page_area and (g[2] - g[0]) >= 60 and (g[3] - g[1]) >= 24:
+        in_margin = (g[1] < _TOP_BAND * page.height or g[3] > _BOTTOM_BAND * page.height) and g[3] - g[1] < _MARGIN_GROUP_HEIGHT * page.height
+        if not in_margin and area(g) >= _MIN_FIGURE_SHARE * page_area and (g[2] - g[0]) >= _MIN_FIGURE_WIDTH and (g[3] - g[1]) >= _MIN_FIGURE_HEIGHT:
             out.append(Region(None, g))
     return out
 
@@ -362,13 +428,13 @@ def _continued_region(group: BBox, regions: list[Region], blockers: list[BBox], 
     """The captioned region right above/below `group` (within `max_gap`) with nothing in between."""
     for region in regions:
         r = region.bbox
-        if region.caption is None or min(r[2], group[2]) - max(r[0], group[0]) < 0.7 * (group[2] - group[0]):
+        if region.caption is None or min(r[2], group[2]) - max(r[0], group[0]) < _CONTINUED_WIDTH * (group[2] - group[0]):
             continue
         lo, hi = (r[3], group[1]) if group[1] >= r[3] else (group[3], r[1])
-        if hi < lo - 2 or hi - lo > max_gap:
+        if hi < lo - _TOUCH or hi - lo > max_gap:
             continue
         cap = region.caption.bbox
-        if lo - 2 <= cap[1] <= hi + 2:
+        if lo - _TOUCH <= cap[1] <= hi + _TOUCH:
             continue  # the caption sits between them
         between = [b for b in blockers if b[1] < hi and b[3] > lo and min(b[2], group[2]) - max(b[0], group[0]) > 0]
         if not between:

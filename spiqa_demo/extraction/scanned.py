@@ -16,7 +16,8 @@ import numpy as np
 from scipy import ndimage
 
 from spiqa_demo.errors import InputError, PaperError
-from spiqa_demo.extraction.layout import Block, Line, PageLayout, Span, area, union
+from spiqa_demo.extraction.geometry import area, union
+from spiqa_demo.extraction.layout import Block, Line, PageLayout, Span
 from spiqa_demo.extraction.ocr import OcrWord, Tesseract, find_tesseract
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_dpi

@@ -16,6 +16,14 @@ from typing import NamedTuple
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.types import BBox
 
+# A word is inside a box when its centre is within this many points of it (words on the edge).
+_WORD_SLACK = 1
+# Words are on one row when their centres are within this share of a word's height of the row's.
+_SAME_ROW = 0.45
+# Columns are apart where a gap wider than this share of the median word height (wider than a
+# space) runs through every row.
+_COLUMN_GAP = 0.8
+
 
 class Word(NamedTuple):
     """A word on the page (PyMuPDF's `get_text("words")` order: box, then text)."""
@@ -43,14 +51,14 @@ def page_words(page: pymupdf.Page) -> list[Word]:
 def words_in(words: list[Word], bbox: BBox) -> list[Word]:
     """Words whose centre lies inside `bbox`."""
     x0, y0, x1, y1 = bbox
-    return [w for w in words if x0 - 1 <= w.cx <= x1 + 1 and y0 - 1 <= w.cy <= y1 + 1]
+    return [w for w in words if x0 - _WORD_SLACK <= w.cx <= x1 + _WORD_SLACK and y0 - _WORD_SLACK <= w.cy <= y1 + _WORD_SLACK]
 
 
 def _rows(words: list[Word]) -> list[list[Word]]:
     rows: list[list[Word]] = []
     for w in sorted(words, key=lambda w: (w.cy, w.x0)):
         yc = w.cy
-        if rows and abs(yc - sum(r.cy for r in rows[-1]) / len(rows[-1])) < 0.45 * (w.y1 - w.y0):
+        if rows and abs(yc - sum(r.cy for r in rows[-1]) / len(rows[-1])) < _SAME_ROW * (w.y1 - w.y0):
             rows[-1].append(w)
         else:
             rows.append([w])
@@ -68,7 +76,10 @@ def region_words(words: list[Word], bbox: BBox, caption_bbox: BBox | None) -> li
     if caption_bbox is None:
         return inside
     cx0, cy0, cx1, cy1 = caption_bbox
-    return [w for w in inside if not (cy0 - 1 <= w.cy <= cy1 + 1 and cx0 - 1 <= w.x0 <= cx1 + 1)]
+    return [
+        w for w in inside
+        if not (cy0 - _WORD_SLACK <= w.cy <= cy1 + _WORD_SLACK and cx0 - _WORD_SLACK <= w.x0 <= cx1 + _WORD_SLACK)
+    ]  # fmt: skip
 
 
 def table_grid(words: list[Word]) -> list[list[str]]:
@@ -106,7 +117,7 @@ def _column_boundaries(rows: list[list[Word]]) -> list[float]:
     if not spans:
         return []
     height = sorted(w.y1 - w.y0 for row in rows for w in row)[len(spans) // 2]
-    min_gap = 0.8 * height
+    min_gap = _COLUMN_GAP * height
     boundaries = []
     end = spans[0][1]
     for x0, x1 in spans[1:]:

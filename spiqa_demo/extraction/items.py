@@ -1,0 +1,70 @@
+"""Figures and tables from regions: one item per label, each with the text inside its region (a
+Markdown table for a table, the words in reading order for a figure).
+
+Words are read here, only for pages that have items: they are most of the memory a long paper
+would otherwise hold. Scanned pages' words come from OCR, and raster figures' from `FigureOcr`
+when it is on.
+"""
+
+from __future__ import annotations
+
+from spiqa_demo.extraction.captions import Caption
+from spiqa_demo.extraction.figure_ocr import FigureOcr
+from spiqa_demo.extraction.layout import PageFrame
+from spiqa_demo.extraction.page_errors import MUPDF_ERRORS
+from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.regions import Region
+from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_markdown
+from spiqa_demo.types import Figure, round_bbox
+
+
+def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
+    """One region per (kind, number): the caption with the strongest caption evidence wins."""
+    best: dict[tuple[str, str], tuple[float, PageFrame, Region]] = {}
+    out = []
+    for page, region in regions:
+        caption = region.caption
+        if caption is None:
+            out.append((page, region))
+            continue
+        key = (caption.kind, caption.number)
+        if key not in best or caption.score > best[key][0]:
+            best[key] = (caption.score, page, region)
+    return out + [(page, region) for _, page, region in best.values()]
+
+
+def make_items(
+    regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_words: dict[int, list[Word]], figure_ocr: FigureOcr | None
+) -> list[Figure]:
+    """The items of `regions`, one per label, in page order from the top."""
+    items = []
+    words_of: dict[int, list[Word]] = dict(ocr_words)
+    for page, region in _deduplicate(regions):
+        caption: Caption | None = region.caption
+        if page.number not in words_of:
+            words_of[page.number] = _words(doc, page.number)
+        words = region_words(words_of[page.number], region.bbox, caption.bbox if caption else None)
+        kind = caption.kind if caption else "figure"
+        if kind == "figure" and figure_ocr is not None and page.number not in ocr_words:
+            words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
+        items.append(
+            Figure(
+                kind=kind,
+                label=caption.label if caption else "",
+                number=caption.number if caption else "",
+                page=page.number,
+                bbox=round_bbox(region.bbox),
+                caption=caption.text if caption else "",
+                caption_bbox=round_bbox(caption.bbox) if caption else None,
+                text=table_markdown(words) if kind == "table" else figure_text(words),
+            )
+        )
+    return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
+
+
+def _words(doc: pymupdf.Document, number: int) -> list[Word]:
+    """The words of page `number`, none when MuPDF cannot read them (the items keep their captions)."""
+    try:
+        return page_words(doc[number - 1])
+    except MUPDF_ERRORS:
+        return []
