@@ -12,7 +12,7 @@ from a second, untouched copy of the document.
 from __future__ import annotations
 
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 
 
 def strip_annotations(page: pymupdf.Page) -> int:
@@ -28,7 +28,7 @@ def strip_annotations(page: pymupdf.Page) -> int:
     return removed
 
 
-def annotation_warnings(count: int, settings: Settings) -> list[str]:
+def annotation_warnings(count: int, settings: ExtractionSettings) -> list[str]:
     """What the user is told about the `count` annotations removed, and whether the crops show them."""
     if not count:
         return []

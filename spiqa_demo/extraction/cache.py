@@ -17,15 +17,13 @@ from spiqa_demo.errors import InputError
 from spiqa_demo.extraction.pipeline import EXTRACTOR_VERSION, extract_to_dir
 from spiqa_demo.files import files_under
 from spiqa_demo.hashing import sha256_of
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Progress
 
 
-def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Settings | None = None) -> Paper:
-    """The `Paper` for `pdf` from the cache, extracting it on first use (image paths absolute)."""
-    from spiqa_demo.settings import get_settings
-
-    settings = settings or get_settings()
+def load_paper(pdf: str | Path, settings: ExtractionSettings, progress: Progress | None = None) -> Paper:
+    """The `Paper` for `pdf` from the cache under `settings.cache_dir`, extracting it on first use
+    (image paths absolute)."""
     path = Path(pdf)
     if not path.is_file():
         raise InputError(f"{path.name}: file not found")
@@ -45,15 +43,15 @@ def load_paper(pdf: str | Path, progress: Progress | None = None, settings: Sett
     return paper
 
 
-def papers_root(settings: Settings) -> Path:
+def papers_root(settings: ExtractionSettings) -> Path:
     return settings.cache_dir / "papers"
 
 
-def entry_dir(settings: Settings, sha256: str, version: str, dpi: int) -> Path:
+def entry_dir(settings: ExtractionSettings, sha256: str, version: str, dpi: int) -> Path:
     return papers_root(settings) / f"{sha256[:32]}-v{version}-{dpi}dpi{_variant(settings)}"
 
 
-def _variant(settings: Settings) -> str:
+def _variant(settings: ExtractionSettings) -> str:
     """What else changes an extraction: the default settings add nothing to the folder name."""
     # Crops that keep a reader's annotations are another entry: the same items, other images.
     variant = "-annotated" if settings.crop_annotations else ""
@@ -63,7 +61,7 @@ def _variant(settings: Settings) -> str:
         return f"{variant}-ocr-off"
     if settings.ocr_figures:
         variant += "-ocr-figures"
-    defaults = Settings.model_fields
+    defaults = ExtractionSettings.model_fields
     if (settings.ocr_language, settings.ocr_dpi) != (defaults["ocr_language"].default, defaults["ocr_dpi"].default):
         variant += f"-ocr-{settings.ocr_language}-{settings.ocr_dpi}dpi"
     return variant
@@ -74,11 +72,9 @@ def _variant(settings: Settings) -> str:
 _COMMIT_LOCK = threading.RLock()
 
 
-def paper_cache_dir(paper: Paper, settings: Settings | None = None) -> Path:
+def paper_cache_dir(paper: Paper, settings: ExtractionSettings) -> Path:
     """The folder of `paper`'s cache entry, where other artefacts (its retrieval index) are saved."""
-    from spiqa_demo.settings import get_settings
-
-    return entry_dir(settings or get_settings(), paper.sha256, paper.extractor_version, paper.dpi)
+    return entry_dir(settings, paper.sha256, paper.extractor_version, paper.dpi)
 
 
 def read_entry(folder: Path) -> Paper | None:
@@ -92,7 +88,7 @@ def read_entry(folder: Path) -> Paper | None:
     return paper.with_image_root(folder)
 
 
-def commit(staging: Path, folder: Path, settings: Settings) -> Paper | None:
+def commit(staging: Path, folder: Path, settings: ExtractionSettings) -> Paper | None:
     """Move a finished `staging` folder into place as `folder`, evict to fit, and read it back.
 
     When another load committed the same entry first, its copy wins and `staging` is dropped; that
@@ -109,7 +105,7 @@ def commit(staging: Path, folder: Path, settings: Settings) -> Paper | None:
         return read_entry(folder)
 
 
-def evict(settings: Settings, keep: Path) -> None:
+def evict(settings: ExtractionSettings, keep: Path) -> None:
     """Delete least recently used entries until the cache fits `cache_max_mb` (never `keep`).
 
     Only finished entries are candidates: other extractions' staging folders (".staging-*") are
@@ -120,7 +116,7 @@ def evict(settings: Settings, keep: Path) -> None:
         _evict(settings, keep)
 
 
-def _evict(settings: Settings, keep: Path) -> None:
+def _evict(settings: ExtractionSettings, keep: Path) -> None:
     root = papers_root(settings)
     entries = []
     total = 0

@@ -12,7 +12,7 @@ from spiqa_demo.extraction.document import open_pdf
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, reason
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_scale
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import BBox, Figure, Progress
 
 # White space kept around a region so that strokes on its edge are not cut.
@@ -65,7 +65,7 @@ def write_crops(
     pdf: Path,
     stripped: pymupdf.Document | None,
     dpi: int,
-    settings: Settings,
+    settings: ExtractionSettings,
     deadline: Deadline,
     progress: Progress,
     failures: PageFailures,

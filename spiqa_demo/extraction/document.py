@@ -14,7 +14,7 @@ from spiqa_demo.extraction.layout import PageLayout, read_page
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, reason
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.paper_text import find_arxiv_id
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 
 # A PDF says so in its first kilobyte (bytes read to check).
 _HEAD_BYTES = 1024
@@ -28,14 +28,14 @@ _TITLE_SIZE_SLACK = 0.6
 _MAX_TITLE_LINES = 4
 
 
-def check_size(path: Path, settings: Settings) -> None:
+def check_size(path: Path, settings: ExtractionSettings) -> None:
     """`InputError` when the file is over the size limit: checked before it is copied or opened."""
     size_mb = path.stat().st_size / 1e6
     if size_mb > settings.max_file_mb:
         raise InputError(f"{path.name}: {size_mb:.0f} MB is over the {settings.max_file_mb} MB limit (SPIQA_MAX_FILE_MB)")
 
 
-def open_pdf(path: Path, settings: Settings) -> pymupdf.Document:
+def open_pdf(path: Path, settings: ExtractionSettings) -> pymupdf.Document:
     """Open `path` as a PDF or raise `InputError` saying why it cannot be used."""
     if not path.is_file():
         raise InputError(f"{path.name}: file not found")
@@ -87,7 +87,7 @@ def find_title(doc: pymupdf.Document, first: PageLayout) -> str:
     return " ".join(parts[:_MAX_TITLE_LINES]).strip()
 
 
-def read_title(path: Path, settings: Settings) -> str:
+def read_title(path: Path, settings: ExtractionSettings) -> str:
     """The title of `path` from its first page alone, for lists of papers that are not extracted yet.
 
     "" when the first page has no text layer or cannot be read; `InputError` when the file is not a

@@ -18,7 +18,7 @@ from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_dpi
 from spiqa_demo.extraction.scanned import ScanReader
 from spiqa_demo.extraction.tables import Word
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import BBox
 
 # A region this much covered by images is a raster figure; one with more characters of its own
@@ -57,7 +57,7 @@ class FigureOcr:
         return [Word(*w.bbox, w.text) for w in found]
 
 
-def figure_reader(scans: ScanReader, settings: Settings, deadline: float) -> FigureOcr | None:
+def figure_reader(scans: ScanReader, settings: ExtractionSettings, deadline: float) -> FigureOcr | None:
     """The reader of raster figures when SPIQA_OCR_FIGURES is on and Tesseract can be used (the
     engine the scanned pages use)."""
     if not settings.ocr_figures or isinstance(engine := scans.engine(), str):
@@ -65,7 +65,7 @@ def figure_reader(scans: ScanReader, settings: Settings, deadline: float) -> Fig
     return FigureOcr(engine, settings.ocr_dpi, settings.max_crop_pixels, deadline)
 
 
-def figure_ocr_warnings(reader: FigureOcr | None, scans: ScanReader, settings: Settings) -> list[str]:
+def figure_ocr_warnings(reader: FigureOcr | None, scans: ScanReader, settings: ExtractionSettings) -> list[str]:
     """Why raster figures were not read although asked, or that their OCR text may hold errors."""
     if settings.ocr_figures and reader is None and isinstance(reason := scans.engine(), str):
         return [f"Text inside raster figures was not read (SPIQA_OCR_FIGURES): {reason}."]

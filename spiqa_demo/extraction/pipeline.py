@@ -45,7 +45,7 @@ from spiqa_demo.extraction.regions import PageSearch, Region, caption_sides, fin
 from spiqa_demo.extraction.scanned import ScanReader
 from spiqa_demo.extraction.summary import content_warnings, summarise
 from spiqa_demo.hashing import sha256_of
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
@@ -67,7 +67,7 @@ def extract_paper(
     image_dir: Path | None = None,
     dpi: int | None = None,
     progress: Progress | None = None,
-    settings: Settings | None = None,
+    settings: ExtractionSettings | None = None,
     debug_dir: Path | None = None,
 ) -> Paper:
     """Extract `pdf` into a `Paper`; crops go to `image_dir` (absolute paths) when given, and a
@@ -75,7 +75,7 @@ def extract_paper(
 
     Crops show the reader's annotations when `settings.crop_annotations` is set; nothing else does.
     """
-    settings = settings or get_settings()
+    settings = settings or ExtractionSettings()
     progress = progress or _noop
     dpi = dpi or settings.dpi
     path = Path(pdf)
@@ -136,7 +136,7 @@ def extract_to_dir(
     out_dir: Path,
     dpi: int | None = None,
     progress: Progress | None = None,
-    settings: Settings | None = None,
+    settings: ExtractionSettings | None = None,
     debug_dir: Path | None = None,
 ) -> Paper:
     """Write `out_dir/paper.json` (image paths relative to `out_dir`) and `out_dir/crops/*.png`

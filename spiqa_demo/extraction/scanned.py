@@ -22,7 +22,7 @@ from spiqa_demo.extraction.ocr import OcrWord, Tesseract, find_tesseract
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import fit_dpi
 from spiqa_demo.extraction.tables import Word
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import BBox
 
 # A page is a scan when one image covers most of it and it has (almost) no text of its own.
@@ -114,7 +114,7 @@ class ScanReader:
     """OCR of an extraction's scanned pages: their layouts, their words for figure text, and what
     to tell the user (Tesseract missing, pages read by OCR)."""
 
-    settings: Settings
+    settings: ExtractionSettings
     words: dict[int, list[Word]] = field(default_factory=dict)  # page number -> (x0, y0, x1, y1, text)
     scanned: int = 0
     seconds: float = 0.0

@@ -20,7 +20,7 @@ MAX_EXAMPLES = 40
 
 def _title(pdf: Path) -> str:
     try:
-        return read_title(pdf, app_settings())
+        return read_title(pdf, app_settings().extraction)
     except PaperError:
         return ""  # listed by its file name; loading it says what is wrong with it
 
