@@ -71,19 +71,6 @@ class Box(NamedTuple):
         return cls(x0, y0, x1, y1)
 
     @property
-    def bbox(self) -> BBox:
-        """The plain tuple, as the `Paper` stores it."""
-        return self.x0, self.y0, self.x1, self.y1
-
-    @property
-    def width(self) -> float:
-        return self.x1 - self.x0
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-    @property
     def area(self) -> float:
         return area(self)
 
@@ -92,20 +79,11 @@ class Box(NamedTuple):
         """Inverted: what `intersection` gives for boxes that do not meet (a hairline is not empty)."""
         return self.x0 > self.x1 or self.y0 > self.y1
 
-    def union(self, *others: BBox) -> Box:
-        return Box.of(union([self, *others]))
-
     def intersection(self, other: BBox) -> Box:
         return Box.of(intersection(self, other))
 
     def overlap(self, other: BBox) -> float:
         return overlap(self, other)
-
-    def iou(self, other: BBox) -> float:
-        return iou(self, other)
-
-    def contains(self, inner: BBox, margin: float = 0.0) -> bool:
-        return contains(self, inner, margin)
 
     def expand(self, amount: float) -> Box:
         return Box.of(expand(self, amount))
