@@ -238,7 +238,7 @@ def ocr_cost() -> dict:
         scan = pdf_factory.scanned_pdf(Path(tmp) / "scan.pdf", source, pages=doc.page_count, dpi=SCAN_DPI)
         for dpi in OCR_DPIS:
             started, started_cpu = time.perf_counter(), _cpu_with_children()
-            scanned = extract_paper(scan, settings=get_settings().with_overrides(ocr_dpi=dpi))
+            scanned = extract_paper(scan, settings=get_settings().extraction.with_overrides(ocr_dpi=dpi))
             ms = 1000 * (time.perf_counter() - started) / doc.page_count
             cpu_ms = 1000 * (_cpu_with_children() - started_cpu) / doc.page_count
             agreement = label_agreement(original, scanned)

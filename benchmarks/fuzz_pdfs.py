@@ -44,7 +44,7 @@ def main() -> None:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
         folder = Path(tmp)
-        settings = get_settings().with_overrides(cache_dir=folder / "cache", dpi=72, extraction_timeout_s=args.timeout_s)
+        settings = get_settings().extraction.with_overrides(cache_dir=folder / "cache", dpi=72, extraction_timeout_s=args.timeout_s)
         for pdf in sorted((SHARED / "papers").glob("*.pdf")):
             base = small_pdf(pdf, first_page=1)
             for n, (kind, data) in enumerate(mutations(base, rng, args.cases)):

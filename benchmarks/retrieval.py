@@ -27,6 +27,7 @@ from evalsuite.paths import SHARED
 from retrieval import FigureIndex, get_embedder
 from spiqa_demo.evaluation.retrieval_benchmark import ablation_table, run_ablation, run_retrieval_benchmark
 from spiqa_demo.evaluation.spiqa import load_dataset
+from spiqa_demo.settings import get_settings
 
 BARS = {("test-A", "top1"): 0.70, ("test-A", "top3"): 0.88, ("test-B", "top1"): 0.50}
 TEN_PAGE_PDF = "non-local-nn-cvpr2018-1711.07971.pdf"
@@ -40,7 +41,7 @@ def build_speed(embedder, repeat: int = 5) -> dict[str, float]:
     """
     from spiqa_demo.extraction import load_paper
 
-    paper = load_paper(SHARED / "papers" / TEN_PAGE_PDF)
+    paper = load_paper(SHARED / "papers" / TEN_PAGE_PDF, get_settings().extraction)
     FigureIndex.build(paper, embedder)  # warm-up: first batch through the model
     wall, cpu = [], []
     for _ in range(repeat):

@@ -115,13 +115,13 @@ def test_crops_leave_annotations_out_unless_asked(shared: Path, tmp_path: Path, 
     plain = extract_paper(source, image_dir=tmp_path / "plain", dpi=50)
     annotated = tmp_path / "annotated.pdf"
     annotate(source, plain.items, annotated)
-    clean = load_paper(annotated)
+    clean = load_paper(annotated, get_settings().extraction)
     monkeypatch.setenv("SPIQA_CROP_ANNOTATIONS", "1")
     get_settings.cache_clear()
-    kept = load_paper(annotated)
+    kept = load_paper(annotated, get_settings().extraction)
     assert [f.id for f in kept.items] == [f.id for f in clean.items]
     assert all(Path(k.image).parent != Path(c.image).parent for k, c in zip(kept.items, clean.items)), "one cache entry"
-    with_dpi = extract_paper(annotated, image_dir=tmp_path / "clean", dpi=50, settings=get_settings().with_overrides(crop_annotations=False))
+    with_dpi = extract_paper(annotated, image_dir=tmp_path / "clean", dpi=50, settings=get_settings().extraction.with_overrides(crop_annotations=False))
     assert not any(_crop_differs(a.image, b.image) for a, b in zip(plain.items, with_dpi.items)), "annotations leaked into a crop"
     assert all(_crop_differs(c.image, k.image) for c, k in zip(clean.items, kept.items)), "kept annotations missing"
 

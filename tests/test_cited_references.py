@@ -20,6 +20,7 @@ from spiqa_demo.crosspaper.types import AnchorFigure, CitationMark, CitedCandida
 from spiqa_demo.errors import InputError
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.extraction.citations import link_citations
+from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Figure, Mention, Paper, Passage, Reference
 
 RESNET_BASELINES = {"[41]", "[44]", "[13]"}  # VGG-16 [41], GoogLeNet [44], PReLU-net [13] in Table 3
@@ -28,7 +29,7 @@ RESNET_BASELINES = {"[41]", "[44]", "[13]"}  # VGG-16 [41], GoogLeNet [44], PReL
 @pytest.fixture(scope="module")
 def papers(shared: Path) -> dict[str, Paper]:
     names = ("resnet-1512.03385.pdf", "coordinate-attention-cvpr2021.pdf")
-    return {name.split("-")[0]: load_paper(shared / "papers" / name) for name in names}
+    return {name.split("-")[0]: load_paper(shared / "papers" / name, get_settings().extraction) for name in names}
 
 
 def _item(paper: Paper, item_id: str) -> Figure:

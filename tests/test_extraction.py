@@ -28,7 +28,7 @@ from evalsuite.pdf_factory import Corpus, SyntheticPaper
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import extract_paper, extract_to_dir, load_paper
 from spiqa_demo.extraction.geometry import iou
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import ExtractionSettings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 REPO = Path(__file__).resolve().parents[1]
@@ -391,12 +391,12 @@ def test_missing_file_raises_paper_error(tmp_path: Path) -> None:
     with pytest.raises(PaperError, match="not found"):
         extract_paper(tmp_path / "nowhere.pdf")
     with pytest.raises(PaperError, match="not found"):
-        load_paper(tmp_path / "nowhere.pdf")
+        load_paper(tmp_path / "nowhere.pdf", get_settings().extraction)
 
 
 def test_scanned_pdf_keeps_page_images_and_warns(corpus: Corpus, tmp_path: Path) -> None:
     """Without OCR (tests/test_ocr.py covers it) a scan's pages are kept as unlabelled figures."""
-    paper = extract_paper(corpus.scanned, image_dir=tmp_path, dpi=72, settings=get_settings().with_overrides(ocr="off"))
+    paper = extract_paper(corpus.scanned, image_dir=tmp_path, dpi=72, settings=get_settings().extraction.with_overrides(ocr="off"))
     assert {f.page for f in paper.items} == {1, 2}, "each scanned page should give its image as a figure"
     assert all(not f.number and crop_problem(f.image) is None for f in paper.items)
     assert any("caption" in w.lower() for w in paper.warnings), paper.warnings
@@ -408,11 +408,9 @@ def test_paper_without_figures_gives_zero_items(corpus: Corpus) -> None:
     assert paper.passages
 
 
-def test_page_limit_is_a_clear_error(long_pdf: SyntheticPaper, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SPIQA_MAX_PAGES", "100")
-    get_settings.cache_clear()
+def test_page_limit_is_a_clear_error(long_pdf: SyntheticPaper) -> None:
     with pytest.raises(PaperError, match=r"300 pages.*100"):
-        extract_paper(long_pdf.path)
+        extract_paper(long_pdf.path, settings=ExtractionSettings(max_pages=100))
 
 
 def test_300_page_paper_is_extracted(long_pdf: SyntheticPaper) -> None:
@@ -446,10 +444,10 @@ def test_second_load_is_a_cache_hit(corpus: Corpus, tmp_path: Path, monkeypatch:
     shutil.copy(corpus.papers["two_column"].path, first_copy)
     shutil.copy(first_copy, second_copy)
     counts = _count_calls(monkeypatch, "get_text", "get_drawings", "get_pixmap")
-    first = load_paper(first_copy)
+    first = load_paper(first_copy, get_settings().extraction)
     assert counts["get_text"] > 0 and counts["get_pixmap"] > 0, "the spies saw no extraction"
     counts.update(dict.fromkeys(counts, 0))
-    second = load_paper(second_copy)  # same bytes, other name: the key is the content
+    second = load_paper(second_copy, get_settings().extraction)  # same bytes, other name: the key is the content
     assert not any(counts.values()), f"cache hit re-parsed or re-rendered: {counts}"
     assert [f.id for f in second.items] == [f.id for f in first.items]
     assert all(crop_problem(f.image) is None for f in second.items)
@@ -458,11 +456,11 @@ def test_second_load_is_a_cache_hit(corpus: Corpus, tmp_path: Path, monkeypatch:
 def test_changed_file_is_extracted_again(corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pdf = tmp_path / "paper.pdf"
     shutil.copy(corpus.papers["journal"].path, pdf)
-    load_paper(pdf)
+    load_paper(pdf, get_settings().extraction)
     with pdf.open("ab") as fh:
         fh.write(b"\n% an incremental save changes the bytes\n")
     counts = _count_calls(monkeypatch, "get_text")
-    load_paper(pdf)
+    load_paper(pdf, get_settings().extraction)
     assert counts["get_text"] > 0
 
 

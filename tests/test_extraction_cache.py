@@ -9,24 +9,24 @@ from pathlib import Path
 
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.extraction.cache import paper_cache_dir, papers_root
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import ExtractionSettings
 
 PAPERS = ("ecapa-tdnn-interspeech2020-2005.07143.pdf", "looking-beyond-text-pdffigures-aaai2015ws.pdf")
 
 
-def _entries(settings: Settings) -> list[Path]:
+def _entries(settings: ExtractionSettings) -> list[Path]:
     return sorted(p for p in papers_root(settings).iterdir() if not p.name.startswith("."))
 
 
 def test_eviction_keeps_the_newest_and_drops_the_least_recently_used(shared: Path, tmp_path: Path) -> None:
-    roomy = Settings(cache_dir=tmp_path / "cache", cache_max_mb=10_000)
+    roomy = ExtractionSettings(cache_dir=tmp_path / "cache", cache_max_mb=10_000)
     _, second = (load_paper(shared / "papers" / name, settings=roomy) for name in PAPERS)
     assert len(_entries(roomy)) == 2
     # Touch the first paper again so that the second becomes the least recently used.
     os.utime(paper_cache_dir(second, roomy) / "paper.json", (time.time() - 60, time.time() - 60))
     load_paper(shared / "papers" / PAPERS[0], settings=roomy)
 
-    tight = Settings(cache_dir=tmp_path / "cache", cache_max_mb=1)
+    tight = ExtractionSettings(cache_dir=tmp_path / "cache", cache_max_mb=1)
     copy = tmp_path / "third.pdf"
     shutil.copy(shared / "papers" / "cbam-eccv2018.pdf", copy)
     third = load_paper(copy, settings=tight)
@@ -37,7 +37,7 @@ def test_eviction_keeps_the_newest_and_drops_the_least_recently_used(shared: Pat
 
 
 def test_a_cache_entry_is_never_half_written(shared: Path, tmp_path: Path) -> None:
-    settings = Settings(cache_dir=tmp_path / "cache")
+    settings = ExtractionSettings(cache_dir=tmp_path / "cache")
     paper = load_paper(shared / "papers" / PAPERS[0], settings=settings)
     assert [p.name for p in papers_root(settings).iterdir()] == [paper_cache_dir(paper, settings).name]
 
@@ -46,7 +46,7 @@ def test_concurrent_extractions_and_evictions_do_not_break_each_other(shared: Pa
     """A tight cache: every load evicts while other loads are still writing their staging folders."""
     from concurrent.futures import ThreadPoolExecutor
 
-    tight = Settings(cache_dir=tmp_path / "cache", cache_max_mb=1)
+    tight = ExtractionSettings(cache_dir=tmp_path / "cache", cache_max_mb=1)
     copies = []
     for i in range(8):  # distinct bytes: each copy is its own cache entry
         copy = tmp_path / f"copy-{i}.pdf"
@@ -62,7 +62,7 @@ def test_an_entry_committed_meanwhile_by_another_process_wins(shared: Path, tmp_
     """Processes sharing a cache (library workers, app replicas) may finish the same PDF at once."""
     from spiqa_demo.extraction.cache import commit
 
-    settings = Settings(cache_dir=tmp_path / "cache")
+    settings = ExtractionSettings(cache_dir=tmp_path / "cache")
     paper = load_paper(shared / "papers" / PAPERS[0], settings=settings)
     folder = paper_cache_dir(paper, settings)
     staging = papers_root(settings) / ".staging-other"

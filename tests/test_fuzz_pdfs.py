@@ -23,7 +23,7 @@ from retrieval import Embedder
 from retrieval.embedder import MemoEmbedder
 from spiqa_demo.errors import InputError
 from spiqa_demo.extraction import extract_paper
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import ExtractionSettings, get_settings
 
 # A paper with a figure and a table on its second and third pages, and one with tables.
 EXCERPTS = [("ecapa-tdnn-interspeech2020-2005.07143.pdf", 1), ("looking-beyond-text-pdffigures-aaai2015ws.pdf", 2)]
@@ -38,9 +38,9 @@ BOMB_BYTES = 16_000_000
 
 
 @pytest.fixture(scope="module")
-def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def settings(tmp_path_factory: pytest.TempPathFactory) -> ExtractionSettings:
     # Small crops (a huge page's crop is rendered up to the pixel bound) keep the run short.
-    return get_settings().with_overrides(cache_dir=tmp_path_factory.mktemp("fuzz-cache"), dpi=50, max_crop_pixels=4_000_000,
+    return get_settings().extraction.with_overrides(cache_dir=tmp_path_factory.mktemp("fuzz-cache"), dpi=50, max_crop_pixels=4_000_000,
                                          extraction_timeout_s=TIMEOUT_S)
 
 
@@ -52,7 +52,7 @@ def _nested(base: bytes, pages: list[int], depth: int = 5_000) -> bytes:
         return doc.tobytes()
 
 
-def test_a_page_nested_too_deep_is_skipped_with_a_warning(shared: Path, tmp_path: Path, settings: Settings) -> None:
+def test_a_page_nested_too_deep_is_skipped_with_a_warning(shared: Path, tmp_path: Path, settings: ExtractionSettings) -> None:
     base = small_pdf(shared / "papers" / EXCERPTS[0][0], EXCERPTS[0][1])
     path = tmp_path / "nested.pdf"
     path.write_bytes(_nested(base, [0]))
@@ -62,7 +62,7 @@ def test_a_page_nested_too_deep_is_skipped_with_a_warning(shared: Path, tmp_path
     assert not any("text layer" in w for w in paper.warnings), "a skipped page is not a page without text"
 
 
-def test_a_paper_with_no_readable_page_is_one_input_error(shared: Path, tmp_path: Path, settings: Settings) -> None:
+def test_a_paper_with_no_readable_page_is_one_input_error(shared: Path, tmp_path: Path, settings: ExtractionSettings) -> None:
     base = small_pdf(shared / "papers" / EXCERPTS[0][0], EXCERPTS[0][1])
     path = tmp_path / "nested.pdf"
     path.write_bytes(_nested(base, [0, 1]))
@@ -73,7 +73,7 @@ def test_a_paper_with_no_readable_page_is_one_input_error(shared: Path, tmp_path
 
 
 def test_mutated_papers_end_in_a_paper_or_the_documented_error(
-    shared: Path, tmp_path: Path, settings: Settings, embedder: Embedder
+    shared: Path, tmp_path: Path, settings: ExtractionSettings, embedder: Embedder
 ) -> None:
     memo = MemoEmbedder(embedder)
     rng = random.Random(SEED)

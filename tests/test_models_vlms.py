@@ -93,7 +93,7 @@ def test_ask_answers_in_cot_on_a_shared_paper(arch: str, shared: Path, request: 
     command = ["ask", str(pdf), QUESTION, "--backend", "local", "--model", str(model), "--max-new-tokens", "16", "--json"]
     assert main(command) == 0
     answer = json.loads(capsys.readouterr().out)
-    paper = load_paper(pdf)
+    paper = load_paper(pdf, get_settings().extraction)
     assert answer["task"] == "cot" and answer["model"] == str(model)
     assert answer["raw_response"] and 0 < answer["completion_tokens"] <= 16
     # Random weights reply gibberish: the reply is kept as the answer and the best retrieved

@@ -20,7 +20,7 @@ from spiqa_demo.extraction.layout import read_page
 from spiqa_demo.extraction.ocr import OcrWord
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.scanned import ink_boxes, is_scanned, ocr_layout
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import ExtractionSettings, get_settings
 from spiqa_demo.types import Paper
 
 SHORT_PAPER = "ecapa-tdnn-interspeech2020-2005.07143.pdf"
@@ -84,11 +84,11 @@ def test_missing_tesseract_keeps_page_images_and_names_the_package(small_scan: P
 def test_ocr_on_without_tesseract_is_an_input_error(small_scan: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
     with pytest.raises(InputError, match="tesseract-ocr"):
-        extract_paper(small_scan, settings=get_settings().with_overrides(ocr="on"))
+        extract_paper(small_scan, settings=get_settings().extraction.with_overrides(ocr="on"))
 
 
 def test_ocr_off_keeps_the_old_behaviour(small_scan: Path) -> None:
-    paper = extract_paper(small_scan, settings=get_settings().with_overrides(ocr="off"))
+    paper = extract_paper(small_scan, settings=get_settings().extraction.with_overrides(ocr="off"))
     assert paper.items and all(not f.number for f in paper.items)
     assert any("SPIQA_OCR=off" in w for w in paper.warnings), paper.warnings
 
@@ -98,7 +98,7 @@ def test_a_scan_read_with_ocr_off_is_not_served_when_ocr_is_on(small_scan: Path,
     """The OCR settings are part of the extraction cache's key, as the crop settings are."""
     from spiqa_demo.extraction import load_paper
 
-    cached = get_settings().with_overrides(cache_dir=tmp_path / "cache")
+    cached = get_settings().extraction.with_overrides(cache_dir=tmp_path / "cache")
     without = load_paper(small_scan, settings=cached.with_overrides(ocr="off"))
     assert all(not f.number for f in without.items)
     with_ocr = load_paper(small_scan, settings=cached)
@@ -131,7 +131,7 @@ def test_text_pages_are_not_scans(shared: Path) -> None:
 def test_ocr_settings(env: str, value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(env, value)
     field = env.removeprefix("SPIQA_").lower()
-    assert getattr(Settings(), field) == expected
+    assert getattr(ExtractionSettings(), field) == expected
 
 
 @pytest.mark.parametrize(
@@ -184,7 +184,7 @@ def test_huge_scanned_page_is_ocrd_within_the_pixel_bound(tmp_path: Path) -> Non
     page = doc.new_page(width=14000, height=14000)
     page.insert_image(page.rect, pixmap=pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 50, 50), False))
     doc.save(tmp_path / "huge.pdf")
-    settings = get_settings().with_overrides(max_crop_pixels=4_000_000)
+    settings = get_settings().extraction.with_overrides(max_crop_pixels=4_000_000)
     paper = extract_paper(tmp_path / "huge.pdf", settings=settings)
     assert any("OCR" in w for w in paper.warnings), paper.warnings
 
@@ -219,13 +219,13 @@ def test_text_inside_a_raster_figure_is_read_when_asked(tmp_path: Path) -> None:
     plain = extract_paper(pdf)
     [figure] = plain.items
     assert figure.label == "Figure 1" and "perplexity" not in figure.text.lower()
-    read = extract_paper(pdf, settings=get_settings().with_overrides(ocr_figures=True))
+    read = extract_paper(pdf, settings=get_settings().extraction.with_overrides(ocr_figures=True))
     assert "perplexity" in read.items[0].text.lower(), read.items[0].text
     assert any("raster figures was read by OCR" in w for w in read.warnings), read.warnings
 
 
 def test_figure_ocr_without_tesseract_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
-    paper = extract_paper(_raster_plot_pdf(tmp_path / "raster.pdf"), settings=get_settings().with_overrides(ocr_figures=True))
+    paper = extract_paper(_raster_plot_pdf(tmp_path / "raster.pdf"), settings=get_settings().extraction.with_overrides(ocr_figures=True))
     assert paper.items[0].label == "Figure 1"
     assert any("SPIQA_OCR_FIGURES" in w and "tesseract-ocr" in w for w in paper.warnings), paper.warnings

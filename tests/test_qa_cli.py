@@ -31,7 +31,7 @@ def _no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ask_answers_with_one_of_the_papers_figures(pdf: Path, tiny_cot_vlm: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["ask", str(pdf), QUESTION, "--model", str(tiny_cot_vlm), "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
-    paper = load_paper(pdf)
+    paper = load_paper(pdf, get_settings().extraction)
     assert len(paper.items) >= 2
     assert answer["answered"] and answer["answer"] == "Yes" and answer["task"] == "cot"
     assert answer["figure_source"] == "model" and answer["chosen_index"] == 1
