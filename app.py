@@ -8,20 +8,21 @@ ZeroGPU Space a local model loads first, at import (`spiqa_demo.ui.preload`).
 import sys
 
 from spiqa_demo.errors import InputError
+from spiqa_demo.settings import get_settings
 from spiqa_demo.ui.storage import prepare_environment
 
 try:
-    prepare_environment()  # before Gradio is imported; the first read of the settings
+    settings = get_settings()  # the one read of the environment; everything below is handed these
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
+prepare_environment(settings)  # before Gradio is imported
 
-from spiqa_demo.settings import get_settings
 from spiqa_demo.ui.layout import build_demo, launch_options
 from spiqa_demo.ui.preload import preload_on_zerogpu
 from spiqa_demo.ui.warmup import start_warmup
 
-preload_on_zerogpu(get_settings())  # ZeroGPU: local weights load now, never inside a visitor's GPU time
-demo = build_demo(get_settings())
+preload_on_zerogpu(settings)  # ZeroGPU: local weights load now, never inside a visitor's GPU time
+demo = build_demo(settings)
 
 if __name__ == "__main__":
     demo.launch(prevent_thread_lock=True, **launch_options())

@@ -130,8 +130,9 @@ def test_text_pages_are_not_scans(shared: Path) -> None:
 )
 def test_ocr_settings(env: str, value: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(env, value)
+    get_settings.cache_clear()
     field = env.removeprefix("SPIQA_").lower()
-    assert getattr(ExtractionSettings(), field) == expected
+    assert getattr(get_settings().extraction, field) == expected
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spiqa_demo.extraction import extract_to_dir
+    from spiqa_demo.settings import get_settings
 
     out = args.out or Path(args.pdf.stem)
-    paper = extract_to_dir(args.pdf, out, dpi=args.dpi, debug_dir=args.debug)
+    paper = extract_to_dir(args.pdf, out, dpi=args.dpi, settings=get_settings().extraction, debug_dir=args.debug)
     if args.json:
         sys.stdout.write(paper.to_json() + "\n")
     else:

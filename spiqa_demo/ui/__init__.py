@@ -16,6 +16,6 @@ tuples that must line up with a list elsewhere.
 - `error_analysis` (the tab over `spiqa_demo.evaluation.analysis`: rows, filters, plots, comparisons).
 - `queues` (the concurrency groups the tabs share), `model_slots` (model calls at once), `visitor_policy`
   (the models and endpoints a visitor may choose), `messages` (library messages as sentences).
-- `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment()`),
+- `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment(settings)`),
   `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
 """

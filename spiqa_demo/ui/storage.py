@@ -102,12 +102,12 @@ def gradio_temp_dir(settings: Settings | None = None) -> Path:
     return ui_root(settings) / "gradio"
 
 
-def prepare_environment() -> None:
+def prepare_environment(settings: Settings) -> None:
     """Point Gradio's temp folder into the app's bounded folder and turn telemetry off.
 
     Call before Gradio is imported (some of its modules read the variable at import time).
     """
-    folder = gradio_temp_dir()
+    folder = gradio_temp_dir(settings)
     folder.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("GRADIO_TEMP_DIR", str(folder))
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
