@@ -51,6 +51,15 @@ def fingerprint(documents: list[ItemDocument], embedder_signature: str) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def content_key(paper: Paper | list[Figure], embedder_signature: str) -> str:
+    """Identifies an index of `paper` by what it holds (its items' ids and indexed texts, and the
+    embedder): papers with equal keys can share one index, each answering with its own items."""
+    items, passages = _items_and_passages(paper)
+    documents = [item_document(item, passages) for item in items]
+    payload = json.dumps([[item.id for item in items], fingerprint(documents, embedder_signature)])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class Signals:
     """Every signal for every candidate of one question (arrays aligned with the candidates)."""

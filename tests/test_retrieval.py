@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from retrieval_fixtures import embedder, item, small_paper
+from retrieval_fixtures import CountingEmbedder, embedder, item, small_paper
 
 from retrieval import CorpusIndex, Embedder, FigureIndex, FusionConfig, find_label_refs
 from retrieval.embedder import cpu_has_native_bf16, default_model, use_bf16
@@ -230,8 +231,6 @@ def test_lexical_and_fusion_helpers() -> None:
 def test_an_equal_copy_of_a_paper_gets_its_own_items_from_the_shared_index(embedder: Embedder) -> None:
     """Indexes are shared between equal papers (same file, same texts), but each answers with the
     items of the copy asked about: a crop of another cache folder is not this copy's to serve."""
-    from dataclasses import replace
-
     from spiqa_demo.qa.shortlist import paper_index
 
     first = small_paper()
@@ -241,3 +240,43 @@ def test_an_equal_copy_of_a_paper_gets_its_own_items_from_the_shared_index(embed
     assert hit.item is next(f for f in second.items if f.id == hit.item.id)
     with pytest.raises(ValueError):
         paper_index(first).over(first.items[:-1])
+
+
+def test_the_store_embeds_a_paper_once_then_serves_it_from_memory_and_from_its_folder(
+    embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retrieval import store as store_module
+    from retrieval.store import IndexStore
+
+    counting = CountingEmbedder(embedder)
+    paper = small_paper()
+    built = IndexStore(counting).figures(paper, tmp_path)
+    assert counting.encoded > 0 and (tmp_path / "meta.json").is_file()
+    spent = counting.encoded
+    store = IndexStore(counting)
+    loaded = store.figures(paper, tmp_path)  # another process: the saved index, nothing embedded
+    again = store.figures(paper)  # the next question: from memory
+    assert counting.encoded == spent
+    monkeypatch.setattr(store_module, "FIGURE_INDEXES", 1)
+    small = IndexStore(counting)
+    small.figures(paper, tmp_path)
+    small.figures(replace(paper, items=paper.items[:1], passages=[]))  # embeds its one item, and pushes the first out of memory
+    spent = counting.encoded
+    small.figures(paper)  # no folder given now: the one named before is remembered
+    assert counting.encoded == spent
+    question = "Which table compares the models?"
+    assert [h.item.id for h in loaded.search(question, 3)] == [h.item.id for h in built.search(question, 3)]
+    assert again.items == paper.items and [h.item.id for h in again.search(question, 3)] == [h.item.id for h in built.search(question, 3)]
+
+
+def test_the_store_keeps_one_passage_index_per_set_of_papers(embedder: Embedder) -> None:
+    from retrieval.store import IndexStore
+
+    store = IndexStore(embedder)
+    paper = small_paper()
+    other = replace(paper, sha256="b" * 64, passages=paper.passages[:1])
+    both = store.passages({"one": paper, "two": other})
+    assert store.passages({"one": paper, "two": Paper.from_dict(other.to_dict())}) is both  # an equal copy: the same index
+    assert store.passages({"one": paper}) is not both and len(both) == len(paper.passages) + 1
+    hits = both.search("dropout overfitting", 3, ["one"])
+    assert hits and {h.paper for h in hits} == {"one"} and "dropout" in hits[0].passage.text.lower()
