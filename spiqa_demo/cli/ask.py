@@ -43,10 +43,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.library import open_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.qa.flows import ask
     from spiqa_demo.questions import check_question
+    from spiqa_demo.settings import get_settings
 
     check_question(args.question)  # before the (slower) extraction
     _quiet_progress_bars()
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_cited(args, backend, notice)
     answer = ask(
-        load_paper(args.pdf),
+        open_paper(args.pdf, get_settings()).paper,
         args.question,
         backend,
         task=args.task,

@@ -38,15 +38,16 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.crosspaper.ocr import default_cache_dir
     from spiqa_demo.crosspaper.paper_references import rank_references
     from spiqa_demo.crosspaper.ranking import CitationRanker
-    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.library import open_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.questions import check_question
+    from spiqa_demo.settings import get_settings
     from spiqa_demo.types import Figure
 
     check_question(args.question)
     if args.top < 1:
         raise InputError("--top must be at least 1")
-    paper = load_paper(args.pdf)
+    paper = open_paper(args.pdf, get_settings()).paper
     figure: Figure | Path
     if args.image is not None:
         figure = args.image

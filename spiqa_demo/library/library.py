@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from spiqa_demo.arxiv import download_arxiv_pdf, parse_arxiv_id
 from spiqa_demo.errors import PaperError
-from spiqa_demo.extraction import load_paper
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.library.matching import match_references
+from spiqa_demo.library.opening import open_paper
 from spiqa_demo.library.parallel import extract_all
 from spiqa_demo.library.records import Availability, LibraryPaper, Notice
 from spiqa_demo.library.sources import sort_sources
@@ -47,9 +47,11 @@ class PaperLibrary:
 
     @classmethod
     def open(cls, anchor_pdf: str | Path, settings: Settings | None = None) -> PaperLibrary:
-        """A library around the anchor PDF (extracted through the cache); PaperError when unreadable."""
+        """A library around the anchor PDF, opened as any single paper is (`open_paper`: checked,
+        extracted through the cache, its figures indexed for the questions asked about them);
+        PaperError when unreadable."""
         settings = settings or get_settings()
-        return cls(load_paper(anchor_pdf, settings=settings), str(anchor_pdf), settings)
+        return cls(open_paper(Path(anchor_pdf), settings).paper, str(anchor_pdf), settings)
 
     def add(self, arguments: Sequence[str | Path], workers: int | None = None) -> list[Notice]:
         """Add PDF paths, folders of PDFs and arXiv ids; the notices of this call (also kept in `notices`)."""

@@ -1,4 +1,5 @@
-"""Extract many PDFs at once: a process pool of min(cores, files) workers over the cached `load_paper`.
+"""Extract many PDFs at once: a process pool of min(cores, files) workers over the cached `load_paper`,
+each file checked first as `open_paper` checks one (`check_file`).
 
 Extraction is CPU-bound Python, so processes (not threads) use every core; each worker goes
 through the extraction cache as a single load does, so a PDF seen before costs a file read. Workers
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import load_paper
+from spiqa_demo.library.opening import check_file
 from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Paper
 
@@ -44,6 +46,7 @@ def available_cores() -> int:
 
 def _load(path: Path, settings: Settings) -> Extracted:
     try:
+        check_file(path, settings)
         return Extracted(path, paper=load_paper(path, settings=settings))
     except PaperError as exc:
         return Extracted(path, error=str(exc))
