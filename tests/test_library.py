@@ -125,6 +125,20 @@ def test_corpus_search_per_paper(library: PaperLibrary) -> None:
         corpus.search_passages("attention", papers=["no-such-paper"])
 
 
+def test_passage_search_per_paper_from_the_store(library: PaperLibrary) -> None:
+    keys = {Path(p.origin).name: p.key for p in library.papers}
+    everything = [library.anchor.sha256, *keys.values()]
+    passages = library.passages(everything)
+    assert library.passages(list(reversed(everything))) is passages  # kept in the store, built once
+    assert len(passages) == sum(len(p.passages) for p in [library.anchor, *(e.paper for e in library.papers)])
+    top = passages.search("speaker verification embeddings", k=3)
+    assert top and top[0].paper == keys[UNCITED]
+    cbam_only = passages.search("speaker verification channel attention", k=5, papers=[keys[CITED[0]]])
+    assert cbam_only and {h.paper for h in cbam_only} == {keys[CITED[0]]}
+    with pytest.raises(PaperError, match="not in this corpus"):
+        passages.search("attention", k=5, papers=["no-such-paper"])
+
+
 def test_a_paper_without_a_bibliography(shared: Path, tmp_path: Path) -> None:
     anchor = two_column_paper(tmp_path / "plain.pdf").path
     lib = PaperLibrary.open(anchor)

@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     check_question(args.question)
     if args.top < 1:
         raise InputError("--top must be at least 1")
-    paper = open_paper(args.pdf, get_settings()).paper
+    opened = open_paper(args.pdf, get_settings())
+    paper = opened.paper
     figure: Figure | Path
     if args.image is not None:
         figure = args.image
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         figure = found
     else:
         try:
-            figure = anchor_figure_for(paper, args.question)
+            figure = anchor_figure_for(paper, opened.index, args.question)
         except InputError as exc:
             raise InputError(f"{exc}; give the figure with --image") from None
     base = CitationRanker(get_embedder(), ocr_cache=default_cache_dir())

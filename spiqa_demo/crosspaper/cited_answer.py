@@ -3,8 +3,9 @@
 The anchor figure is the one single-paper retrieval ranks first for the question (or the one given);
 stage 1 (`paper_references.rank_references`) ranks every reference of the anchor for the question
 about that figure; the top-k ranked references that are in the library give their best passages
-(BM25 over each cited paper's full text, so each passage keeps its page and box for display); a
-model answers from those passages only, citing them by number, or says "I don't know". Without a
+(BM25 over those cited papers' full text, so each passage keeps its page and box for display; the
+library's index store keeps that index for the next question about the same papers); a model
+answers from those passages only, citing them by number, or says "I don't know". Without a
 model the ranked references and their passages are the result. When no ranked reference is in the
 library there is nothing to answer from: the ranking says which cited papers to add, and no model is
 asked (a bibliography gives titles only, from which a model could only guess).
@@ -30,7 +31,7 @@ from spiqa_demo.types import BBox, Figure, Paper
 
 if TYPE_CHECKING:
     from retrieval.embedder import Embedder
-    from retrieval.passage_index import PassageIndex
+    from retrieval.index import FigureIndex
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
 PASSAGES_PER_PAPER = 2
@@ -106,7 +107,7 @@ def ask_cited_stream(
     k = check_k(settings.cited_k if k is None else k, "k (the number of cited papers to read)")
     checked = check_question(question, settings)
     question = checked.text
-    chosen = figure or anchor_figure_for(library.anchor, question)
+    chosen = figure or anchor_figure_for(library.anchor, library.store.figures(library.anchor), question)
     availability = library.availability()
     ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
     cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
@@ -180,11 +181,9 @@ def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
             f"from: add their PDFs (best first: {top})")  # fmt: skip
 
 
-def anchor_figure_for(anchor: Paper, question: str) -> Figure:
-    """The anchor's figure or table that single-paper retrieval ranks first for `question`."""
-    from spiqa_demo.qa.shortlist import paper_index
-
-    hits = paper_index(anchor).search(question, 1)
+def anchor_figure_for(anchor: Paper, index: FigureIndex, question: str) -> Figure:
+    """The anchor's figure or table that single-paper retrieval (`index`, the anchor's) ranks first for `question`."""
+    hits = index.search(question, 1)
     if not hits:
         raise InputError(f"{anchor.title or anchor.source}: no figures or tables were found to ask about")
     return hits[0].item
@@ -249,15 +248,6 @@ def why(ranked: RankedReference) -> str:
     return "; ".join(reasons) or "closest in words to the question and the figure"
 
 
-def _passage_index(library: PaperLibrary, keys: Sequence[str]) -> PassageIndex:
-    """BM25 over the chosen cited papers' passages only: no embedding is needed for passages."""
-    from retrieval.passage_index import PassageIndex
-
-    papers = {p.key: p.paper for p in library.papers if p.key in keys}
-    pairs = [(key, passage) for key, paper in papers.items() for passage in paper.passages]
-    return PassageIndex(list(papers), [key for key, _ in pairs], [passage for _, passage in pairs])
-
-
 def best_passages(
     library: PaperLibrary, question: str, ranking: ReferenceRanking, availability: list[Availability], k: int
 ) -> list[CitedPassage]:
@@ -271,7 +261,9 @@ def best_passages(
             break
     if not chosen:
         return []
-    index = _passage_index(library, chosen)
+    # BM25 statistics of the chosen papers alone: the passages shown do not change when the library
+    # gains a paper this question does not lead to.
+    index = library.passages(chosen)
     held = {p.key: p for p in library.papers}
     out: list[CitedPassage] = []
     for key in chosen:

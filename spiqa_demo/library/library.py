@@ -1,8 +1,9 @@
 """`PaperLibrary`: an anchor paper and the cited papers a user provides, matched to its references.
 
-Papers come as PDF paths, folders of PDFs or arXiv ids (`add`); they are extracted in parallel
-through the extraction cache (`parallel`), matched to the anchor's bibliography (`matching`), and
-indexed together in one `CorpusIndex` (figures, tables and passages; keys are the PDFs' sha256).
+The anchor is opened as any single paper is (`open_paper`), its figures indexed. Papers come as
+PDF paths, folders of PDFs or arXiv ids (`add`); they are extracted in parallel through the
+extraction cache (`parallel`) and matched to the anchor's bibliography (`matching`); their passages
+are searched through the library's `IndexStore` (`passages`; keys are the PDFs' sha256).
 Bad input never stops the others: the same PDF twice is kept once, a file that cannot be read or
 downloaded and an anchor without a bibliography each leave a `Notice`, and a provided paper that
 matches no reference is kept and listed by `unmatched()`.
@@ -28,15 +29,23 @@ from spiqa_demo.types import Paper
 
 if TYPE_CHECKING:  # retrieval loads FAISS and BM25, which the extraction workers importing this package never need
     from retrieval import CorpusIndex, Embedder
+    from retrieval.passage_index import PassageIndex
+    from retrieval.store import IndexStore
 
 
 class PaperLibrary:
-    """The anchor `Paper`, the provided papers (`papers`) and what was noticed on the way (`notices`)."""
+    """The anchor `Paper`, the provided papers (`papers`) and what was noticed on the way (`notices`);
+    `store` holds their indexes (the process's by default, so the anchor's is the one opening it built)."""
 
-    def __init__(self, anchor: Paper, anchor_origin: str = "", settings: Settings | None = None) -> None:
+    def __init__(
+        self, anchor: Paper, anchor_origin: str = "", settings: Settings | None = None, store: IndexStore | None = None
+    ) -> None:
+        from retrieval.store import get_store
+
         self.anchor = anchor
         self.anchor_origin = anchor_origin or anchor.source
         self.settings = settings or get_settings()
+        self.store = store or get_store()
         self.papers: list[LibraryPaper] = []
         self.notices: list[Notice] = []
         if not anchor.references:
@@ -46,12 +55,15 @@ class PaperLibrary:
             )  # fmt: skip
 
     @classmethod
-    def open(cls, anchor_pdf: str | Path, settings: Settings | None = None) -> PaperLibrary:
+    def open(cls, anchor_pdf: str | Path, settings: Settings | None = None, store: IndexStore | None = None) -> PaperLibrary:
         """A library around the anchor PDF, opened as any single paper is (`open_paper`: checked,
         extracted through the cache, its figures indexed for the questions asked about them);
         PaperError when unreadable."""
+        from retrieval.store import get_store
+
         settings = settings or get_settings()
-        return cls(open_paper(Path(anchor_pdf), settings).paper, str(anchor_pdf), settings)
+        store = store or get_store()
+        return cls(open_paper(Path(anchor_pdf), settings, store=store).paper, str(anchor_pdf), settings, store)
 
     def add(self, arguments: Sequence[str | Path], workers: int | None = None) -> list[Notice]:
         """Add PDF paths, folders of PDFs and arXiv ids; the notices of this call (also kept in `notices`)."""
@@ -119,3 +131,9 @@ class PaperLibrary:
 
         papers = {self.anchor.sha256: self.anchor, **{p.key: p.paper for p in self.papers}}
         return CorpusIndex.build(papers, embedder)
+
+    def passages(self, keys: Sequence[str]) -> PassageIndex:
+        """BM25 over the passages of the library's papers that `keys` name (the anchor's sha256, the
+        provided papers' keys), searched whole or per paper; built once per set of papers (`store`)."""
+        held = {self.anchor.sha256: self.anchor, **{p.key: p.paper for p in self.papers}}
+        return self.store.passages({key: paper for key, paper in held.items() if key in keys})
