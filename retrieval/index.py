@@ -85,7 +85,7 @@ def score_candidates(
     return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config))
 
 
-def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str] | None = None) -> list[Hit]:
+def ranked_hits(items: list[Figure], signals: Signals, k: int) -> list[Hit]:
     """The top `k` candidates as `Hit`s (ties keep the candidates' order)."""
     order = signals.order()[:k]
     return [
@@ -99,7 +99,6 @@ def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str]
                 label=bool(signals.labelled[i]),
                 prior=float(signals.prior[i]),
             ),
-            paper=papers[i] if papers else "",
         )
         for rank, i in enumerate(order, start=1)
     ]

@@ -1,8 +1,7 @@
-"""Retrieval on a small paper built here: ranking, label hits, scores, save/load, corpus, bad input."""
+"""Retrieval on a small paper built here: ranking, label hits, scores, save/load, the index store, bad input."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import numpy as np
 import pytest
 from retrieval_fixtures import CountingEmbedder, embedder, item, small_paper
 
-from retrieval import CorpusIndex, Embedder, FigureIndex, FusionConfig, find_label_refs
+from retrieval import Embedder, FigureIndex, FusionConfig, find_label_refs
 from retrieval.embedder import cpu_has_native_bf16, default_model, use_bf16
 from retrieval.fusion import kind_prior, zscore
 from retrieval.lexical import BM25Index, tokenize
@@ -155,41 +154,6 @@ def test_zero_one_and_duplicate_items(embedder: Embedder, tmp_path: Path) -> Non
     assert [id(h.item) for h in hits] == [id(x) for x in same] and hits[0].score == hits[1].score  # ties keep page order
     blank = [item("figure", "", ""), item("table", "", "")]
     assert len(FigureIndex.build(blank, embedder).search("What is shown?", 5)) == 2
-
-
-def test_corpus_filters_and_round_trip(paper: Paper, embedder: Embedder, tmp_path: Path) -> None:
-    other = Paper.from_dict(paper.to_dict())
-    other.items = [item("figure", "1", "Figure 1: Map of rainfall in Europe during 2020."), item("table", "1", "Table 1: Crop yields per country.")]
-    other.passages = []
-    corpus = CorpusIndex.build({"vision": paper, "climate": other}, embedder, index_kind="flat")
-    assert corpus.papers == ["vision", "climate"] and len(corpus) == 10
-    top = corpus.search("How much rain fell in Europe?", k=1)[0]
-    assert (top.paper, top.item.id) == ("climate", "figure-1")
-    hits = corpus.search("How much rain fell in Europe?", k=5, papers=["vision"])
-    assert hits and {h.paper for h in hits} == {"vision"}
-    assert corpus.search("What does Table 1 show?", k=1, papers=["vision"])[0].item.caption.startswith("Table 1: Statistics")
-    with pytest.raises(PaperError, match="not in this corpus"):
-        corpus.search("rain", papers=["nope"])
-    corpus.save(tmp_path)
-    loaded = CorpusIndex.load(tmp_path, embedder)
-    assert [(h.paper, h.item.id) for h in loaded.search("crop yields", 3)] == [(h.paper, h.item.id) for h in corpus.search("crop yields", 3)]
-
-
-@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
-def test_corpus_approximate_indexes(paper: Paper, embedder: Embedder, kind: str) -> None:
-    corpus = CorpusIndex.build({"vision": paper}, embedder, index_kind=kind)
-    assert corpus.search("Which method reaches the highest accuracy on ImageNet?", k=1)[0].item.id == "table-2"
-
-
-def test_corpus_load_errors(embedder: Embedder, tmp_path: Path) -> None:
-    with pytest.raises(PaperError, match="cannot read"):
-        CorpusIndex.load(tmp_path, embedder)
-    CorpusIndex.build({"p": [item("figure", "1", "A plot.")]}, embedder).save(tmp_path)
-    payload = json.loads((tmp_path / "items.json").read_text())
-    payload["model"] = "another-model"
-    (tmp_path / "items.json").write_text(json.dumps(payload))
-    with pytest.raises(PaperError, match="rebuild"):
-        CorpusIndex.load(tmp_path, embedder)
 
 
 def test_embedder_defaults_and_vectors(embedder: Embedder) -> None:

@@ -7,7 +7,6 @@
   parallel through the cache (`parallel`), from arguments sorted by `sources`;
 - `.availability()`: each reference of the anchor with the provided paper that holds it, matched by
   arXiv id or title (`matching`, `titles`); `.unmatched()`: provided papers that match none;
-- `.corpus()`: one `CorpusIndex` over every figure, table and passage, searchable per paper;
 - `.passages(keys)`: BM25 over those papers' passages, searchable per paper (from the index store);
 - `records`: the typed results (`LibraryPaper`, `Availability`, `Notice`).
 Bad input leaves a `Notice` and never stops the other papers.

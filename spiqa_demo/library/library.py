@@ -28,7 +28,6 @@ from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Paper
 
 if TYPE_CHECKING:  # retrieval loads FAISS and BM25, which the extraction workers importing this package never need
-    from retrieval import CorpusIndex, Embedder
     from retrieval.passage_index import PassageIndex
     from retrieval.store import IndexStore
 
@@ -124,13 +123,6 @@ class PaperLibrary:
         """Provided papers that match no reference of the anchor (kept in the library all the same)."""
         matched = {a.paper for a in self.availability()}
         return [p for p in self.papers if p.key not in matched]
-
-    def corpus(self, embedder: Embedder | None = None) -> CorpusIndex:
-        """One index over the figures, tables and passages of the anchor and every provided paper."""
-        from retrieval import CorpusIndex
-
-        papers = {self.anchor.sha256: self.anchor, **{p.key: p.paper for p in self.papers}}
-        return CorpusIndex.build(papers, embedder)
 
     def passages(self, keys: Sequence[str]) -> PassageIndex:
         """BM25 over the passages of the library's papers that `keys` name (the anchor's sha256, the
