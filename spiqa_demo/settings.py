@@ -85,8 +85,6 @@ class Settings(BaseSettings):
     embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
     embed_bf16: Literal["auto", "0", "1"] = "auto"
-    # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
-    corpus_index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
 
     # Metrics and batch evaluation. BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the
     # model's tuned layer from bert-score (9 for bert-base-uncased); a local copy's path works too.
@@ -186,7 +184,7 @@ class Settings(BaseSettings):
         """Arguments, then the environment: no .env or secrets files are read."""
         return init_settings, _TrimmedEnvironment(settings_cls)
 
-    @field_validator("backend", "judge_backend", "corpus_index", mode="before")
+    @field_validator("backend", "judge_backend", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value

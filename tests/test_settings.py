@@ -33,7 +33,7 @@ def test_defaults_and_derived_folders(env: pytest.MonkeyPatch, tmp_path: Path) -
     env.setenv("SPIQA_CACHE_DIR", str(tmp_path))
     settings = get_settings()
     assert settings.dpi == 200 and settings.use_captions is True and settings.backend == ""
-    assert settings.corpus_index == "auto" and settings.embed_bf16 == "auto"
+    assert settings.embed_bf16 == "auto"
     assert settings.data_dir == tmp_path / "data"
     assert settings.examples_dir == tmp_path / "data" / "papers"
     assert settings.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
@@ -53,7 +53,6 @@ def test_values_parse_and_names_differ_where_they_always_did(env: pytest.MonkeyP
     env.setenv("SPIQA_USE_CAPTIONS", "off")
     env.setenv("SPIQA_UI_LOCK_MODEL", "yes")
     env.setenv("SPIQA_BACKEND", "OpenAI")
-    env.setenv("SPIQA_CORPUS_INDEX", "HNSW")
     env.setenv("SPIQA_EMBED_BF16", "Off")
     env.setenv("SPIQA_EMBED_BATCH", "16")
     env.setenv("SPIQA_IMAGES_DIR", "/images")
@@ -61,7 +60,7 @@ def test_values_parse_and_names_differ_where_they_always_did(env: pytest.MonkeyP
     settings = get_settings()
     assert (settings.dpi, settings.request_timeout_s) == (150, 2.5)
     assert settings.use_captions is False and settings.ui_lock_model is True
-    assert settings.backend == "openai" and settings.corpus_index == "hnsw" and settings.embed_bf16 == "0"
+    assert settings.backend == "openai" and settings.embed_bf16 == "0"
     assert settings.embed_batch_size == 16
     assert (settings.spiqa_images_dir, settings.spiqa_hf_repo) == ("/images", "me/spiqa")
 
@@ -95,7 +94,6 @@ def test_the_api_key_falls_back_to_openais_and_never_shows(env: pytest.MonkeyPat
         ("SPIQA_USE_CAPTIONS", "maybe", "SPIQA_USE_CAPTIONS: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),
         ("SPIQA_BACKEND", "gpt", "SPIQA_BACKEND: expected one of local, openai, none, got 'gpt'"),
         ("SPIQA_JUDGE_BACKEND", "api", "SPIQA_JUDGE_BACKEND: expected one of local, openai, got 'api'"),
-        ("SPIQA_CORPUS_INDEX", "tree", "SPIQA_CORPUS_INDEX: expected one of auto, flat, ivf, hnsw, got 'tree'"),
         ("SPIQA_EMBED_BF16", "fast", "SPIQA_EMBED_BF16: expected one of auto, 0, 1, got 'fast'"),
         ("SPIQA_EMBED_BATCH", "x", "SPIQA_EMBED_BATCH: expected an integer, got 'x'"),
         ("SPACES_ZERO_GPU", "maybe", "SPACES_ZERO_GPU: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),
