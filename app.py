@@ -13,9 +13,9 @@ from spiqa_demo.ui.storage import prepare_environment
 
 try:
     settings = get_settings()  # the one read of the environment; everything below is handed these
+    prepare_environment(settings)  # before Gradio is imported
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
-prepare_environment(settings)  # before Gradio is imported
 
 from spiqa_demo.ui.layout import build_demo, launch_options
 from spiqa_demo.ui.preload import preload_on_zerogpu

@@ -4,7 +4,7 @@
 
 Each shared paper gives a 2-page PDF (its first pages with a figure or table); `N` mutations of it
 (`evalsuite.pdf_mutations`: truncations, byte flips, dropped objects, nested `q`, huge media
-boxes, content and image bombs, nested arrays) go through `load_paper` and the retrieval search.
+boxes, content and image bombs, nested arrays) go through `open_paper` and the retrieval search.
 Printed: counts per mutation kind and outcome (a paper, the documented `InputError`, or a failure:
 crash, hang past the extraction time limit, memory past the bound), the slowest case, the largest
 peak-RSS growth, and every failure. The last line is JSON with the totals. Data: `SPIQA_SHARED`.

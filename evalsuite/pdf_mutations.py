@@ -2,9 +2,9 @@
 
 `mutations(base, rng, n)` yields `n` (kind, bytes) cases from the bytes of a small real PDF: random
 truncations, byte flips, dropped objects, graphics states nested thousands deep, huge media boxes,
-decompression bombs (a content stream and an image), and deeply nested arrays. `run_case` sends one
-through `load_paper` and the retrieval search and says how it ended: a `Paper`, the library's
-`InputError`, or a failure (any other exception, past the time limit, past the memory bound).
+decompression bombs (a content stream and an image), and deeply nested arrays. `run_case` opens one
+as the commands do (`open_paper`: extraction and index), searches it and says how it ended: a
+`Paper`, the library's `InputError`, or a failure (any other exception, past the time limit, past the memory bound).
 The fuzz test and `benchmarks.fuzz_pdfs` share both.
 """
 
@@ -180,22 +180,21 @@ def peak_rss_mb() -> float:
 def run_case(
     kind: str, path: Path, settings: Settings, embedder: Embedder, question: str, hang_s: float, memory_mb: float
 ) -> CaseResult:
-    """Extract `path` (`load_paper`) and search it as the `search` command does; classify the end.
+    """Open `path` (`open_paper`: checked, extracted, indexed) and search it as the `search` command
+    does; classify the end.
 
     `embedder`: a `MemoEmbedder` keeps the many identical texts of mutated copies from being re-encoded.
 
     A hang is a case still running `hang_s` after its extraction time limit; the memory bound is on
     the growth of the peak RSS, which only a case that needs more than any before it can move.
     """
-    from retrieval import FigureIndex
-    from spiqa_demo.extraction import load_paper
-    from spiqa_demo.extraction.cache import paper_cache_dir
+    from retrieval.store import IndexStore
+    from spiqa_demo.library import open_paper
 
     before, started = peak_rss_mb(), time.monotonic()
     outcome, detail = "paper", ""
     try:
-        paper = load_paper(path, settings=settings)
-        FigureIndex.load_or_build(paper, paper_cache_dir(paper, settings) / "retrieval", embedder).search(question, 3)
+        open_paper(path, settings, store=IndexStore(embedder)).index.search(question, 3)
     except InputError as exc:
         outcome, detail = "input_error", str(exc)
         if "\n" in detail:

@@ -6,9 +6,11 @@ fused by z-scored weighted sum (`fusion`). Documents are built from each item's 
 inner text and citing sentences (`documents`).
 
 - `FigureIndex.build(paper)` / `.search(question, k) -> list[Hit]` / `.save(folder)` /
-  `FigureIndex.load_or_build(paper, folder)`: one paper.
-- `CorpusIndex.build({key: paper})` / `.search(question, k, papers=[...])` /
-  `.search_passages(question, k, papers=[...])`: many papers (figures, tables and passages).
+  `FigureIndex.load_or_build(paper, folder)`: the figures and tables of one paper.
+- `PassageIndex(papers, keys, passages)` / `.search(question, k, papers=[...])`: BM25 over the
+  passages of many papers, searched whole or per paper.
+- `IndexStore` / `get_store()`: where the product gets both, each built once (`store`): memory,
+  then the folder its caller names, else built and saved.
 - `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior);
   `PassageHit`: a passage, its paper key, rank and BM25 score.
 - `Embedder` / `get_embedder()`: sentence-transformers, offline MiniLM by default.
@@ -18,11 +20,15 @@ Depends only on the leaf modules `spiqa_demo.types`, `spiqa_demo.errors`, `spiqa
 code. Bad input raises `spiqa_demo.errors.PaperError`.
 """
 
-from retrieval.corpus import CorpusIndex
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig
 from retrieval.hits import Hit, PassageHit
 from retrieval.index import FigureIndex
+from retrieval.passage_index import PassageIndex
+from retrieval.store import IndexStore, get_store
 from spiqa_demo.paper_text import find_label_refs
 
-__all__ = ["CorpusIndex", "Embedder", "FigureIndex", "FusionConfig", "Hit", "PassageHit", "find_label_refs", "get_embedder"]
+__all__ = [
+    "Embedder", "FigureIndex", "FusionConfig", "Hit", "IndexStore", "PassageHit", "PassageIndex", "find_label_refs",
+    "get_embedder", "get_store",
+]  # fmt: skip

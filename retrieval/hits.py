@@ -13,14 +13,13 @@ class Hit:
     """A retrieved figure/table.
 
     `score` is the fused score that orders hits; `scores` are the signals behind it (QA and the UI
-    carry them on with the item). `paper` is the paper key in corpus searches, else "".
+    carry them on with the item).
     """
 
     item: Figure
     rank: int
     score: float
     scores: RetrievalScores
-    paper: str = ""
 
     def explain(self) -> str:
         """One line for people: "Table 3  score 2.41 (dense 0.62, bm25 7.1, label match)"."""

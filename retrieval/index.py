@@ -51,6 +51,15 @@ def fingerprint(documents: list[ItemDocument], embedder_signature: str) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def content_key(paper: Paper | list[Figure], embedder_signature: str) -> str:
+    """Identifies an index of `paper` by what it holds (its items' ids and indexed texts, and the
+    embedder): papers with equal keys can share one index, each answering with its own items."""
+    items, passages = _items_and_passages(paper)
+    documents = [item_document(item, passages) for item in items]
+    payload = json.dumps([[item.id for item in items], fingerprint(documents, embedder_signature)])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class Signals:
     """Every signal for every candidate of one question (arrays aligned with the candidates)."""
@@ -76,7 +85,7 @@ def score_candidates(
     return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config))
 
 
-def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str] | None = None) -> list[Hit]:
+def ranked_hits(items: list[Figure], signals: Signals, k: int) -> list[Hit]:
     """The top `k` candidates as `Hit`s (ties keep the candidates' order)."""
     order = signals.order()[:k]
     return [
@@ -90,7 +99,6 @@ def ranked_hits(items: list[Figure], signals: Signals, k: int, papers: list[str]
                 label=bool(signals.labelled[i]),
                 prior=float(signals.prior[i]),
             ),
-            paper=papers[i] if papers else "",
         )
         for rank, i in enumerate(order, start=1)
     ]

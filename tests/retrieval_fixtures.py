@@ -1,7 +1,8 @@
-"""Retrieval test helpers: the shared embedder fixture and a small hand-built paper."""
+"""Retrieval test helpers: the shared embedder fixture, an embedder that counts, a small hand-built paper."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from retrieval import Embedder, get_embedder
@@ -14,6 +15,24 @@ BOX = (0.0, 0.0, 100.0, 100.0)
 def embedder() -> Embedder:
     """The real offline MiniLM embedder, loaded once per test session (import it into a test module)."""
     return get_embedder()
+
+
+class CountingEmbedder(Embedder):
+    """The real embedder, counting the texts it encodes: what a cache hit must leave at zero.
+    Its signature is the real one's, so indexes it builds and saved real ones are interchangeable."""
+
+    def __init__(self, base: Embedder) -> None:
+        super().__init__(base.model_name, base.batch_size, base.device, base.max_tokens, base.bf16)
+        self._base = base
+        self.encoded = 0
+
+    @property
+    def model(self):
+        return self._base.model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.encoded += len(texts)
+        return self._base.encode(texts)
 
 
 def item(kind: str, number: str, caption: str, text: str = "", mentions: list[Mention] | None = None, label: str = "") -> Figure:

@@ -85,6 +85,32 @@ def test_the_named_cited_paper_ranks_first_with_a_passage(libraries, anchor: str
     assert answer.text == "" and any("retrieval only" in m for m in answer.messages)
 
 
+def test_a_second_question_reads_the_cited_papers_through_the_same_passage_index(
+    shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passage index of the cited papers a question leads to is built once, then kept in the
+    library's store: the next question about them tokenizes no paragraph again."""
+    from retrieval import get_embedder
+    from retrieval import store as store_module
+    from retrieval.passage_index import PassageIndex
+    from retrieval.store import IndexStore
+
+    built: list[PassageIndex] = []
+
+    class CountedPassageIndex(PassageIndex):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(store_module, "PassageIndex", CountedPassageIndex)
+    library = PaperLibrary.open(shared / "papers" / COORDINATE, store=IndexStore(get_embedder()))
+    library.add([shared / "papers" / name for name in (CBAM, NONLOCAL, A2NETS)])  # the three it cites: every answer reads them all
+    first = ask_cited(library, CASES[0][1])
+    second = ask_cited(library, CASES[1][1])
+    assert len(built) == 1 and first.passages and second.passages
+    assert Path(first.passages[0].source).name == CBAM and Path(second.passages[0].source).name == A2NETS
+
+
 def test_the_named_target_is_read_generically() -> None:
     question = "In Table 2, CBAM is compared. In the paper that proposed CBAM, what is the kernel size?"
     target = named_target(question)

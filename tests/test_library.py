@@ -1,4 +1,4 @@
-"""The paper library: provided papers matched to an anchor's references, bad input, one corpus.
+"""The paper library: provided papers matched to an anchor's references, bad input, passage search.
 
 Real pairs from the shared papers: Coordinate Attention cites CBAM (its reference prints the
 "Cbam:" prefix the title page sets apart), non-local networks and A2-Nets by title; the ACL 2019
@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import zlib
 from pathlib import Path
 
-import numpy as np
 import pymupdf
 import pytest
 
@@ -32,20 +30,6 @@ from spiqa_demo.types import Paper, Reference
 COORDINATE = "coordinate-attention-cvpr2021.pdf"
 CITED = ["cbam-eccv2018.pdf", "non-local-nn-cvpr2018-1711.07971.pdf", "a2-nets-neurips2018.pdf"]
 UNCITED = "ecapa-tdnn-interspeech2020-2005.07143.pdf"
-
-
-class WordHashEmbedder:
-    """A cheap stand-in for the sentence embedder: hashed bag of words (the filters are under test, not the model)."""
-
-    signature = "word-hash-64"
-    model_name = "word-hash"
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        vectors = np.zeros((len(texts), 64), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in text.lower().split():
-                vectors[row, zlib.crc32(word.encode()) % 64] += 1.0
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
 
 @pytest.fixture(scope="module")
@@ -110,19 +94,18 @@ def test_arxiv_offline_gives_one_line(shared: Path, monkeypatch: pytest.MonkeyPa
     assert len(err) == 1 and err[0].startswith("note: cannot download arXiv 1807.06521")
 
 
-def test_corpus_search_per_paper(library: PaperLibrary) -> None:
-    corpus = library.corpus(WordHashEmbedder())  # type: ignore[arg-type]  # duck-typed stand-in, not an Embedder subclass
+def test_passage_search_per_paper_from_the_store(library: PaperLibrary) -> None:
     keys = {Path(p.origin).name: p.key for p in library.papers}
-    assert corpus.papers == [library.anchor.sha256, *(p.key for p in library.papers)]
-    assert len(corpus.passages) == sum(len(p.passages) for p in [library.anchor, *(e.paper for e in library.papers)])
-    top = corpus.search_passages("speaker verification embeddings", k=3)
+    everything = [library.anchor.sha256, *keys.values()]
+    passages = library.passages(everything)
+    assert library.passages(list(reversed(everything))) is passages  # kept in the store, built once
+    assert len(passages) == sum(len(p.passages) for p in [library.anchor, *(e.paper for e in library.papers)])
+    top = passages.search("speaker verification embeddings", k=3)
     assert top and top[0].paper == keys[UNCITED]
-    cbam_only = corpus.search_passages("speaker verification channel attention", k=5, papers=[keys[CITED[0]]])
+    cbam_only = passages.search("speaker verification channel attention", k=5, papers=[keys[CITED[0]]])
     assert cbam_only and {h.paper for h in cbam_only} == {keys[CITED[0]]}
-    hits = corpus.search("Which attention module improves ImageNet accuracy?", k=5, papers=[keys[CITED[0]], keys[CITED[2]]])
-    assert hits and {h.paper for h in hits} <= {keys[CITED[0]], keys[CITED[2]]}
     with pytest.raises(PaperError, match="not in this corpus"):
-        corpus.search_passages("attention", papers=["no-such-paper"])
+        passages.search("attention", k=5, papers=["no-such-paper"])
 
 
 def test_a_paper_without_a_bibliography(shared: Path, tmp_path: Path) -> None:

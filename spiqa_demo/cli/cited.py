@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.crosspaper.ocr import FigureReading
     from spiqa_demo.crosspaper.paper_references import rank_references
     from spiqa_demo.crosspaper.ranking import CitationRanker
-    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.library import open_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.questions import check_question
     from spiqa_demo.settings import get_settings
@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     check_question(args.question, settings.qa)
     if args.top < 1:
         raise InputError("--top must be at least 1")
-    paper = load_paper(args.pdf, settings=settings.extraction)
+    opened = open_paper(args.pdf, settings)
+    paper = opened.paper
     figure: Figure | Path
     if args.image is not None:
         figure = args.image
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         figure = found
     else:
         try:
-            figure = anchor_figure_for(paper, args.question)
+            figure = anchor_figure_for(paper, opened.index, args.question)
         except InputError as exc:
             raise InputError(f"{exc}; give the figure with --image") from None
     base = CitationRanker(get_embedder(settings.retrieval), reading=FigureReading.from_settings(settings.extraction))

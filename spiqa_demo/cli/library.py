@@ -26,8 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spiqa_demo.library import PaperLibrary
+    from spiqa_demo.settings import get_settings
 
-    library = PaperLibrary.open(args.anchor)
+    library = PaperLibrary.open(args.anchor, get_settings())
     library.add(args.cited, workers=args.workers)
     availability = library.availability()
     unmatched = library.unmatched()

@@ -1,6 +1,7 @@
 """`search PAPER.pdf "question" [--k 5] [--json]`: the paper's figures/tables ranked for a question.
 
-Uses the extraction cache (the PDF is extracted once) and keeps the retrieval index beside it.
+Opens the paper as every command does (`open_paper`): extracted once into the cache, its retrieval
+index saved beside it.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from retrieval.index import check_query
-    from spiqa_demo.extraction import load_paper
+    from spiqa_demo.library import open_paper
     from spiqa_demo.paper_text import one_line
-    from spiqa_demo.qa.shortlist import paper_index
+    from spiqa_demo.settings import get_settings
 
     check_query(args.question, args.k)  # fail before a long extraction
-    paper = load_paper(args.pdf)
-    index = paper_index(paper)
-    hits = index.search(args.question, args.k)
+    opened = open_paper(args.pdf, get_settings())
+    paper = opened.paper
+    hits = opened.index.search(args.question, args.k)
     if args.json:
         rows = [
             {"rank": h.rank, "id": h.item.id, "label": h.item.title, "page": h.item.page, "score": round(h.score, 4),

@@ -3,8 +3,9 @@
 The anchor figure is the one single-paper retrieval ranks first for the question (or the one given);
 stage 1 (`paper_references.rank_references`) ranks every reference of the anchor for the question
 about that figure; the top-k ranked references that are in the library give their best passages
-(BM25 over each cited paper's full text, so each passage keeps its page and box for display); a
-model answers from those passages only, citing them by number, or says "I don't know". Without a
+(BM25 over those cited papers' full text, so each passage keeps its page and box for display; the
+library's index store keeps that index for the next question about the same papers); a model
+answers from those passages only, citing them by number, or says "I don't know". Without a
 model the ranked references and their passages are the result. When no ranked reference is in the
 library there is nothing to answer from: the ranking says which cited papers to add, and no model is
 asked (a bibliography gives titles only, from which a model could only guess).
@@ -26,12 +27,13 @@ from spiqa_demo.errors import InputError
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
 from spiqa_demo.models.base import Message, ModelBackend
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import QASettings
 from spiqa_demo.types import BBox, Figure, Paper
 
 if TYPE_CHECKING:
     from retrieval.embedder import Embedder
-    from retrieval.passage_index import PassageIndex
+    from retrieval.index import FigureIndex
+    from spiqa_demo.crosspaper.ocr import FigureReading
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
 PASSAGES_PER_PAPER = 2
@@ -81,7 +83,7 @@ def ask_cited(
     *,
     figure: Figure | None = None,
     k: int | None = None,
-    settings: Settings | None = None,
+    settings: QASettings | None = None,
 ) -> CitedAnswer:
     """The answer from the top-`k` available cited papers (see the module docstring)."""
     result: CitedAnswer | None = None
@@ -99,18 +101,18 @@ def ask_cited_stream(
     *,
     figure: Figure | None = None,
     k: int | None = None,
-    settings: Settings | None = None,
+    settings: QASettings | None = None,
 ) -> Generator[str | CitedAnswer, None, None]:
     """Text chunks of the model's answer as they come, then the `CitedAnswer`."""
     from spiqa_demo.questions import check_k, check_question
 
-    settings = settings or library.settings or get_settings()
+    settings = settings or library.settings.qa
     k = check_k(settings.cited_k if k is None else k, "k (the number of cited papers to read)")
     checked = check_question(question, settings)
     question = checked.text
-    chosen = figure or anchor_figure_for(library.anchor, question)
+    chosen = figure or anchor_figure_for(library.anchor, library.store.figures(library.anchor), question)
     availability = library.availability()
-    ranking = rank_references(question, library.anchor, chosen, _ranker(), library_abstracts(library, availability))
+    ranking = rank_references(question, library.anchor, chosen, _ranker(library), library_abstracts(library, availability))
     cited = [_cited_paper(r, availability[r.index]) for r in ranking.ranked]
     messages = list(ranking.notes) + checked.notes
     passages = best_passages(library, question, ranking, availability, k)
@@ -176,11 +178,9 @@ def _nothing_to_read(cited: list[CitedPaper], k: int) -> str:
             f"from: add their PDFs (best first: {top})")  # fmt: skip
 
 
-def anchor_figure_for(anchor: Paper, question: str) -> Figure:
-    """The anchor's figure or table that single-paper retrieval ranks first for `question`."""
-    from spiqa_demo.qa.shortlist import paper_index
-
-    hits = paper_index(anchor).search(question, 1)
+def anchor_figure_for(anchor: Paper, index: FigureIndex, question: str) -> Figure:
+    """The anchor's figure or table that single-paper retrieval (`index`, the anchor's) ranks first for `question`."""
+    hits = index.search(question, 1)
     if not hits:
         raise InputError(f"{anchor.title or anchor.source}: no figures or tables were found to ask about")
     return hits[0].item
@@ -201,20 +201,19 @@ def library_abstracts(library: PaperLibrary, availability: list[Availability]) -
     return {a.reference: opening_text(held[a.paper]) for a in availability if a.paper is not None and a.paper in held}
 
 
-def _ranker() -> CitationRanker:
-    """The process's ranker for the current embedder and OCR cache: a library's next question
-    reuses its references' vectors instead of embedding them again."""
-    from retrieval.embedder import get_embedder
-    from spiqa_demo.crosspaper.ocr import default_cache_dir
+def _ranker(library: PaperLibrary) -> CitationRanker:
+    """The process's ranker for the library's encoder and OCR: a library's next question reuses its
+    references' vectors instead of embedding them again."""
+    from spiqa_demo.crosspaper.ocr import FigureReading
 
-    return _shared_ranker(get_embedder(), default_cache_dir())
+    return _shared_ranker(library.store.embedder, FigureReading.from_settings(library.settings.extraction))
 
 
 @lru_cache(maxsize=4)
-def _shared_ranker(embedder: Embedder, ocr_cache: Path) -> CitationRanker:
+def _shared_ranker(embedder: Embedder, reading: FigureReading) -> CitationRanker:
     from spiqa_demo.crosspaper.ranking import CitationRanker
 
-    return CitationRanker(embedder, ocr_cache=ocr_cache)
+    return CitationRanker(embedder, reading=reading)
 
 
 def _cited_paper(ranked: RankedReference, available: Availability) -> CitedPaper:
@@ -245,15 +244,6 @@ def why(ranked: RankedReference) -> str:
     return "; ".join(reasons) or "closest in words to the question and the figure"
 
 
-def _passage_index(library: PaperLibrary, keys: Sequence[str]) -> PassageIndex:
-    """BM25 over the chosen cited papers' passages only: no embedding is needed for passages."""
-    from retrieval.passage_index import PassageIndex
-
-    papers = {p.key: p.paper for p in library.papers if p.key in keys}
-    pairs = [(key, passage) for key, paper in papers.items() for passage in paper.passages]
-    return PassageIndex(list(papers), [key for key, _ in pairs], [passage for _, passage in pairs])
-
-
 def best_passages(
     library: PaperLibrary, question: str, ranking: ReferenceRanking, availability: list[Availability], k: int
 ) -> list[CitedPassage]:
@@ -267,7 +257,9 @@ def best_passages(
             break
     if not chosen:
         return []
-    index = _passage_index(library, chosen)
+    # BM25 statistics of the chosen papers alone: the passages shown do not change when the library
+    # gains a paper this question does not lead to.
+    index = library.passages(chosen)
     held = {p.key: p for p in library.papers}
     out: list[CitedPassage] = []
     for key in chosen:

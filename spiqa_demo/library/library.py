@@ -1,8 +1,9 @@
 """`PaperLibrary`: an anchor paper and the cited papers a user provides, matched to its references.
 
-Papers come as PDF paths, folders of PDFs or arXiv ids (`add`); they are extracted in parallel
-through the extraction cache (`parallel`), matched to the anchor's bibliography (`matching`), and
-indexed together in one `CorpusIndex` (figures, tables and passages; keys are the PDFs' sha256).
+The anchor is opened as any single paper is (`open_paper`), its figures indexed. Papers come as
+PDF paths, folders of PDFs or arXiv ids (`add`); they are extracted in parallel through the
+extraction cache (`parallel`) and matched to the anchor's bibliography (`matching`); their passages
+are searched through the library's `IndexStore` (`passages`; keys are the PDFs' sha256).
 Bad input never stops the others: the same PDF twice is kept once, a file that cannot be read or
 downloaded and an anchor without a bibliography each leave a `Notice`, and a provided paper that
 matches no reference is kept and listed by `unmatched()`.
@@ -17,26 +18,34 @@ from typing import TYPE_CHECKING
 
 from spiqa_demo.arxiv import download_arxiv_pdf, parse_arxiv_id
 from spiqa_demo.errors import PaperError
-from spiqa_demo.extraction import load_paper
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.library.matching import match_references
+from spiqa_demo.library.opening import open_paper
 from spiqa_demo.library.parallel import extract_all
 from spiqa_demo.library.records import Availability, LibraryPaper, Notice
 from spiqa_demo.library.sources import sort_sources
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.settings import Settings
 from spiqa_demo.types import Paper
 
 if TYPE_CHECKING:  # retrieval loads FAISS and BM25, which the extraction workers importing this package never need
-    from retrieval import CorpusIndex, Embedder
+    from retrieval.passage_index import PassageIndex
+    from retrieval.store import IndexStore
 
 
 class PaperLibrary:
-    """The anchor `Paper`, the provided papers (`papers`) and what was noticed on the way (`notices`)."""
+    """The anchor `Paper`, the provided papers (`papers`) and what was noticed on the way (`notices`);
+    `store` holds their indexes (the process's by default, so the anchor's is the one opening it built)."""
 
-    def __init__(self, anchor: Paper, anchor_origin: str = "", settings: Settings | None = None) -> None:
+    def __init__(
+        self, anchor: Paper, settings: Settings, anchor_origin: str = "", store: IndexStore | None = None
+    ) -> None:
+        from retrieval.embedder import get_embedder
+        from retrieval.store import get_store
+
         self.anchor = anchor
         self.anchor_origin = anchor_origin or anchor.source
-        self.settings = settings or get_settings()
+        self.settings = settings
+        self.store = store or get_store(get_embedder(settings.retrieval))
         self.papers: list[LibraryPaper] = []
         self.notices: list[Notice] = []
         if not anchor.references:
@@ -46,10 +55,12 @@ class PaperLibrary:
             )  # fmt: skip
 
     @classmethod
-    def open(cls, anchor_pdf: str | Path, settings: Settings | None = None) -> PaperLibrary:
-        """A library around the anchor PDF (extracted through the cache); PaperError when unreadable."""
-        settings = settings or get_settings()
-        return cls(load_paper(anchor_pdf, settings=settings), str(anchor_pdf), settings)
+    def open(cls, anchor_pdf: str | Path, settings: Settings, store: IndexStore | None = None) -> PaperLibrary:
+        """A library around the anchor PDF, opened as any single paper is (`open_paper`: checked,
+        extracted through the cache, its figures indexed for the questions asked about them);
+        PaperError when unreadable."""
+        opened = open_paper(Path(anchor_pdf), settings, store=store)
+        return cls(opened.paper, settings, str(anchor_pdf), store)
 
     def add(self, arguments: Sequence[str | Path], workers: int | None = None) -> list[Notice]:
         """Add PDF paths, folders of PDFs and arXiv ids; the notices of this call (also kept in `notices`)."""
@@ -72,7 +83,7 @@ class PaperLibrary:
             for text in ids:
                 try:
                     origin = f"arXiv:{parse_arxiv_id(text)}"
-                    files.append((download_arxiv_pdf(text, Path(folder)), origin))
+                    files.append((download_arxiv_pdf(text, Path(folder), self.settings.extraction), origin))
                 except PaperError as exc:
                     notices.append(Notice(text, "failed", str(exc)))
             self.notices += notices
@@ -94,7 +105,7 @@ class PaperLibrary:
                 continue
             held[digest] = origin
             fresh.append((path, origin))
-        for (_, origin), outcome in zip(fresh, extract_all([p for p, _ in fresh], workers, self.settings)):
+        for (_, origin), outcome in zip(fresh, extract_all([p for p, _ in fresh], self.settings.extraction, workers)):
             if outcome.paper is None:
                 notices.append(Notice(origin, "failed", outcome.error or f"{origin}: extraction failed"))
             else:
@@ -111,9 +122,8 @@ class PaperLibrary:
         matched = {a.paper for a in self.availability()}
         return [p for p in self.papers if p.key not in matched]
 
-    def corpus(self, embedder: Embedder | None = None) -> CorpusIndex:
-        """One index over the figures, tables and passages of the anchor and every provided paper."""
-        from retrieval import CorpusIndex
-
-        papers = {self.anchor.sha256: self.anchor, **{p.key: p.paper for p in self.papers}}
-        return CorpusIndex.build(papers, embedder)
+    def passages(self, keys: Sequence[str]) -> PassageIndex:
+        """BM25 over the passages of the library's papers that `keys` name (the anchor's sha256, the
+        provided papers' keys), searched whole or per paper; built once per set of papers (`store`)."""
+        held = {self.anchor.sha256: self.anchor, **{p.key: p.paper for p in self.papers}}
+        return self.store.passages({key: paper for key, paper in held.items() if key in keys})

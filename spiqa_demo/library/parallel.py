@@ -1,4 +1,5 @@
-"""Extract many PDFs at once: a process pool of min(cores, files) workers over the cached `load_paper`.
+"""Extract many PDFs at once: a process pool of min(cores, files) workers over the cached `load_paper`,
+each file checked first as `open_paper` checks one (`check_file`).
 
 Extraction is CPU-bound Python, so processes (not threads) use every core; each worker goes
 through the extraction cache as a single load does, so a PDF seen before costs a file read. Workers
@@ -21,7 +22,8 @@ from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction import load_paper
-from spiqa_demo.settings import Settings, get_settings
+from spiqa_demo.library.opening import check_file
+from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper
 
 
@@ -42,9 +44,10 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _load(path: Path, settings: Settings) -> Extracted:
+def _load(path: Path, settings: ExtractionSettings) -> Extracted:
     try:
-        return Extracted(path, paper=load_paper(path, settings=settings))
+        check_file(path, settings)
+        return Extracted(path, paper=load_paper(path, settings))
     except PaperError as exc:
         return Extracted(path, error=str(exc))
     except Exception as exc:  # one unreadable file must not take the other files down with it
@@ -59,9 +62,8 @@ def _start_method() -> multiprocessing.context.BaseContext:
     return context
 
 
-def extract_all(paths: Sequence[Path], workers: int | None = None, settings: Settings | None = None) -> list[Extracted]:
+def extract_all(paths: Sequence[Path], settings: ExtractionSettings, workers: int | None = None) -> list[Extracted]:
     """The outcome of every path, in the order given (`workers`: at most this many processes)."""
-    settings = settings or get_settings()
     count = min(workers or available_cores(), len(paths))
     if count <= 1:
         return [_load(Path(p), settings) for p in paths]

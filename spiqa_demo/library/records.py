@@ -20,7 +20,7 @@ class LibraryPaper:
 
     @property
     def key(self) -> str:
-        """The paper's key in the library's corpus index (its PDF's sha256)."""
+        """The paper's key in the library and its indexes (its PDF's sha256)."""
         return self.paper.sha256
 
 
@@ -36,7 +36,7 @@ class Availability:
     key: str
     title: str
     source: str | None = None
-    paper: str | None = None  # the matched paper's corpus key
+    paper: str | None = None  # the matched paper's key
     matched_by: MatchedBy | None = None
     similarity: float | None = None
 

@@ -28,13 +28,14 @@ class AcrossSession(Chat):
     def sync(self, session: Session) -> PaperLibrary | None:
         """The library around the session's loaded paper: a new one (and a new chat) when the paper changed."""
         from spiqa_demo.library import PaperLibrary
+        from spiqa_demo.ui.app_settings import app_settings
 
         paper = session.paper
         if paper is None:
             return self.library
         if self.library is None or self.library.anchor.sha256 != paper.sha256:
             self.stop_turn()
-            self.library = PaperLibrary(paper, str(session.pdf or paper.source))
+            self.library = PaperLibrary(paper, app_settings(), str(session.pdf or paper.source))
             self.history, self.add_job = [], None
         return self.library
 

@@ -17,12 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.library import Notice, PaperLibrary
+from spiqa_demo.library import Notice, PaperLibrary, check_file
 from spiqa_demo.library.parallel import available_cores
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.across_session import public_name
 from spiqa_demo.ui.app_settings import app_settings
-from spiqa_demo.ui.loading import PAPER_CONCURRENCY, check_upload
+from spiqa_demo.ui.loading import PAPER_CONCURRENCY
 from spiqa_demo.ui.messages import as_sentence
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class CitedLoad:
         kept = []
         for path in files:
             try:
-                check_upload(path)
+                check_file(path, app_settings().extraction)
                 kept.append(storage.keep_upload(path))
             except PaperError as exc:
                 self.notices.append(Notice(path.name, "failed", str(exc)))

@@ -1,4 +1,5 @@
-"""Open a paper for the app: keep a copy, extract it (cached), publish its crops, index it.
+"""Open a paper for the app in the background: `spiqa_demo.library.open_paper` keeps a copy,
+extracts (cached) and indexes it; the app publishes its crops and shows it once it is extracted.
 
 A load runs as a `PaperLoad` in a small worker pool, not in the request that asked for it: a
 visitor who cancels the request or closes the tab does not leave the session half-loaded (the
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.types import Paper, Progress
+from spiqa_demo.library import Keeper, open_paper
+from spiqa_demo.types import Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.messages import as_sentence
@@ -28,50 +30,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EXTRACTION_SHARE = 0.85  # of the progress bar; indexing takes the rest
 PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
 _pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="paper-load")
-
-
-def check_upload(path: Path) -> None:
-    """Refuse what is obviously not a paper before copying it anywhere."""
-    from spiqa_demo.extraction.document import check_size
-
-    if not path.is_file():
-        raise PaperError("the upload did not arrive; try again")
-    if path.suffix.lower() != ".pdf":
-        raise PaperError(f"{path.name}: only PDF files can be read (got a {path.suffix or 'file without extension'})")
-    check_size(path, app_settings())
-
-
-def index_paper(paper: Paper) -> None:
-    """Build (or fetch from memory) the paper's retrieval index, so the first question is fast.
-
-    The QA flows keep one index per paper in memory (`spiqa_demo.qa.shortlist`); it is built there.
-    """
-    if not paper.items:
-        return
-    from spiqa_demo.qa.shortlist import build_index
-
-    build_index(paper)
-
-
-def extract(source: Path, progress: Progress, annotations: bool = False) -> tuple[Paper, Path]:
-    """`(paper, the app's copy of the PDF)` for an uploaded or downloaded file (not yet indexed);
-    `annotations`: crops keep the reader's highlights and notes."""
-    from spiqa_demo.extraction import load_paper
-
-    check_upload(source)
-    pdf = storage.keep_upload(source)
-    progress(0.0, f"Opening {source.name}")
-    try:
-        paper = load_paper(pdf, progress=lambda fraction, message: progress(EXTRACTION_SHARE * fraction, message),
-                           settings=app_settings().with_overrides(crop_annotations=annotations))
-    except Exception:
-        storage.discard(pdf)  # a file that cannot be read is not kept
-        raise
-    progress(EXTRACTION_SHARE, f"Indexing {len(paper.items)} figures and tables")
-    return paper, pdf
+# Uploads and downloads are kept under the app's upload folder, so a paper's pages can be shown later.
+UPLOADS = Keeper(keep=storage.keep_upload, discard=storage.discard)
 
 
 def greeting(paper: Paper) -> str:
@@ -112,15 +74,13 @@ class PaperLoad:
         source: Path | None = None
         try:
             source = fetch()
-            paper, pdf = extract(source, self._progress, session.annotations)
-            paper = storage.publish(paper)
+            settings = app_settings()
+            settings = settings.model_copy(update={"extraction": settings.extraction.with_overrides(crop_annotations=session.annotations)})
+            opened = open_paper(source, settings, keep=UPLOADS, progress=self._progress,
+                                extracted=lambda paper, pdf: self._show(paper, pdf, session))
+            self._progress(1.0, f"Ready: {opened.paper.summary()}")
             if session.load_job is self:
-                session.load(paper, pdf)
-            self.paper = paper
-            index_paper(paper)
-            self._progress(1.0, f"Ready: {paper.summary()}")
-            if session.load_job is self:
-                session.history.insert(0, {"role": "assistant", "content": greeting(paper)})
+                session.history.insert(0, {"role": "assistant", "content": greeting(opened.paper)})
         except Exception as exc:  # PaperError: bad input; anything else is a bug, but the app goes on
             if not isinstance(exc, PaperError):
                 log.exception("loading a paper failed")
@@ -130,3 +90,10 @@ class PaperLoad:
                 storage.discard(source)  # a rejected upload or download is not kept
         finally:
             self._done.set()
+
+    def _show(self, paper: Paper, pdf: Path, session: Session) -> None:
+        """The extracted paper, its crops served from the app's folder, shown while it is indexed."""
+        published = storage.publish(paper)
+        if session.load_job is self:
+            session.load(published, pdf)
+        self.paper = published
