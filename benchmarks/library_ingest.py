@@ -72,7 +72,7 @@ def ingest(anchor: Path, cited: list[Path], workers: int | None) -> Run:
         get_settings.cache_clear()
         cpu = cpu_seconds()
         started = time.perf_counter()
-        library = PaperLibrary.open(anchor, store=IndexStore(get_embedder()))
+        library = PaperLibrary.open(anchor, get_settings(), store=IndexStore(get_embedder()))
         opened = time.perf_counter()
         library.add(cited, workers=workers)
         added = time.perf_counter()

@@ -21,6 +21,7 @@ from pathlib import Path
 from evalsuite.paths import SHARED
 from spiqa_demo.crosspaper.cited_answer import ask_cited
 from spiqa_demo.library import PaperLibrary
+from spiqa_demo.settings import get_settings
 
 RESNET = "resnet-1512.03385.pdf"
 BERT = "bert-1810.04805.pdf"
@@ -56,7 +57,7 @@ def main() -> int:
                 for pdf in papers.glob("*.pdf"):
                     if pdf.name != anchor:
                         shutil.copy(pdf, folder / pdf.name)
-                libraries[anchor] = PaperLibrary.open(papers / anchor)
+                libraries[anchor] = PaperLibrary.open(papers / anchor, get_settings())
                 libraries[anchor].add([folder])
             answer = ask_cited(libraries[anchor], question)
             first = answer.cited_papers[0]

@@ -9,6 +9,14 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.settings import get_settings
+from spiqa_demo.ui.app_settings import install
+
+
+@pytest.fixture(autouse=True)
+def _app_settings() -> None:
+    """The handlers read the settings the app was built with: here, the test's environment."""
+    install(get_settings())
 
 
 def test_model_choice_is_clamped_to_valid_values() -> None:
@@ -32,12 +40,12 @@ def test_spiqas_ablations_are_tasks_of_the_settings_panel() -> None:
 
 
 def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.settings import get_settings
     from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
 
     monkeypatch.setenv("SPIQA_UI_LOCK_MODEL", "1")
     monkeypatch.setenv("SPIQA_BACKEND", "none")
     get_settings.cache_clear()
+    install(get_settings())
     choice = ModelChoice.from_inputs("cot", "openai", "gpt-4o", "http://127.0.0.1:9/v1", 4, 0, True)
     assert choice.backend == "none" and choice.model == "" and choice.base_url == ""
     assert resolve_backend(choice, "sk-visitor")[0] is None
@@ -134,12 +142,12 @@ def test_not_an_arxiv_id_says_so() -> None:
 
 
 def test_the_ui_folder_stays_under_its_size_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.settings import get_settings
     from spiqa_demo.ui import storage
 
     monkeypatch.setenv("SPIQA_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("SPIQA_UI_CACHE_MAX_MB", "1")
     get_settings.cache_clear()
+    install(get_settings())
     for i in range(4):
         source = tmp_path / f"paper {i}!.pdf"
         source.write_bytes(b"%PDF-1.4\n" + bytes([i]) * 400_000)
@@ -156,7 +164,6 @@ def test_examples_are_listed_by_their_printed_title_and_picked_by_name_never_by_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from evalsuite.pdf_factory import PaperWriter, Prose
-    from spiqa_demo.settings import get_settings
     from spiqa_demo.ui import examples
 
     w = PaperWriter(columns=2)
@@ -166,6 +173,7 @@ def test_examples_are_listed_by_their_printed_title_and_picked_by_name_never_by_
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\n")
     monkeypatch.setenv("SPIQA_EXAMPLES_DIR", str(tmp_path))
     get_settings.cache_clear()
+    install(get_settings())
     assert list(examples.example_papers()) == ["A Paper About Figures (a.pdf)", "broken.pdf"]
     assert examples.example_pdf("A Paper About Figures (a.pdf)") == (tmp_path / "a.pdf").resolve()
     with pytest.raises(PaperError, match="no example paper"):
@@ -201,7 +209,6 @@ def test_every_named_output_has_one_widget() -> None:
     without its widget (or a widget listed twice) fails here, not when a visitor fires the event."""
     import gradio as gr
 
-    from spiqa_demo.settings import get_settings
     from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, paper_tab, spiqa_check
 
     with gr.Blocks():

@@ -28,6 +28,7 @@ from spiqa_demo.crosspaper.target import named_target, without_target
 from spiqa_demo.crosspaper.types import AnchorFigure, CitedCandidate
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.models.base import Message, Usage
+from spiqa_demo.settings import get_settings
 
 COORDINATE = "coordinate-attention-cvpr2021.pdf"
 A2NETS = "a2-nets-neurips2018.pdf"
@@ -68,7 +69,7 @@ def cited_folder(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 def libraries(shared: Path, cited_folder: Path) -> dict[str, PaperLibrary]:
     out = {}
     for anchor in (COORDINATE, A2NETS, CBAM):
-        library = PaperLibrary.open(shared / "papers" / anchor)
+        library = PaperLibrary.open(shared / "papers" / anchor, get_settings())
         library.add([cited_folder], workers=2)
         out[anchor] = library
     return out
@@ -103,7 +104,7 @@ def test_a_second_question_reads_the_cited_papers_through_the_same_passage_index
             built.append(self)
 
     monkeypatch.setattr(store_module, "PassageIndex", CountedPassageIndex)
-    library = PaperLibrary.open(shared / "papers" / COORDINATE, store=IndexStore(get_embedder()))
+    library = PaperLibrary.open(shared / "papers" / COORDINATE, get_settings(), store=IndexStore(get_embedder()))
     library.add([shared / "papers" / name for name in (CBAM, NONLOCAL, A2NETS)])  # the three it cites: every answer reads them all
     first = ask_cited(library, CASES[0][1])
     second = ask_cited(library, CASES[1][1])
@@ -147,7 +148,7 @@ def test_a_definition_outweighs_a_spelled_out_name_and_a_title_word() -> None:
 
 
 def test_no_cited_paper_available_gives_the_ranking_and_says_what_to_add(shared: Path) -> None:
-    library = PaperLibrary.open(shared / "papers" / COORDINATE)
+    library = PaperLibrary.open(shared / "papers" / COORDINATE, get_settings())
     answer = ask_cited(library, CASES[0][1], ScriptedBackend("[1] never asked"))
     assert answer.passages == [] and answer.text == ""
     assert answer.cited_papers and all(c.source is None for c in answer.cited_papers)

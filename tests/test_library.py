@@ -35,7 +35,7 @@ UNCITED = "ecapa-tdnn-interspeech2020-2005.07143.pdf"
 @pytest.fixture(scope="module")
 def library(shared: Path) -> PaperLibrary:
     papers = shared / "papers"
-    lib = PaperLibrary.open(papers / COORDINATE)
+    lib = PaperLibrary.open(papers / COORDINATE, get_settings())
     assert lib.add([papers / name for name in [*CITED, UNCITED]], workers=2) == []
     return lib
 
@@ -55,7 +55,7 @@ def test_matching_by_title(library: PaperLibrary) -> None:
 
 def test_matching_by_arxiv_id(shared: Path) -> None:
     papers = shared / "papers"
-    lib = PaperLibrary.open(papers / "deep-transformer-mt-acl2019-1906.01787.pdf")
+    lib = PaperLibrary.open(papers / "deep-transformer-mt-acl2019-1906.01787.pdf", get_settings())
     lib.add([papers / "bert-1810.04805.pdf"])
     [found] = [a for a in lib.availability() if a.source]
     assert (found.key, found.matched_by, found.similarity) == ("Devlin et al., 2018", "arxiv", 100.0)
@@ -75,7 +75,7 @@ def test_the_same_pdf_twice_is_kept_once(library: PaperLibrary, shared: Path, tm
 def test_a_failing_pdf_leaves_the_others(shared: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.4\nnot really a PDF\n")
-    lib = PaperLibrary.open(shared / "papers" / COORDINATE)
+    lib = PaperLibrary.open(shared / "papers" / COORDINATE, get_settings())
     notices = lib.add([broken, shared / "papers" / CITED[1], tmp_path / "missing.pdf"], workers=2)
     assert [(Path(n.source).name, n.kind) for n in notices] == [("missing.pdf", "failed"), ("broken.pdf", "failed")]
     assert all("\n" not in n.message and "Traceback" not in n.message for n in notices)
@@ -86,7 +86,7 @@ def test_a_failing_pdf_leaves_the_others(shared: Path, tmp_path: Path) -> None:
 def test_arxiv_offline_gives_one_line(shared: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("SPIQA_ARXIV_PDF_URL", f"http://127.0.0.1:{free_port()}/pdf/{{id}}")  # nothing listens there
     get_settings.cache_clear()
-    lib = PaperLibrary.open(shared / "papers" / COORDINATE)
+    lib = PaperLibrary.open(shared / "papers" / COORDINATE, get_settings())
     [notice] = lib.add(["arXiv:1807.06521"])
     assert notice.kind == "failed" and "not reachable" in notice.message and lib.papers == []
     assert main(["library", str(shared / "papers" / COORDINATE), "1807.06521"]) == 0
@@ -110,7 +110,7 @@ def test_passage_search_per_paper_from_the_store(library: PaperLibrary) -> None:
 
 def test_a_paper_without_a_bibliography(shared: Path, tmp_path: Path) -> None:
     anchor = two_column_paper(tmp_path / "plain.pdf").path
-    lib = PaperLibrary.open(anchor)
+    lib = PaperLibrary.open(anchor, get_settings())
     lib.add([shared / "papers" / UNCITED])
     assert [n.kind for n in lib.notices] == ["no-bibliography"] and "no bibliography" in lib.notices[0].message
     assert lib.availability() == [] and [Path(p.origin).name for p in lib.unmatched()] == [UNCITED]
@@ -136,7 +136,7 @@ def _tiny_pdf(path: Path, n: int) -> Path:
 
 
 def test_a_hundred_pdfs_at_once(shared: Path, tmp_path: Path) -> None:
-    lib = PaperLibrary.open(shared / "papers" / COORDINATE)
+    lib = PaperLibrary.open(shared / "papers" / COORDINATE, get_settings())
     pdfs = [_tiny_pdf(tmp_path / f"tiny-{n:03}.pdf", n) for n in range(100)]
     assert lib.add([tmp_path], workers=2) == []
     assert sorted(Path(p.origin).name for p in lib.papers) == [p.name for p in pdfs]
