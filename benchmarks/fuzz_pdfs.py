@@ -25,7 +25,7 @@ from evalsuite.paths import SHARED
 from evalsuite.pdf_mutations import KINDS, OUTCOMES, CaseResult, mutations, run_case, small_pdf
 from retrieval import get_embedder
 from retrieval.embedder import MemoEmbedder
-from spiqa_demo.settings import get_settings
+from spiqa_demo.settings import Settings, get_settings
 
 QUESTION = "Which method has the lowest error in the results table?"
 HANG_S = 30.0  # past the extraction time limit: one MuPDF call cannot be interrupted mid-page
@@ -52,7 +52,7 @@ def main() -> None:
                 path.write_bytes(data)
                 # A cache per case: each commit walks its cache to evict, which would grow with the run.
                 own = settings.with_overrides(cache_dir=folder / "cache" / path.stem)
-                results.append(run_case(kind, path, own, embedder, QUESTION, HANG_S, MEMORY_MB))
+                results.append(run_case(kind, path, Settings(extraction=own), embedder, QUESTION, HANG_S, MEMORY_MB))
                 path.unlink()
                 shutil.rmtree(own.cache_dir, ignore_errors=True)
     _report(results, time.monotonic() - started)

@@ -203,7 +203,7 @@ def run_case(
         outcome, detail = "crash", f"{type(exc).__name__}: {exc}"
     seconds = time.monotonic() - started
     growth = peak_rss_mb() - before
-    if seconds > settings.extraction_timeout_s + hang_s:
+    if seconds > settings.extraction.extraction_timeout_s + hang_s:
         outcome, detail = "hang", f"{seconds:.1f} s"
     elif growth > memory_mb:
         outcome, detail = "memory", f"+{growth:.0f} MB"

@@ -67,15 +67,23 @@ def _served_app(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Itera
     demo.close()
 
 
-@pytest.fixture
-def app_url(_served_app: tuple[str, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> str:
-    """The app's URL ("http://127.0.0.1:PORT/"), with its environment set for this test."""
-    url, environment = _served_app
+def reconfigure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
+    """The running app's settings read again with these variables set, as an operator restarting it
+    with them would have it (the app reads its settings once, when it is built)."""
+    from spiqa_demo.settings import get_settings
+    from spiqa_demo.ui.app_settings import install
+
     for key, value in environment.items():
         monkeypatch.setenv(key, value)
-    from spiqa_demo.settings import get_settings
-
     get_settings.cache_clear()
+    install(get_settings())
+
+
+@pytest.fixture
+def app_url(_served_app: tuple[str, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The app's URL ("http://127.0.0.1:PORT/"), its settings those it was started with for this test."""
+    url, environment = _served_app
+    reconfigure(monkeypatch, **environment)
     return url
 
 

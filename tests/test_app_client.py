@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, texts, visitor
+from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, reconfigure, texts, visitor
 from gradio_client import Client, handle_file
 from tiny_models import tiny_cot_vlm, tiny_llama
 
@@ -234,8 +234,6 @@ def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:
 
 
 def test_arxiv_download_and_examples(client: Client, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.settings import get_settings
-
     class Mirror(BaseHTTPRequestHandler):
         """A stand-in for arxiv.org/pdf/ID on loopback (tests have no network)."""
 
@@ -252,8 +250,7 @@ def test_arxiv_download_and_examples(client: Client, grnet_pdf: Path, monkeypatc
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Mirror)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("SPIQA_ARXIV_PDF_URL", f"http://127.0.0.1:{server.server_address[1]}/pdf/{{id}}")
-    get_settings.cache_clear()
+    reconfigure(monkeypatch, SPIQA_ARXIV_PDF_URL=f"http://127.0.0.1:{server.server_address[1]}/pdf/{{id}}")
     try:
         status, gallery, *_ = client.predict(f"https://arxiv.org/abs/{GRNET_ID}", api_name="/load_arxiv")
         assert "Grassmann" in status and len(gallery) == 4, status

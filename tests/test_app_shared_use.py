@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, files, grnet_pdf, texts, visitor
+from app_harness import _served_app, app_url, files, grnet_pdf, reconfigure, texts, visitor
 from gradio_client import Client, handle_file
 from test_app_client import ask_args
 
@@ -26,21 +26,13 @@ PASC2 = ("Which method performs best on the PaSC dataset for the handheld testin
          "its performance compare to other methods?")
 
 
-def _configure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
-    from spiqa_demo.settings import get_settings
-
-    for key, value in environment.items():
-        monkeypatch.setenv(key, value)
-    get_settings.cache_clear()
-
-
 def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     client = visitor(app_url)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
     with openai_listener() as operator, openai_listener() as visitor_api:
-        _configure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BASE_URL=operator.url, SPIQA_MODEL="m",
+        reconfigure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BASE_URL=operator.url, SPIQA_MODEL="m",
                    SPIQA_UI_VISITOR_ENDPOINTS="none")
         # Shared (the default on a Space): another endpoint gets a message and no request at all.
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
@@ -55,7 +47,7 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         assert "SPDNet" in texts(chat) and operator.saw(f"Bearer {CANARY}")
 
         # Visitors allowed to choose: the request goes out, without the operator's key.
-        _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS="any")
+        reconfigure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS="any")
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat), texts(chat)
         client.predict("m", visitor_api.url, visitor_api.url, "", api_name="/spiqa_score")
@@ -63,7 +55,7 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
                                            api_key="sk-visitor-own"), api_name="/ask")
         assert len(visitor_api.requests) >= 3 and visitor_api.saw("Bearer sk-visitor-own")
         # An allow-list: the listed endpoint only.
-        _configure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"{visitor_api.url}/")
+        reconfigure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"{visitor_api.url}/")
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat)
         assert not visitor_api.saw(CANARY)
@@ -150,8 +142,9 @@ def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> No
     client = visitor(app_url, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     assert _status(gallery[0]["image"]["url"]) == 200
-    entry = paper_cache_dir(load_paper(grnet_pdf))  # the entry the app just made (read back from the cache)
+    settings = get_settings()
+    entry = paper_cache_dir(load_paper(grnet_pdf, settings.extraction), settings.extraction)  # the app's entry, read back
     for path in (entry / "paper.json", next(entry.glob("crops/*.png"))):
         assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
-    served = [str(p) for p in (get_settings().cache_dir / "ui").rglob("*.png")]
+    served = [str(p) for p in (settings.ui.cache_dir / "ui").rglob("*.png")]
     assert served and not any(entry.name[:16] in p for p in served)  # no served name is the PDF's hash

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spiqa_demo.models.endpoints import OPENAI_URL, normalise, operator_key, same_endpoint
-from spiqa_demo.settings import ModelSettings, Settings
+from spiqa_demo.settings import ModelSettings, Settings, UISettings
 
 
 def test_endpoints_compare_by_meaning() -> None:
@@ -39,13 +39,11 @@ def test_load_backend_never_sends_the_configured_key_elsewhere() -> None:
     ("none", "127.0.0.1", "", False),
     ("any", "0.0.0.0", "user/space", True),
 ])
-def test_visitor_endpoints_are_the_operators_setting(monkeypatch: pytest.MonkeyPatch, setting: str, server: str,
-                                                     space: str, allowed: bool) -> None:
+def test_visitor_endpoints_are_the_operators_setting(setting: str, server: str, space: str, allowed: bool) -> None:
     from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
-    monkeypatch.setenv("GRADIO_SERVER_NAME", server)
-    monkeypatch.setenv("SPACE_ID", space)
-    policy = VisitorPolicy.from_settings(Settings(ui_visitor_endpoints=setting))
+    where = UISettings(ui_visitor_endpoints=setting, gradio_server_name=server, space_id=space)
+    policy = VisitorPolicy.from_settings(Settings(ui=where))
     refusal = policy.refusal("openai", "m", "http://127.0.0.1:9/v1", "", "http://127.0.0.1:8000/v1")
     assert (refusal == "") is allowed
     assert policy.refusal("openai", "m", "http://127.0.0.1:8000/v1/", "", "http://127.0.0.1:8000/v1") == ""
@@ -57,6 +55,6 @@ def test_visitor_endpoints_are_the_operators_setting(monkeypatch: pytest.MonkeyP
 def test_an_allow_list_admits_only_its_endpoints() -> None:
     from spiqa_demo.ui.visitor_policy import VisitorPolicy
 
-    policy = VisitorPolicy.from_settings(Settings(ui_visitor_endpoints="http://127.0.0.1:8001/v1/, http://10.0.0.5/v1"))
+    policy = VisitorPolicy.from_settings(Settings(ui=UISettings(ui_visitor_endpoints="http://127.0.0.1:8001/v1/, http://10.0.0.5/v1")))
     assert policy.refusal("openai", "m", "http://127.0.0.1:8001/v1", "", "") == ""
     assert "No request was sent" in policy.refusal("openai", "m", "http://127.0.0.1:8002/v1", "", "")

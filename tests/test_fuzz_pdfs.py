@@ -23,7 +23,7 @@ from retrieval import Embedder
 from retrieval.embedder import MemoEmbedder
 from spiqa_demo.errors import InputError
 from spiqa_demo.extraction import extract_paper
-from spiqa_demo.settings import ExtractionSettings, get_settings
+from spiqa_demo.settings import ExtractionSettings, Settings, get_settings
 
 # A paper with a figure and a table on its second and third pages, and one with tables.
 EXCERPTS = [("ecapa-tdnn-interspeech2020-2005.07143.pdf", 1), ("looking-beyond-text-pdffigures-aaai2015ws.pdf", 2)]
@@ -85,7 +85,7 @@ def test_mutated_papers_end_in_a_paper_or_the_documented_error(
             path.write_bytes(data)
             # A cache per case: each commit walks its cache to evict, which would grow with the run.
             own = settings.with_overrides(cache_dir=tmp_path / "cache" / f"{path.stem}")
-            results.append(run_case(kind, path, own, memo, QUESTION, HANG_S, MEMORY_MB))
+            results.append(run_case(kind, path, Settings(extraction=own), memo, QUESTION, HANG_S, MEMORY_MB))
             shutil.rmtree(own.cache_dir, ignore_errors=True)
     assert len(results) == len(EXCERPTS) * CASES_PER_EXCERPT and {r.kind for r in results} == set(KINDS)
     failures = [f"{r.kind}: {r.outcome} {r.detail[:200]}" for r in results if r.outcome not in ("paper", "input_error")]

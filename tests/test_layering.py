@@ -119,3 +119,14 @@ def test_the_product_names_no_benchmark_or_its_scoring() -> None:
             if bad:
                 named.setdefault(module, set()).update(bad)
     assert named == {}
+
+
+def test_only_the_entry_points_read_the_environments_settings() -> None:
+    """`get_settings()` reads the environment: app.py and the CLI's commands call it and hand each
+    library function the settings group it uses (the app's handlers read what `build_demo` was given)."""
+    readers = {
+        module
+        for module, file in _files()
+        if "get_settings" in {n.id for n in ast.walk(ast.parse(file.read_text(encoding="utf-8"))) if isinstance(n, ast.Name)}
+    }
+    assert {m for m in readers if not m.startswith("spiqa_demo.cli")} == set()

@@ -23,7 +23,8 @@ QUESTION = "How does the equal error rate of ECAPA-TDNN compare with the x-vecto
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """An empty extraction cache of its own: the first open extracts and embeds, whatever ran before."""
-    return get_settings().with_overrides(cache_dir=tmp_path / "cache")
+    settings = get_settings()
+    return settings.model_copy(update={"extraction": settings.extraction.with_overrides(cache_dir=tmp_path / "cache")})
 
 
 def copies_in(folder: Path) -> Keeper:
@@ -85,7 +86,7 @@ def test_a_missing_or_oversized_file_is_refused_before_it_is_copied(shared: Path
     with pytest.raises(InputError, match=r"missing\.pdf: file not found"):
         open_paper(tmp_path / "missing.pdf", settings, keep=copies_in(kept))
     with pytest.raises(InputError, match="over the 0 MB limit"):
-        open_paper(shared / "papers" / PAPER, settings.with_overrides(max_file_mb=0), keep=copies_in(kept))
+        open_paper(shared / "papers" / PAPER, settings.model_copy(update={"extraction": settings.extraction.with_overrides(max_file_mb=0)}), keep=copies_in(kept))
     assert not kept.exists()
 
 

@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from spiqa_demo.library import open_paper
     from spiqa_demo.models import load_backend
     from spiqa_demo.qa.flows import ask
+    from spiqa_demo.qa.shortlist import retrieval_shortlist
     from spiqa_demo.questions import check_question
     from spiqa_demo.settings import get_settings
 
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         use_captions=False if args.no_captions else None,
         max_new_tokens=args.max_new_tokens,
         notice=notice,
+        shortlist=retrieval_shortlist(settings.retrieval),
         settings=settings.qa,
     )
     if args.json:

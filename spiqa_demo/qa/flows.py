@@ -164,7 +164,7 @@ def _rank(paper: Paper, question: str, shortlist: Shortlister | None, answer: An
     if shortlist is None:
         from spiqa_demo.qa.shortlist import retrieval_shortlist
 
-        shortlist = retrieval_shortlist
+        shortlist = retrieval_shortlist()
     started = perf_counter()
     ranking = shortlist(paper, question, len(paper.items))
     answer.timings["retrieval"] = perf_counter() - started

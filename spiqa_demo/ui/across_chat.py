@@ -213,7 +213,7 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
         yield _turn(history, across)
         return
     started = time.monotonic()
-    events = ask_cited_stream(library, question, backend)
+    events = ask_cited_stream(library, question, backend, settings=library.settings.qa)
     result: Streamed[CitedAnswer] = Streamed()
     with closing(stream_reply(events, CitedAnswer, turn, history, slot, result)) as chunks:
         for _ in chunks:

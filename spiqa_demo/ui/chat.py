@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
@@ -265,7 +266,9 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
 def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
             api_key: str) -> Iterator[AskOutputs]:
     from spiqa_demo.qa import Answer, ask_stream
+    from spiqa_demo.qa.shortlist import retrieval_shortlist
 
+    settings = app_settings()
     history, thought = session.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
     slot = model_slot(backend)
@@ -276,7 +279,8 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         yield _turn(history, session)
         return
     events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
-                        use_captions=choice.captions, notice=notice)
+                        use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
+                        settings=settings.qa)
     result: Streamed[Answer] = Streamed()
     with closing(stream_reply(events, Answer, turn, history, slot, result)) as chunks:
         for _ in chunks:

@@ -249,7 +249,7 @@ def spiqa_metrics(state: dict | None) -> str:
     if results is None:
         return "Load a result file first."
     try:
-        summary = score_records(results.records, bertscore=False)
+        summary = score_records(results.records, bertscore=False, settings=app_settings().evaluation)
     except PaperError as exc:
         return f"> ⚠️ {escape(str(exc))}"
     return ("BLEU, METEOR, ROUGE-L and CIDEr over the whole file as SPIQA computes them (BERTScore is left out "

@@ -133,6 +133,7 @@ def resolve_backend(choice: ModelChoice, api_key: str = "") -> tuple[ModelBacken
     key = (api_key or "").strip() if not settings.ui.ui_lock_model else ""
     try:
         backend = load_backend(
+            settings.models,
             backend=choice.backend,
             model=choice.model or None,
             base_url=choice.base_url if choice.backend == "openai" else "",

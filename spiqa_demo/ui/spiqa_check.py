@@ -67,7 +67,7 @@ def benchmark_datasets() -> tuple[SpiqaDataset, ...]:
     loaded = []
     for source in dataset_sources():
         try:
-            loaded.append(load_dataset(source))
+            loaded.append(load_dataset(source, settings=app_settings().evaluation))
         except PaperError as exc:
             log.warning("SPIQA check: skipping %s (%s)", source, exc)
     return tuple(loaded)
@@ -309,7 +309,9 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     """Ask every benchmark question of the paper; yields the table and its totals as each is done."""
     from spiqa_demo.evaluation.check import check_paper
     from spiqa_demo.qa import ask
+    from spiqa_demo.qa.shortlist import retrieval_shortlist
 
+    settings = app_settings()
     if session is None or session.spiqa is None or session.paper is None:
         yield RunAllOutputs(summary="Load a SPIQA paper first.")
         return
@@ -318,7 +320,8 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     backend, notice = resolve_backend(choice, api_key)
     judge, judge_note = load_judge(judge_model, judge_url, choice.base_url, api_key)
     ask_paper = partial(ask, session.paper, backend=backend, task=choice.task, k=choice.k,
-                        use_captions=choice.captions, notice=notice)
+                        use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
+                        settings=settings.qa)
     slot = model_slot(backend)
 
     def ask_one(question: str) -> Answer:
