@@ -205,11 +205,12 @@ def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_p
 
 
 def test_every_named_output_has_one_widget() -> None:
-    """Handlers return NamedTuples whose `components()` list the widgets in field order: a field added
-    without its widget (or a widget listed twice) fails here, not when a visitor fires the event."""
+    """Handlers return NamedTuples whose fields name the widgets they fill: a field added without its
+    widget (or naming one twice) fails here, not when a visitor fires the event."""
     import gradio as gr
 
     from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, paper_tab, spiqa_check
+    from spiqa_demo.ui.outputs import components
 
     with gr.Blocks():
         session = gr.State()
@@ -218,21 +219,21 @@ def test_every_named_output_has_one_widget() -> None:
             across = across_tab.build()
             errors = error_analysis.build()
     listed = {
-        paper_tab.LoadOutputs: paper_tab.LoadOutputs.components(paper, session),
-        paper_tab.FigureOutputs: paper_tab.FigureOutputs.components(paper),
-        chat.AskOutputs: chat.AskOutputs.components(paper, session),
-        chat.StopOutputs: chat.StopOutputs.components(paper, session),
-        spiqa_check.MatchOutputs: spiqa_check.MatchOutputs.components(paper.check, session),
-        spiqa_check.ScoreOutputs: spiqa_check.ScoreOutputs.components(paper.check),
-        spiqa_check.RunAllOutputs: spiqa_check.RunAllOutputs.components(paper.check),
-        across_tab.RefreshOutputs: across_tab.RefreshOutputs.components(across),
-        across_tab.AddOutputs: across_tab.AddOutputs.components(across),
-        across_chat.AskOutputs: across_chat.AskOutputs.components(across),
-        across_chat.StopOutputs: across_chat.StopOutputs.components(across),
-        error_analysis.LoadOutputs: error_analysis.LoadOutputs.components(errors),
-        error_analysis.FilterOutputs: error_analysis.FilterOutputs.components(errors),
-        error_analysis.RowOutputs: error_analysis.RowOutputs.components(errors),
-        error_analysis.CompareOutputs: error_analysis.CompareOutputs.components(errors),
+        paper_tab.LoadOutputs: components(paper_tab.LoadOutputs, paper, session=session),
+        paper_tab.FigureOutputs: components(paper_tab.FigureOutputs, paper),
+        chat.AskOutputs: components(chat.AskOutputs, paper, session=session),
+        chat.StopOutputs: components(chat.StopOutputs, paper, session=session),
+        spiqa_check.MatchOutputs: components(spiqa_check.MatchOutputs, paper.check, session=session),
+        spiqa_check.ScoreOutputs: components(spiqa_check.ScoreOutputs, paper.check),
+        spiqa_check.RunAllOutputs: components(spiqa_check.RunAllOutputs, paper.check),
+        across_tab.RefreshOutputs: components(across_tab.RefreshOutputs, across),
+        across_tab.AddOutputs: components(across_tab.AddOutputs, across),
+        across_chat.AskOutputs: components(across_chat.AskOutputs, across),
+        across_chat.StopOutputs: components(across_chat.StopOutputs, across),
+        error_analysis.LoadOutputs: components(error_analysis.LoadOutputs, errors),
+        error_analysis.FilterOutputs: components(error_analysis.FilterOutputs, errors),
+        error_analysis.RowOutputs: components(error_analysis.RowOutputs, errors),
+        error_analysis.CompareOutputs: components(error_analysis.CompareOutputs, errors),
     }
-    for outputs, components in listed.items():
-        assert len(components) == len(outputs._fields) == len({id(c) for c in components}), outputs.__qualname__
+    for outputs, widgets in listed.items():
+        assert len(widgets) == len(outputs._fields) == len({id(c) for c in widgets}), outputs.__qualname__

@@ -30,11 +30,9 @@ from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
 
 if TYPE_CHECKING:
-    from gradio.blocks import Block
 
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, CitedPaper, CitedPassage
     from spiqa_demo.library import PaperLibrary
-    from spiqa_demo.ui.across_tab import AcrossTab
 
 log = logging.getLogger(__name__)
 
@@ -54,26 +52,20 @@ PASSAGE_HINT = "The passage that supports an answer is shown here on its page, b
 class AskOutputs(NamedTuple):
     """A cross-paper question's turn as it streams (outputs left out stay as they are), in the order of `components`."""
 
-    chat: History
-    across: AcrossSession
+    chatbot: History
+    state: AcrossSession
     question: str  # the box, emptied
     page: Any = gr.skip()  # the supporting passage on its page, once answered
     detail: Any = gr.skip()
 
-    @staticmethod
-    def components(tab: AcrossTab) -> list[Block]:
-        return [tab.chatbot, tab.state, tab.question, tab.page, tab.detail]
 
 
 class StopOutputs(NamedTuple):
     """The chat after a stop, in the order of `components`."""
 
-    chat: History
-    across: AcrossSession
+    chatbot: History
+    state: AcrossSession
 
-    @staticmethod
-    def components(tab: AcrossTab) -> list[Block]:
-        return [tab.chatbot, tab.state]
 
 
 def references_table(answer: CitedAnswer, limit: int = SHOWN_REFERENCES) -> str:
@@ -161,7 +153,7 @@ def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[None]:
 def _turn(history: History, across: AcrossSession) -> AskOutputs:
     """The chat as it stands, with the question box emptied; a copy, as the session's list goes on changing
     while Gradio sends this one."""
-    return AskOutputs(chat=list(history), across=across, question="")
+    return AskOutputs(chatbot=list(history), state=across, question="")
 
 
 def _say(across: AcrossSession, history: History, message: str) -> AskOutputs:
@@ -239,14 +231,14 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
     notes += [as_sentence(m) for m in answer.messages]
     history.extend(answer_messages(answer, notes))
     page, detail = passage_view(answer)
-    yield AskOutputs(chat=list(history), across=across, question="", page=page, detail=detail)
+    yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail)
 
 
 def stop(across: AcrossSession | None) -> StopOutputs:
     """The Stop button: the answer being written keeps its text, marked stopped."""
     across = across or AcrossSession()
     across.stop_turn()
-    return StopOutputs(chat=list(across.history), across=across)
+    return StopOutputs(chatbot=list(across.history), state=across)
 
 
 def clear(across: AcrossSession | None) -> AcrossSession:

@@ -21,10 +21,10 @@ from spiqa_demo.ui import across_chat, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.cited_loading import CitedLoad
+from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 
 if TYPE_CHECKING:
-    from gradio.blocks import Block
 
     from spiqa_demo.ui.model_settings import ModelPanel
     from spiqa_demo.ui.paper_tab import Load
@@ -70,33 +70,27 @@ def references_markdown(library: PaperLibrary | None) -> str:
 class RefreshOutputs(NamedTuple):
     """The references of the paper now loaded, in the order of `components`."""
 
-    across: AcrossSession
+    state: AcrossSession
     status: str
     references: str
 
-    @staticmethod
-    def components(tab: AcrossTab) -> list[Block]:
-        return [tab.state, tab.status, tab.references]
 
 
 def refresh(session: Session | None, across: AcrossSession | None) -> RefreshOutputs:
     """Which paper the references are of, and which are in the library (a new paper starts a new library)."""
     session, across = session or Session(), across or AcrossSession()
     library = across.sync(session)
-    return RefreshOutputs(across=across, status=status_markdown(session, library), references=references_markdown(library))
+    return RefreshOutputs(state=across, status=status_markdown(session, library), references=references_markdown(library))
 
 
 class AddOutputs(NamedTuple):
     """Adding cited papers, as it goes (outputs left out stay as they are), in the order of `components`."""
 
-    across: AcrossSession
+    state: AcrossSession
     references: Any = gr.skip()
     report: Any = gr.skip()
     upload: Any = gr.skip()  # None empties the upload box once its files are added
 
-    @staticmethod
-    def components(tab: AcrossTab) -> list[Block]:
-        return [tab.state, tab.references, tab.report, tab.upload]
 
 
 def _add(session: Session | None, across: AcrossSession | None, files: Sequence[Path], arxiv_ids: Sequence[str],
@@ -194,11 +188,11 @@ def build() -> AcrossTab:
 def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[Load], queues: Queues) -> None:
     """Connect the tab's events: its references follow every load of the Paper tab (`loads`, over the
     Paper tab's `session`), and answers use the Paper tab's model settings (`model`)."""
-    refreshed = RefreshOutputs.components(tab)
+    refreshed = components(RefreshOutputs, tab)
     for load in loads:
         load.event.then(refresh, [session, tab.state], refreshed, api_visibility="private")
     tab.tab_item.select(refresh, [session, tab.state], refreshed, api_name="cited_references", queue=False)
-    added = AddOutputs.components(tab)
+    added = components(AddOutputs, tab)
     tab.upload.upload(add_files, [tab.upload, session, tab.state], added, api_name="add_cited",
                       show_progress_on=tab.references, **queues.paper)
     tab.arxiv.submit(add_arxiv, [tab.arxiv, session, tab.state], added, api_name="add_cited_arxiv",
@@ -206,10 +200,10 @@ def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[L
     # Stop shows first and Ask comes back last in one chain: as two separate events, a quick answer's
     # Ask could arrive before the Stop and leave the Stop button showing.
     asking = question_box.show_stop_on(tab.question.submit, tab.question).then(
-        across_chat.ask, [tab.question, session, tab.state, *model.inputs()], across_chat.AskOutputs.components(tab),
+        across_chat.ask, [tab.question, session, tab.state, *model.inputs()], components(across_chat.AskOutputs, tab),
         api_name="ask_cited", **queues.ask)
     question_box.show_ask_after(asking, tab.question)
-    stopped = tab.question.stop(across_chat.stop, [tab.state], across_chat.StopOutputs.components(tab), cancels=[asking],
+    stopped = tab.question.stop(across_chat.stop, [tab.state], components(across_chat.StopOutputs, tab), cancels=[asking],
                                 api_name="stop_cited")
     question_box.show_ask_after(stopped, tab.question)
     tab.chatbot.clear(across_chat.clear, [tab.state], [tab.state], api_name="clear_cited_chat")

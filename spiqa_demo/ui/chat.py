@@ -27,11 +27,8 @@ from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
 
 if TYPE_CHECKING:
-    import gradio as gr
-    from gradio.blocks import Block
 
     from spiqa_demo.qa import Answer
-    from spiqa_demo.ui.paper_tab import PaperTab
 
 log = logging.getLogger(__name__)
 
@@ -208,19 +205,16 @@ def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: T
 class AskOutputs(NamedTuple):
     """A question's turn as it streams, in the order of `components`."""
 
-    chat: History
+    chatbot: History
     session: Session
     question: str  # the box, emptied
 
-    @staticmethod
-    def components(tab: PaperTab, session: gr.State) -> list[Block]:
-        return [tab.chatbot, session, tab.question]
 
 
 def _turn(history: History, session: Session) -> AskOutputs:
     """The chat as it stands, with the question box emptied; a copy, as the session's list goes on changing
     (this answer, a load's greeting) while Gradio sends this one."""
-    return AskOutputs(chat=list(history), session=session, question="")
+    return AskOutputs(chatbot=list(history), session=session, question="")
 
 
 def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs]:
@@ -308,16 +302,13 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
 class StopOutputs(NamedTuple):
     """The chat after a stop, in the order of `components`."""
 
-    chat: History
+    chatbot: History
     session: Session
 
-    @staticmethod
-    def components(tab: PaperTab, session: gr.State) -> list[Block]:
-        return [tab.chatbot, session]
 
 
 def stop(session: Session | None) -> StopOutputs:
     """The Stop button: the answer being written keeps its text, marked stopped."""
     session = session or Session()
     session.stop_turn()
-    return StopOutputs(chat=list(session.history), session=session)
+    return StopOutputs(chatbot=list(session.history), session=session)

@@ -20,10 +20,11 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.spiqa_images import find_image
 
 if TYPE_CHECKING:
-    from gradio.blocks import Block
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -128,10 +129,6 @@ class LoadOutputs(NamedTuple):
     score_max: Any = gr.skip()
     table: Any = gr.skip()
 
-    @staticmethod
-    def components(tab: ErrorAnalysis) -> list[Block]:
-        return [tab.state, tab.summary, tab.plot_distribution, tab.plot_category, tab.plot_retrieval, tab.split, tab.model,
-                tab.category, tab.score_min, tab.score_max, tab.table]
 
 
 def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutputs:
@@ -169,9 +166,6 @@ class FilterOutputs(NamedTuple):
     table: Any = gr.skip()
     count: Any = gr.skip()
 
-    @staticmethod
-    def components(tab: ErrorAnalysis) -> list[Block]:
-        return [tab.state, tab.table, tab.count]
 
 
 def apply_filters(state: dict | None, split: str, model: str, category: str, retrieval: str,
@@ -208,9 +202,6 @@ class RowOutputs(NamedTuple):
     reference_image: Any = gr.skip()
     reference_text: Any = gr.skip()
 
-    @staticmethod
-    def components(tab: ErrorAnalysis) -> list[Block]:
-        return [tab.detail, tab.chosen_image, tab.chosen_text, tab.reference_image, tab.reference_text]
 
 
 def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
@@ -261,11 +252,8 @@ class CompareOutputs(NamedTuple):
 
     state: dict
     verdict: str
-    table: Any = gr.skip()
+    compare_table: Any = gr.skip()
 
-    @staticmethod
-    def components(tab: ErrorAnalysis) -> list[Block]:
-        return [tab.state, tab.verdict, tab.compare_table]
 
 
 def compare_with(upload: str | None, name: str | None, state: dict | None) -> CompareOutputs:
@@ -279,7 +267,7 @@ def compare_with(upload: str | None, name: str | None, state: dict | None) -> Co
         return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
     state["b"] = other
     table, verdict = analysis.compare(state["a"], other)
-    return CompareOutputs(state=state, verdict=verdict, table=table)
+    return CompareOutputs(state=state, verdict=verdict, compare_table=table)
 
 
 @dataclass(frozen=True)
@@ -372,7 +360,7 @@ def build() -> ErrorAnalysis:
 
 def wire(tab: ErrorAnalysis) -> None:
     """Connect the tab's events; reading, scoring and comparing files share the "results" group (they are CPU-bound)."""
-    loaded = LoadOutputs.components(tab)
+    loaded = components(LoadOutputs, tab)
     tab.upload.upload(load, [tab.upload, tab.server_file, tab.state], loaded, api_name="load_results",
                       concurrency_id="results", concurrency_limit=2)
     tab.server_file.input(lambda name, state: load(None, name, state), [tab.server_file, tab.state], loaded,
@@ -380,10 +368,10 @@ def wire(tab: ErrorAnalysis) -> None:
     filters = [tab.state, tab.split, tab.model, tab.category, tab.retrieval, tab.score_min, tab.score_max, tab.search]
     gr.on([tab.split.input, tab.model.input, tab.category.input, tab.retrieval.input,
            tab.score_min.release, tab.score_max.release, tab.search.submit],
-          apply_filters, filters, FilterOutputs.components(tab), api_name="filter_results")
+          apply_filters, filters, components(FilterOutputs, tab), api_name="filter_results")
     tab.metrics_button.click(spiqa_metrics, [tab.state], [tab.metrics], api_name="results_metrics", concurrency_id="results")
-    tab.table.select(show_row, [tab.state], RowOutputs.components(tab))
-    compared = CompareOutputs.components(tab)
+    tab.table.select(show_row, [tab.state], components(RowOutputs, tab))
+    compared = components(CompareOutputs, tab)
     tab.upload_b.upload(compare_with, [tab.upload_b, tab.server_file_b, tab.state], compared, api_name="compare_results",
                         concurrency_id="results")
     tab.server_file_b.input(lambda name, state: compare_with(None, name, state), [tab.server_file_b, tab.state], compared,

@@ -24,10 +24,10 @@ from spiqa_demo.ui import chat, examples, model_settings, question_box, spiqa_ch
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.loading import PaperLoad
 from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 
 if TYPE_CHECKING:
-    from gradio.blocks import Block
     from gradio.events import Dependency
 
     from spiqa_demo.settings import Settings
@@ -97,17 +97,14 @@ class LoadOutputs(NamedTuple):
     gallery: Any = gr.skip()
     page: Any = gr.skip()
     detail: Any = gr.skip()
-    chat: Any = gr.skip()
+    chatbot: Any = gr.skip()
 
-    @staticmethod
-    def components(tab: PaperTab, session: gr.State) -> list[Block]:
-        return [session, tab.status, tab.gallery, tab.page, tab.detail, tab.chatbot]
 
 
 def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
     """The paper's status, its gallery with no item selected yet, and the session's new chat."""
     return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
-                       detail=DETAIL_HINT, chat=list(session.history))
+                       detail=DETAIL_HINT, chatbot=list(session.history))
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[LoadOutputs]:
@@ -174,9 +171,6 @@ class FigureOutputs(NamedTuple):
     page: Any
     detail: str
 
-    @staticmethod
-    def components(tab: PaperTab) -> list[Block]:
-        return [tab.page, tab.detail]
 
 
 def show_figure(session: Session | None, evt: gr.SelectData) -> FigureOutputs:
@@ -275,7 +269,7 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     A question picked from the SPIQA check's list is asked in this chat, so it is connected here with
     the typed one: the chat's Stop must cancel whichever is answering.
     """
-    shown = LoadOutputs.components(tab, session)
+    shown = components(LoadOutputs, tab, session=session)
     loads = tuple(
         Load(trigger(fn, [source, session], shown, api_name=name, show_progress_on=tab.gallery, **queues.paper), name)
         for trigger, fn, source, name in (
@@ -284,13 +278,13 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
             (tab.example.input, load_example, tab.example, "load_example"),
         )
     )
-    tab.gallery.select(show_figure, [session], FigureOutputs.components(tab),
+    tab.gallery.select(show_figure, [session], components(FigureOutputs, tab),
                        api_visibility="private")  # needs the browser's selection event
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
     tab.chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
 
     asked = [tab.question, session, *tab.model.inputs()]
-    answered = chat.AskOutputs.components(tab, session)
+    answered = components(chat.AskOutputs, tab, session=session)
     typed = tab.question.submit(chat.ask, asked, answered, api_name="ask", **queues.ask)
     picked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False).then(
         chat.ask, asked, answered, api_visibility="private", **queues.ask)
@@ -298,7 +292,7 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
         question_box.show_ask_after(answer, tab.question)
     for trigger in (tab.question.submit, tab.check.questions.click):
         question_box.show_stop_on(trigger, tab.question)
-    stopped = tab.question.stop(chat.stop, [session], chat.StopOutputs.components(tab, session), cancels=[typed, picked],
+    stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session), cancels=[typed, picked],
                                 api_name="stop")
     question_box.show_ask_after(stopped, tab.question)
     return PaperEvents(loads=loads, typed=typed, picked=picked)

@@ -26,11 +26,11 @@ from spiqa_demo.types import Figure
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
+from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import find_image
 
 if TYPE_CHECKING:
-    from gradio.blocks import Block
 
     from spiqa_demo.evaluation import ResultRecord
     from spiqa_demo.evaluation.metrics import L3Judge
@@ -227,10 +227,6 @@ class MatchOutputs(NamedTuple):
     table: Any = gr.skip()
     summary: Any = gr.skip()
 
-    @staticmethod
-    def components(panel: SpiqaCheck, session: gr.State) -> list[Block]:
-        return [session, panel.panel, panel.header, panel.questions, panel.result, panel.reference, panel.table,
-                panel.summary]
 
 
 def on_paper_loaded(session: Session | None) -> MatchOutputs:
@@ -270,9 +266,6 @@ class ScoreOutputs(NamedTuple):
     result: Any = gr.skip()
     reference: Any = gr.skip()
 
-    @staticmethod
-    def components(panel: SpiqaCheck) -> list[Block]:
-        return [panel.result, panel.reference]
 
 
 def score_last(session: Session | None, judge_model: str, judge_url: str, base_url: str, api_key: str) -> ScoreOutputs:
@@ -299,9 +292,6 @@ class RunAllOutputs(NamedTuple):
     table: Any = gr.skip()
     summary: Any = gr.skip()
 
-    @staticmethod
-    def components(panel: SpiqaCheck) -> list[Block]:
-        return [panel.table, panel.summary]
 
 
 def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,
@@ -390,12 +380,12 @@ def wire(panel: SpiqaCheck, session: gr.State, model: ModelPanel, paper: PaperEv
 
     A question clicked in the list is asked in the Paper chat, so `paper_tab.wire` connects that click.
     """
-    matched = MatchOutputs.components(panel, session)
+    matched = components(MatchOutputs, panel, session=session)
     for load in paper.loads:
         load.event.then(on_paper_loaded, [session], matched, api_name=f"{load.api_name}_spiqa_match")
     scored = [session, panel.judge_model, panel.judge_url, model.base_url, model.api_key]
-    checked = ScoreOutputs.components(panel)
+    checked = components(ScoreOutputs, panel)
     paper.typed.then(score_last, scored, checked, api_name="spiqa_score", **queue)
     paper.picked.then(score_last, scored, checked, api_visibility="private", **queue)
     panel.run_all_button.click(run_all, [session, panel.judge_model, panel.judge_url, *model.inputs()],
-                               RunAllOutputs.components(panel), api_name="spiqa_run_all", **queue)
+                               components(RunAllOutputs, panel), api_name="spiqa_run_all", **queue)
