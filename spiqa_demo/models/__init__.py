@@ -1,6 +1,6 @@
 """Model backends: local transformers checkpoints and OpenAI-compatible APIs, behind `ModelBackend`.
 
-`load_backend()` turns the settings (env vars, overridable per call, e.g. from CLI flags) into a
+`load_backend(settings)` turns the model settings (overridable per call, e.g. from CLI flags) into a
 backend, or None when no model is configured: the app then runs in retrieval-only mode.
 """
 
