@@ -81,16 +81,19 @@ def build_demo() -> gr.Blocks:
 
         asked = [question, session, *model_settings.inputs(model)]
         scored = [session, check["judge_model"], check["judge_url"], model["base_url"], model["api_key"]]
+        # Stop shows first and Ask comes back last in one chain per question: as separate events, an
+        # answer's Ask could arrive before its Stop (a question sent during an upload) and leave the
+        # Stop button showing.
+        picked = check["questions"].click(spiqa_check.pick_question, [check["questions"]], [question], queue=False)
         answering = [
-            question.submit(chat.ask, asked, [chatbot, session, question], api_name="ask", **ask_queue),
-            check["questions"].click(spiqa_check.pick_question, [check["questions"]], [question], queue=False).then(
+            question.submit(_stop_button, None, [question], queue=False, api_visibility="private").then(
+                chat.ask, asked, [chatbot, session, question], api_name="ask", **ask_queue),
+            picked.then(_stop_button, None, [question], queue=False, api_visibility="private").then(
                 chat.ask, asked, [chatbot, session, question], api_visibility="private", **ask_queue),
         ]
         for event, api in zip(answering, ({"api_name": "spiqa_score"}, {"api_visibility": "private"})):
             event.then(spiqa_check.score_last, scored, [check["result"], check["reference"]], **api, **ask_queue)
             event.then(_ask_button, None, [question], queue=False, api_visibility="private")
-        for trigger in (question.submit, check["questions"].click):
-            trigger(_stop_button, None, [question], queue=False, api_visibility="private")
         question.stop(chat.stop, [session], [chatbot, session], cancels=answering, api_name="stop").then(
             _ask_button, None, [question], queue=False, api_visibility="private")
         check["run_all"].click(
