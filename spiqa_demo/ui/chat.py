@@ -266,8 +266,6 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         yield list(history), session, ""
         return
     turn.finished = True
-    if session.turn is turn:
-        session.turn = None
     session.last_answer = answer
     thought["content"] = shortlist_markdown(answer)
     thought["metadata"] = {
@@ -276,6 +274,8 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         "duration": round(answer.timings.get("total", 0.0), 2),
     }
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
+    if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
+        session.turn = None
     yield list(history), session, ""
 
 

@@ -96,7 +96,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         if job.paper is not None and not shown:
             shown = True
             yield (session, status_markdown(job.paper) + "\n\n*Indexing for questions…*", gallery_items(job.paper),
-                   gr.update(value=None, visible=False), DETAIL_HINT, list(session.history))
+                   gr.update(value=None, visible=False), DETAIL_HINT, _chat(session))
     if job.error or job.paper is None:
         gr.Warning(job.error)
         yield (session, error_markdown(job.error), *keep)
@@ -106,7 +106,14 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         yield (session, *(gr.skip(),) * 5)
         return
     yield (session, status_markdown(job.paper), gallery_items(job.paper), gr.update(value=None, visible=False),
-           DETAIL_HINT, list(session.history))
+           DETAIL_HINT, _chat(session))
+
+
+def _chat(session: Session) -> Any:
+    """The chat for a load's update, or no change while a question asked during the load is answered:
+    that question's own updates show the chat (the greeting too), and a copy taken here could
+    reach the browser after its answer and hide it."""
+    return gr.skip() if session.turn is not None else list(session.history)
 
 
 def _unchanged(session: Session | None) -> Iterator[tuple]:
