@@ -9,7 +9,8 @@ answer keys, which the library never does. Import it from the repository root
 - `paper_checks`: a real paper's numbers against `papers/manifest.json` (`check_manifest`) and
   crop sanity (`crop_problem`).
 - `pdf_factory`: synthetic paper PDFs with exact ground truth (and the bad inputs).
-- `openai_listener`: an OpenAI-compatible endpoint on loopback that records requests (keys) and can
-  stream slowly (the shared-app tests and `benchmarks.app_load`).
+- `openai_listener`: an OpenAI-compatible endpoint on loopback that records requests (keys), can
+  stream slowly (`benchmarks.app_load`) and holds requests until a test says go (the app and
+  evaluation tests that act while a request is unanswered).
 - `tiny_models`: tiny random-weight chat models built offline (`tiny_model_dir`, `make_image`).
 """

@@ -145,8 +145,9 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     page.keyboard.press("Enter")  # at once: the question waits for the index, then is answered
     wait_for_text(page, "#chat", "best retrieval match")
     assert "Load a paper first" not in page.inner_text("#chat")
+    page.locator("#question button", has_text="Ask").wait_for()  # its Stop came before its Ask, not after
 
-    with openai_listener(chunk_delay_s=1.0, chunks=60) as slow:  # Stop always lands mid-stream, even on a slow machine
+    with openai_listener(answer_first=0) as slow:  # the reply never ends before the block does: Stop lands mid-stream
         page.click("#settings")
         page.get_by_label("OpenAI-compatible API").check()
         fill_setting(page, "#model", "m")

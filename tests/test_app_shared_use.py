@@ -3,16 +3,22 @@
 An operator's key never reaches an address a visitor names; endpoints visitors may choose are the
 operator's setting; a cancelled load or answer leaves the session usable; a retrieval-only
 question is not queued behind another visitor's slow model; a question sent right after an
-upload is answered once the paper is indexed; the extraction cache is not served.
+upload is answered once the paper is indexed; the extraction cache is not served. Loads and model
+replies that a test must act during are held until the test says go, so no outcome depends on
+which of two things finishes first.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_harness import _served_app, app_url, files, grnet_pdf, reconfigure, texts, visitor
@@ -24,6 +30,32 @@ from evalsuite.openai_listener import openai_listener
 CANARY = "sk-operator-canary-5d1f0c9e"
 PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
          "its performance compare to other methods?")
+
+
+@pytest.fixture
+def held_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """The app's paper loads wait before extracting until the returned event is set (at the latest
+    when the test ends), so a test acts while a load is provably still running."""
+    from spiqa_demo.ui import loading
+
+    go = threading.Event()
+    open_paper = loading.open_paper
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        go.wait()
+        return open_paper(*args, **kwargs)
+
+    monkeypatch.setattr(loading, "open_paper", held)
+    yield go
+    go.set()
+
+
+def wait_for(condition: Callable[[], object], what: str) -> None:
+    """Poll until `condition()` holds; fail after a minute (it never came)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, f"no {what} within 60 s"
+        time.sleep(0.05)
 
 
 def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_pdf: Path,
@@ -61,17 +93,19 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         assert not visitor_api.saw(CANARY)
 
 
-def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path) -> None:
+def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path,
+                                                   held_loads: threading.Event) -> None:
     pdf = tmp_path / "non-local.pdf"  # a copy with other bytes: not in the extraction cache yet
     pdf.write_bytes((shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf").read_bytes() + b"\n%cancelled load\n")
-    client = visitor(app_url)
+    # A load's request stops only at its next step (the paper extracted), so the cancel's reply may
+    # take longer than the client's usual 5 s.
+    client = visitor(app_url, httpx_kwargs={"timeout": 120})
     job = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
-    deadline = time.monotonic() + 60
-    while not job.status().progress_data and not job.done() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert job.status().progress_data or job.done()
-    job.cancel()
-    time.sleep(1)
+    wait_for(lambda: job.status().progress_data, "progress of the load")  # the session holds the (held) load
+    with ThreadPoolExecutor(1) as pool:
+        cancelled = pool.submit(job.cancel)  # the visitor cancels while the load is held
+        held_loads.set()
+        assert cancelled.result(timeout=120)
     chat, _ = client.predict(*ask_args("Which table compares the non-local block with the baseline on Kinetics?"),
                              api_name="/ask")
     assert "Loaded **" in texts(chat) and "Table" in texts(chat), texts(chat)  # it finished loading
@@ -81,25 +115,22 @@ def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, 
     slow_visitor, quick_visitor = visitor(app_url), visitor(app_url)
     slow_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     quick_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
-    with openai_listener(chunk_delay_s=1.0, chunks=8) as slow:
+    with openai_listener(answer_first=0) as slow:  # the slow model streams until the test says go
         streaming = slow_visitor.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
-        assert slow.started.wait(60)
-        asked = time.monotonic()
-        chat, _ = quick_visitor.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
-        waited = time.monotonic() - asked
-        assert "Table 1" in texts(chat) and not slow.finished.is_set(), f"answered after {waited:.1f} s"
-        slow_visitor.predict(api_name="/stop")  # the slow answer has made its point
+        assert slow.held.wait(60)
+        quick = quick_visitor.submit(*ask_args("Which method is best on HDM05?"), api_name="/ask")
+        chat, _ = quick.result(timeout=120)  # queued behind the slow model, it would never come
+        assert "Table 1" in texts(chat) and not slow.finished.is_set()
+        slow.go.set()
         streaming.result(timeout=60)
 
 
 def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:
     client = visitor(app_url)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
-    with openai_listener(chunk_delay_s=1.0, chunks=10) as slow:
+    with openai_listener(answer_first=0) as slow:  # the reply never ends before the test says go
         job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
-        deadline = time.monotonic() + 60
-        while "Rationale" not in json.dumps(job.outputs()[-1:]) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for(lambda: "Rationale" in json.dumps(job.outputs()[-1:]), "rationale in the streamed reply")
         chat = client.predict(api_name="/stop")
         assert "(stopped)" in texts(chat) and "Rationale" in texts(chat), texts(chat)
         assert "Waiting for the model" not in texts(chat)
@@ -109,18 +140,19 @@ def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: P
     assert "Table 1" in texts(chat).split("HDM05?")[-1]
 
 
-def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path) -> None:
+def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path,
+                                                           held_loads: threading.Event) -> None:
     pdf = tmp_path / "cbam.pdf"
     pdf.write_bytes((shared / "papers" / "cbam-eccv2018.pdf").read_bytes() + b"\n%asked at once\n")
     client = visitor(app_url)
     loading = client.submit(handle_file(str(pdf)), api_name="/load_pdf")
-    deadline = time.monotonic() + 60
-    while not loading.outputs() and time.monotonic() < deadline:  # uploaded, and the load has begun
-        time.sleep(0.02)
+    wait_for(loading.outputs, "start of the load")  # uploaded, and the load has begun (held)
     asking = client.submit(*ask_args("Which table compares channel attention with spatial attention?"), api_name="/ask")
+    wait_for(lambda: any("Waiting for the paper to be read and indexed" in texts(history)
+                         for history, _ in asking.outputs()), "wait for the paper in the chat")
+    held_loads.set()
     chat, _ = asking.result(timeout=120)
     assert "Loaded **" in texts(chat) and files(chat), texts(chat)
-    assert any("Waiting for the paper to be read and indexed" in texts(history) for history, _ in asking.outputs())
     assert "still being read" not in texts(chat) and "Load a paper first" not in texts(chat)
     status, *_ = loading.result(timeout=120)
     assert "CBAM" in status or "Attention" in status, status

@@ -76,20 +76,31 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     assert session.last_answer is not None and session.last_answer.figure is not None
 
 
-def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(shared: Path) -> None:
+def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(
+    shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The browser sends the question while the dropped file is still uploading."""
+    import time
+    from types import SimpleNamespace
+
+    from spiqa_demo.ui import chat
     from spiqa_demo.ui.chat import ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
 
     session = Session()
     pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
-    starter = threading.Timer(0.5, lambda: PaperLoad(lambda: pdf, session))
-    starter.start()
-    history, session, _ = list(ask("Which table compares the non-local block with the baseline on Kinetics?",
-                                   session, "cot", "none", "", "", 8, 0, True, ""))[-1]
-    starter.join()
-    assert session.paper is not None and session.last_answer is not None, history
+
+    def upload_arrives(seconds: float) -> None:
+        if session.load_job is None:
+            PaperLoad(lambda: pdf, session)
+
+    # The question looks for its upload's load between pauses: the load begins in its first pause,
+    # so it provably waited for it, however late a timer would have fired on a busy machine.
+    monkeypatch.setattr(chat, "time", SimpleNamespace(monotonic=time.monotonic, sleep=upload_arrives))
+    history, answered, _ = list(ask("Which table compares the non-local block with the baseline on Kinetics?",
+                                    session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    assert session.load_job is not None and answered.paper is not None and answered.last_answer is not None, history
 
 
 def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: Path) -> None:

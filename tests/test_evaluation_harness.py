@@ -2,7 +2,8 @@
 
 Models: the CoT-trained tiny Idefics3 (always "{'Image': 1, ...} The answer is: Yes"), locally and
 behind a real `transformers serve` (which returns no log-probs: the judge-without-log-probs case),
-and a tiny Llama trained to say "Yes" as the local L3Score judge.
+and a tiny Llama trained to say "Yes" as the local L3Score judge. Ctrl-C is sent to a run against the
+loopback OpenAI-compatible listener, which holds the requests after the first until the test says go.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from tiny_models import Server, served_cot_vlm, tiny_cot_vlm, tiny_llama
 
 from evalsuite.local_servers import free_port
+from evalsuite.openai_listener import openai_listener
 from evalsuite.tiny_models import make_image, tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results
@@ -272,41 +274,63 @@ def test_resuming_another_run_into_the_same_file_is_refused(
 
 
 def test_ctrl_c_keeps_finished_questions_and_the_rerun_resumes(
-    split: tuple[Path, Path], tiny_cot_vlm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    split: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A real SIGINT to a running `python -m spiqa_demo evaluate`, then the same command again."""
+    """A real SIGINT to a running `python -m spiqa_demo evaluate`, then the same command again.
+
+    The model server answers the first question and holds the others, so the signal lands while
+    the run is provably unfinished, however fast or slow the machine. It answers the held requests
+    only once the run has said it was interrupted (the process ends after its requests in flight).
+    """
     import os
     import signal
     import subprocess
     import sys
+    import threading
     import time
 
     dataset, images = split
-    data = json.loads(dataset.read_text())
-    for entry in data.values():  # 2 papers x 30 questions: a tiny model answers dozens a second
-        entry["qa"] = [dict(qa, question=f"{qa['question']} ({i})") for i in range(15) for qa in entry["qa"]]
-    total = sum(len(entry["qa"]) for entry in data.values())
-    bigger = tmp_path / "SPIQA_testA_bigger.json"
-    bigger.write_text(json.dumps(data))
+    total = sum(len(entry["qa"]) for entry in json.loads(dataset.read_text()).values())
     out = tmp_path / "results.jsonl"
-    args = ["evaluate", "--dataset", bigger, "--backend", "local", "--model", tiny_cot_vlm, "--images", images,
-            "--out", out, "--no-bertscore"]
     repo = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "PYTHONPATH": str(repo)}
-    process = subprocess.Popen([sys.executable, "-m", "spiqa_demo", *map(str, args)], cwd=repo, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while (not out.exists() or not out.read_text().count("\n")) and time.monotonic() < deadline:
-        assert process.poll() is None, process.communicate()[1]
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stderr
-    assert "interrupted: finished questions are in" in stderr and "run the same command again to resume" in stderr
-    done = lines(out)
-    assert 1 <= len(done) < total
+    with openai_listener(answer_first=1) as server:
+        args = ["--dataset", dataset, "--backend", "openai", "--base-url", server.url, "--model", "m",
+                "--images", images, "--out", out, "--no-bertscore"]
+        process = subprocess.Popen([sys.executable, "-m", "spiqa_demo", "evaluate", *map(str, args)], cwd=repo,
+                                   env={**os.environ, "PYTHONPATH": str(repo)}, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)
+        stderr: list[str] = []
+        interrupted = threading.Event()
 
-    code, _, stderr = evaluate(capsys, *args[1:])
-    assert code == 0, stderr
-    assert f"{total - len(done)} question(s) answered now, {len(done)} already there" in stderr
-    assert len(lines(out)) == total and lines(out)[: len(done)] == done
+        def read_stderr() -> None:
+            assert process.stderr is not None
+            for line in process.stderr:
+                stderr.append(line)
+                if "interrupted: " in line:
+                    interrupted.set()
+
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
+        try:
+            deadline = time.monotonic() + 120
+            while not (out.exists() and "\n" in out.read_text()):  # the first question's line
+                assert process.poll() is None and time.monotonic() < deadline, "".join(stderr)
+                time.sleep(0.05)
+            assert server.held.wait(60), "".join(stderr)  # and the other questions' requests are held
+            process.send_signal(signal.SIGINT)
+            assert interrupted.wait(60), "".join(stderr)
+            server.go.set()
+            assert process.wait(timeout=60) == 130, "".join(stderr)
+        finally:
+            process.kill()
+            process.wait()
+        reader.join(timeout=10)
+        message = "".join(stderr)
+        assert "interrupted: finished questions are in" in message and "run the same command again to resume" in message
+        done = lines(out)
+        assert len(done) == 1
+
+        code, _, err = evaluate(capsys, *args)
+        assert code == 0, err
+        assert f"{total - 1} question(s) answered now, 1 already there" in err
+        assert len(lines(out)) == total and lines(out)[:1] == done

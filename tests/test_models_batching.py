@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,22 @@ def one_by_one(backend: LocalBackend, requests: list[list[Message]]) -> tuple[li
     return replies, usages
 
 
+def all_queued(batching: BatchingBackend, calls: list[Callable[[], None]]) -> None:
+    """Run `calls` (each a `batching.generate`) in threads that all queue up while the model is busy,
+    then free the model: the batches are then the same on any machine, however late a thread starts."""
+    queue = batching._queue
+    threads = [threading.Thread(target=call, daemon=True) for call in calls]  # a failed test leaves none behind
+    with queue.changed:
+        queue.running = True  # as if an earlier batch were still generating
+        for thread in threads:
+            thread.start()
+        assert queue.changed.wait_for(lambda: len(queue.pending) == len(calls), timeout=60)
+        queue.running = False
+        queue.changed.notify_all()
+    for thread in threads:
+        thread.join(timeout=120)
+
+
 def test_a_batch_gives_the_replies_of_one_by_one(arch_backend: tuple[str, LocalBackend]) -> None:
     arch, backend = arch_backend
     requests = chats(arch)
@@ -77,19 +95,13 @@ def test_concurrent_callers_are_batched_with_unchanged_replies(
     sizes: list[int] = []
     real = backend.generate_batch
     monkeypatch.setattr(backend, "generate_batch", lambda rs, *a, **k: sizes.append(len(rs)) or real(rs, *a, **k))
-    batching = BatchingBackend(backend, batch_size=3, gather_s=1.0)
+    batching = BatchingBackend(backend, batch_size=3)
     replies: dict[int, str] = {}
-    start = threading.Barrier(len(requests))
 
     def call(i: int) -> None:
-        start.wait()
         replies[i] = batching.generate(requests[i], NEW_TOKENS)
 
-    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(requests))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    all_queued(batching, [partial(call, i) for i in range(len(requests))])
     assert [replies[i] for i in range(len(requests))] == expected
     assert sizes == [3]  # 4 callers, batches of at most 3: the fourth ran alone, as a plain `generate`
 
@@ -102,22 +114,16 @@ def test_a_bad_chat_fails_only_its_own_caller(tiny_idefics3: Path, tmp_path: Pat
     with pytest.raises(PaperError, match="figure image not found"):
         backend.generate_batch([good[0], bad, good[1]], NEW_TOKENS)
 
-    batching = BatchingBackend(backend, batch_size=3, gather_s=1.0)
+    batching = BatchingBackend(backend, batch_size=3)
     outcomes: dict[int, object] = {}
-    start = threading.Barrier(3)
 
     def call(i: int, chat: list[Message]) -> None:
-        start.wait()
         try:
             outcomes[i] = batching.generate(chat, NEW_TOKENS)
         except PaperError as exc:
             outcomes[i] = exc
 
-    threads = [threading.Thread(target=call, args=(i, c)) for i, c in enumerate([good[0], bad, good[1]])]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    all_queued(batching, [partial(call, i, c) for i, c in enumerate([good[0], bad, good[1]])])  # one batch
     assert [outcomes[0], outcomes[2]] == one_by_one(backend, good)[0]
     assert isinstance(outcomes[1], PaperError) and "figure image not found" in str(outcomes[1])
     with pytest.raises(PaperError, match="at least 1"):

@@ -286,8 +286,6 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         yield _turn(history, session)
         return
     turn.finished = True
-    if session.turn is turn:
-        session.turn = None
     session.last_answer = answer
     thought["content"] = shortlist_markdown(answer)
     thought["metadata"] = {
@@ -296,6 +294,8 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         "duration": round(answer.timings.get("total", 0.0), 2),
     }
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
+    if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
+        session.turn = None
     yield _turn(history, session)
 
 

@@ -102,9 +102,12 @@ class LoadOutputs(NamedTuple):
 
 
 def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
-    """The paper's status, its gallery with no item selected yet, and the session's new chat."""
+    """The paper's status, its gallery with no item selected yet, and the session's new chat, unless a
+    question asked during the load is being answered: that question's own updates show the chat (the
+    greeting too), and a copy taken here could reach the browser after its answer and hide it."""
+    chat = gr.skip() if session.turn is not None else list(session.history)
     return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
-                       detail=DETAIL_HINT, chatbot=list(session.history))
+                       detail=DETAIL_HINT, chatbot=chat)
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[LoadOutputs]:
@@ -285,13 +288,15 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
 
     asked = [tab.question, session, *tab.model.inputs()]
     answered = components(chat.AskOutputs, tab, session=session)
-    typed = tab.question.submit(chat.ask, asked, answered, api_name="ask", **queues.ask)
-    picked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False).then(
+    # Stop shows first and Ask comes back last in one chain per question: as separate events, an
+    # answer's Ask could arrive before its Stop (a question sent during an upload) and leave Stop showing.
+    typed = question_box.show_stop_on(tab.question.submit, tab.question).then(
+        chat.ask, asked, answered, api_name="ask", **queues.ask)
+    clicked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False)
+    picked = question_box.show_stop_on(clicked.then, tab.question).then(
         chat.ask, asked, answered, api_visibility="private", **queues.ask)
     for answer in (typed, picked):
         question_box.show_ask_after(answer, tab.question)
-    for trigger in (tab.question.submit, tab.check.questions.click):
-        question_box.show_stop_on(trigger, tab.question)
     stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session), cancels=[typed, picked],
                                 api_name="stop")
     question_box.show_ask_after(stopped, tab.question)
