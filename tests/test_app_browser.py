@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, grnet_pdf
+from app_harness import _served_app, allow_endpoint, app_url, grnet_pdf
 from tiny_models import tiny_cot_vlm, tiny_llama
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -135,7 +135,7 @@ def test_error_analysis_tab(page) -> None:
     shot(page, "6-compare")
 
 
-def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> None:
+def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_app_shared_use import PASC2
 
     from evalsuite.openai_listener import openai_listener
@@ -147,6 +147,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     assert "Load a paper first" not in page.inner_text("#chat")
 
     with openai_listener(chunk_delay_s=1.0, chunks=60) as slow:  # Stop always lands mid-stream, even on a slow machine
+        allow_endpoint(monkeypatch, slow.url)
         page.click("#settings")
         page.get_by_label("OpenAI-compatible API").check()
         fill_setting(page, "#model", "m")
