@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchmarks.app_startup import served
 from evalsuite.local_servers import free_port, server_process
-from evalsuite.openai_listener import openai_listener
+from evalsuite.openai_listener import Listener, openai_listener
 from evalsuite.paths import REPO, SHARED
 
 QUESTIONS = ("Which table reports the main results?", "What does Figure 1 show?",
@@ -123,21 +123,20 @@ def crowd(url: str, papers: list[Path], visitors: int, questions: int, scratch: 
         print(f"  not served: {failure}")
 
 
-def slow_model_beside_retrieval(url: str, pdf: Path) -> None:
+def slow_model_beside_retrieval(url: str, pdf: Path, slow: Listener) -> None:
     from gradio_client import Client, handle_file
 
     slow_visitor, quick_visitor = Client(url, verbose=False), Client(url, verbose=False, download_files=False)
     for client in (slow_visitor, quick_visitor):
         client.predict(handle_file(str(pdf)), api_name="/load_pdf")
-    with openai_listener(chunk_delay_s=1.0, chunks=SLOW_STREAM_S) as slow:
-        job = slow_visitor.submit("Which table reports the main results?", "cot", "openai", "m", slow.url, 8, 0, True, "",
-                                  api_name="/ask")
-        slow.started.wait(60)
-        asked = time.monotonic()
-        quick_visitor.predict("What does Figure 1 show?", "cot", "none", "", "", 8, 0, True, "", api_name="/ask")
-        waited = time.monotonic() - asked
-        streaming = not slow.finished.is_set()
-        job.result(timeout=SLOW_STREAM_S * 3)
+    job = slow_visitor.submit("Which table reports the main results?", "cot", "openai", "m", slow.url, 8, 0, True, "",
+                              api_name="/ask")
+    slow.started.wait(60)
+    asked = time.monotonic()
+    quick_visitor.predict("What does Figure 1 show?", "cot", "none", "", "", 8, 0, True, "", api_name="/ask")
+    waited = time.monotonic() - asked
+    streaming = not slow.finished.is_set()
+    job.result(timeout=SLOW_STREAM_S * 3)
     print(f"retrieval-only answer while another visitor's model streams for {SLOW_STREAM_S} s: {waited:.2f} s "
           f"(bar {RETRIEVAL_BAR_S:.0f} s): ratio {waited / RETRIEVAL_BAR_S:.2f}"
           f"{'' if streaming else ' (the stream had already ended: not a valid measurement)'}")
@@ -153,16 +152,19 @@ def main() -> None:
         raise SystemExit(f"no shared papers under {SHARED / 'papers'}; set SPIQA_SHARED")
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    with tempfile.TemporaryDirectory(prefix="spiqa-load-") as cache:
+    with (tempfile.TemporaryDirectory(prefix="spiqa-load-") as cache,
+          openai_listener(chunk_delay_s=1.0, chunks=SLOW_STREAM_S) as slow):
+        # The slow model is a loopback endpoint, which visitors may name only when the operator lists it.
         env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "SPIQA_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
-               "SPIQA_BACKEND": "none", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
+               "SPIQA_BACKEND": "none", "SPIQA_UI_VISITOR_ENDPOINTS": slow.url,
+               "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         log = Path(cache) / "app.log"
         with server_process([sys.executable, "app.py"], log, cwd=REPO, env=env) as process:
             served(url, process, log)
             memory = PeakMemory(process.pid)
             time.sleep(5)  # the embedder loads in the background after the page is served
             crowd(url, papers, args.visitors, args.questions, Path(cache))
-            slow_model_beside_retrieval(url, papers[0])
+            slow_model_beside_retrieval(url, papers[0], slow)
             tracebacks = log.read_text(errors="replace").count("Traceback")
             load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"peak memory of the app process: {memory.megabytes():.0f} MB; tracebacks in its log: {tracebacks}")

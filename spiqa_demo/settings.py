@@ -219,17 +219,14 @@ class UISettings(_Cached):
     ui_model_concurrency: int = 1
     # Remote API calls at once across visitors (each visitor's server answers independently).
     ui_api_concurrency: int = 8
-    # Which endpoints and models visitors may choose: auto (any when the app serves only this
-    # machine, none when shared: a Space or a public address) | none | any | comma-separated base URLs.
-    ui_visitor_endpoints: str = "auto"
+    # Which endpoints and models visitors may choose: none (auto is none: the app cannot tell that it
+    # is shared, e.g. behind a reverse proxy on loopback) | any (public addresses only) | base URLs,
+    # comma-separated, `any` among them or not (listed ones are allowed, private addresses included).
+    ui_visitor_endpoints: str = "none"
     # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
     ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.
     ui_lock_model: bool = False
-    # Where the app runs, as the platform says it (Gradio's and Hugging Face's own variables): the
-    # address served and the Space (set on every Space).
-    gradio_server_name: str = Field(default="127.0.0.1", validation_alias=AliasChoices("GRADIO_SERVER_NAME", "gradio_server_name"))
-    space_id: str = Field(default="", validation_alias=AliasChoices("SPACE_ID", "space_id"))
 
 
 class Settings(BaseModel):

@@ -2,7 +2,8 @@
 
 `app_url`: the real app, launched once in this process on a free loopback port, reading the
 session's cache folder, the shared SPIQA test-A file for the check, the shared papers as examples,
-and arXiv pointed at a closed local port (no network in tests); its environment is set only
+and arXiv pointed at a closed local port (no network in tests); visitors may choose models (`any`:
+`allow_endpoint` lists a loopback endpoint a test asks); its environment is set only
 while a test that uses it runs, so other test modules see their usual settings. `grnet_pdf`: a synthetic PDF of a
 SPIQA test-A paper (1611.05742, "GrNet": arXiv stamp, figures and captions as in SPIQA), so the
 SPIQA check has a paper to match. Import the fixtures you use:
@@ -35,6 +36,9 @@ def _app_environment(cache: Path, shared: Path) -> dict[str, str]:
         "SPIQA_MAX_FILE_MB": "8",
         "SPIQA_BACKEND": "none",
         "SPIQA_JUDGE_MODEL": "",
+        # Visitors pick the tiny local models the tests ask with; a loopback listener a test asks
+        # must be listed too (`any, URL`), as an operator would list a private endpoint.
+        "SPIQA_UI_VISITOR_ENDPOINTS": "any",
         "GRADIO_TEMP_DIR": str(cache / "ui" / "gradio"),
     }
 
@@ -65,6 +69,11 @@ def _served_app(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Itera
         get_settings.cache_clear()
     yield f"http://127.0.0.1:{port}/", environment
     demo.close()
+
+
+def allow_endpoint(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    """Visitors may also name `url`, a loopback listener (`any` alone allows public addresses only)."""
+    reconfigure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"any, {url}")
 
 
 def reconfigure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:

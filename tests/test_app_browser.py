@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_harness import _served_app, app_url, grnet_pdf
+from app_harness import _served_app, allow_endpoint, app_url, grnet_pdf
 from tiny_models import tiny_cot_vlm, tiny_llama
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -135,7 +135,7 @@ def test_error_analysis_tab(page) -> None:
     shot(page, "6-compare")
 
 
-def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> None:
+def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_app_shared_use import PASC2
 
     from evalsuite.openai_listener import openai_listener
@@ -148,6 +148,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path) -> Non
     page.locator("#question button", has_text="Ask").wait_for()  # its Stop came before its Ask, not after
 
     with openai_listener(answer_first=0) as slow:  # the reply never ends before the block does: Stop lands mid-stream
+        allow_endpoint(monkeypatch, slow.url)
         page.click("#settings")
         page.get_by_label("OpenAI-compatible API").check()
         fill_setting(page, "#model", "m")

@@ -18,7 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import GRNET_ID, GRNET_QUESTIONS, _served_app, app_url, files, grnet_pdf, reconfigure, texts, visitor
+from app_harness import (
+    GRNET_ID,
+    GRNET_QUESTIONS,
+    _served_app,
+    allow_endpoint,
+    app_url,
+    files,
+    grnet_pdf,
+    reconfigure,
+    texts,
+    visitor,
+)
 from gradio_client import Client, handle_file
 from tiny_models import tiny_cot_vlm, tiny_llama
 
@@ -108,7 +119,8 @@ class _Refusing(BaseHTTPRequestHandler):
         return None
 
 
-def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, grnet_pdf: Path) -> None:
+def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, grnet_pdf: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
     not_pdf = tmp_path / "notes.pdf"
     not_pdf.write_text("just some notes, not a PDF")
     status, *_ = client.predict(handle_file(str(not_pdf)), api_name="/load_pdf")
@@ -153,6 +165,7 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
     assert len(chat) == 1 and "Loaded" in texts(chat)  # the greeting only
 
     closed = f"http://127.0.0.1:{free_port()}/v1"
+    allow_endpoint(monkeypatch, closed)  # an endpoint the operator listed: its failures are explained
     chat, _ = client.predict(*ask_args("Which method is best on AFEW?", backend="openai", model="m", base_url=closed),
                              api_name="/ask")
     assert "cannot reach" in texts(chat) and files(chat), texts(chat)  # the figure is still shown
@@ -161,6 +174,7 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        allow_endpoint(monkeypatch, url)
         chat, _ = client.predict(*ask_args("Which method is best on AFEW?", backend="openai", model="m", base_url=url,
                                            api_key="sk-wrong-key-123"), api_name="/ask")
     finally:

@@ -1,7 +1,8 @@
 """The app shared by several visitors, driven through `gradio_client` against the running app.
 
 An operator's key never reaches an address a visitor names; endpoints visitors may choose are the
-operator's setting; a cancelled load or answer leaves the session usable; a retrieval-only
+operator's setting; with a Space's defaults the operator's endpoint is asked for the operator's
+models only, and with no model configured nothing is sent; a cancelled load or answer leaves the session usable; a retrieval-only
 question is not queued behind another visitor's slow model; a question sent right after an
 upload is answered once the paper is indexed; the extraction cache is not served. Loads and model
 replies that a test must act during are held until the test says go, so no outcome depends on
@@ -11,6 +12,7 @@ which of two things finishes first.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import urllib.error
@@ -21,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_harness import _served_app, app_url, files, grnet_pdf, reconfigure, texts, visitor
+from app_harness import _served_app, allow_endpoint, app_url, files, grnet_pdf, reconfigure, texts, visitor
 from gradio_client import Client, handle_file
 from test_app_client import ask_args
 
-from evalsuite.openai_listener import openai_listener
+from evalsuite.openai_listener import Listener, openai_listener
 
 CANARY = "sk-operator-canary-5d1f0c9e"
 PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
@@ -64,22 +66,27 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
     with openai_listener() as operator, openai_listener() as visitor_api:
-        reconfigure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BASE_URL=operator.url, SPIQA_MODEL="m",
-                   SPIQA_UI_VISITOR_ENDPOINTS="none")
+        reconfigure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BACKEND="openai", SPIQA_BASE_URL=operator.url,
+                    SPIQA_MODEL="m", SPIQA_UI_VISITOR_ENDPOINTS="none")
         # Shared (the default on a Space): another endpoint gets a message and no request at all.
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "No request was sent to " + visitor_api.url in texts(chat) and files(chat), texts(chat)
         result, _ = client.predict("m", visitor_api.url, visitor_api.url, "", api_name="/spiqa_score")
         assert "No request was sent to " + visitor_api.url in result, result
         chat, _ = client.predict(*ask_args(PASC2, backend="local", model="some/other-model"), api_name="/ask")
-        assert "only with its configured local model" in texts(chat)
+        assert "This app has no local model, so none was loaded" in texts(chat)
         assert visitor_api.requests == []
         # The operator's own endpoint gets the operator's key.
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=operator.url), api_name="/ask")
         assert "SPDNet" in texts(chat) and operator.saw(f"Bearer {CANARY}")
 
-        # Visitors allowed to choose: the request goes out, without the operator's key.
+        # Visitors allowed to choose, but public addresses only: a loopback endpoint is not asked.
         reconfigure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS="any")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
+        assert "visitors may name only addresses on the public internet" in texts(chat), texts(chat)
+        assert visitor_api.requests == []
+        # Listed by the operator: the request goes out, without the operator's key.
+        allow_endpoint(monkeypatch, visitor_api.url)
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat), texts(chat)
         client.predict("m", visitor_api.url, visitor_api.url, "", api_name="/spiqa_score")
@@ -91,6 +98,53 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat)
         assert not visitor_api.saw(CANARY)
+
+
+def models_asked(listener: Listener) -> set[str]:
+    """The model names in the requests a listener received."""
+    return {name for request in listener.requests for name in re.findall(r'"model":\s*"([^"]*)"', request)}
+
+
+def test_with_space_defaults_a_visitor_spends_nothing_but_the_operators_models(
+        app_url: str, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Space's defaults (SPACE_ID set, SPIQA_UI_VISITOR_ENDPOINTS unset) and a canary key: the
+    operator's endpoint sees the operator's model and judge names only; with no model configured,
+    a visitor's OpenAI request (empty base URL) is not sent at all."""
+    client = visitor(app_url)
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
+    monkeypatch.delenv("SPIQA_UI_VISITOR_ENDPOINTS")
+    with openai_listener() as operator:
+        reconfigure(monkeypatch, SPACE_ID="user/space", SPIQA_API_KEY=CANARY, SPIQA_BACKEND="openai",
+                    SPIQA_BASE_URL=operator.url, SPIQA_MODEL="cheap-model", SPIQA_JUDGE_MODEL="cheap-model",
+                    SPIQA_JUDGE_BASE_URL=operator.url)
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="expensive-model", base_url=operator.url),
+                                 api_name="/ask")
+        assert "asks only for its own model (cheap-model), not expensive-model" in texts(chat) and files(chat)
+        result, _ = client.predict("expensive-model", operator.url, operator.url, "", api_name="/spiqa_score")
+        assert "asks only for its own judge (cheap-model), not expensive-model" in result, result
+        table, summary = client.predict("expensive-model", operator.url, "cot", "openai", "expensive-model", operator.url,
+                                        8, 0, True, "", api_name="/spiqa_run_all")
+        assert "not expensive-model" in summary and len(table["data"]) == 3, summary
+        assert operator.requests == []
+        # The operator's own choice is asked as configured, with the operator's key.
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", base_url=operator.url), api_name="/ask")
+        result, _ = client.predict("cheap-model", operator.url, operator.url, "", api_name="/spiqa_score")
+        assert "SPDNet" in texts(chat) and "L3Score judge: `cheap-model`" in result, result
+        assert models_asked(operator) == {"cheap-model"} and all(CANARY in r for r in operator.requests)
+
+    with openai_listener() as openai_api:  # stands in for api.openai.com, where an empty base URL goes
+        for module in ("spiqa_demo.models.endpoints", "spiqa_demo.models.openai_api"):
+            monkeypatch.setattr(f"{module}.OPENAI_URL", openai_api.url)
+        reconfigure(monkeypatch, SPIQA_BACKEND="", SPIQA_BASE_URL="", SPIQA_MODEL="", SPIQA_JUDGE_MODEL="",
+                    SPIQA_JUDGE_BASE_URL="")
+        chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="o1-pro"), api_name="/ask")
+        assert "No request was sent to the OpenAI API: this app has no model configured" in texts(chat), texts(chat)
+        assert files(chat)  # the retrieval-only answer is still shown
+        for judge_url in ("", openai_api.url):
+            result, _ = client.predict("o1-pro", judge_url, "", "", api_name="/spiqa_score")
+            assert "this app has no judge configured" in result or "has no local judge" in result, result
+        assert openai_api.requests == []
 
 
 def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tmp_path: Path,
@@ -111,11 +165,13 @@ def test_a_cancelled_load_leaves_a_usable_session(app_url: str, shared: Path, tm
     assert "Loaded **" in texts(chat) and "Table" in texts(chat), texts(chat)  # it finished loading
 
 
-def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path) -> None:
+def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, grnet_pdf: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     slow_visitor, quick_visitor = visitor(app_url), visitor(app_url)
     slow_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     quick_visitor.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     with openai_listener(answer_first=0) as slow:  # the slow model streams until the test says go
+        allow_endpoint(monkeypatch, slow.url)
         streaming = slow_visitor.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
         assert slow.held.wait(60)
         quick = quick_visitor.submit(*ask_args("Which method is best on HDM05?"), api_name="/ask")
@@ -125,10 +181,11 @@ def test_retrieval_only_questions_do_not_wait_behind_a_slow_model(app_url: str, 
         streaming.result(timeout=60)
 
 
-def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path) -> None:
+def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     client = visitor(app_url)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     with openai_listener(answer_first=0) as slow:  # the reply never ends before the test says go
+        allow_endpoint(monkeypatch, slow.url)
         job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url), api_name="/ask")
         wait_for(lambda: "Rationale" in json.dumps(job.outputs()[-1:]), "rationale in the streamed reply")
         chat = client.predict(api_name="/stop")

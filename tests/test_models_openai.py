@@ -199,15 +199,16 @@ def test_a_rejected_key_is_reported_without_echoing_it() -> None:
     assert SECRET not in str(caught.value) and SECRET not in repr(backend)
 
 
-def test_server_errors_keep_the_servers_words_but_never_the_key() -> None:
+def test_server_errors_give_the_status_and_log_the_servers_words_without_the_key(caplog: pytest.LogCaptureFixture) -> None:
     def broken(handler: BaseHTTPRequestHandler, body: bytes) -> Reply:
-        return 400, {}, json.dumps({"error": {"message": f"bad image for key {SECRET}"}}).encode()
+        return 400, {}, json.dumps({"error": {"message": f"INTERNAL-SECRET-DATA for key {SECRET}"}}).encode()
 
     with scripted_server(broken) as url:
         backend = load_backend(backend="openai", base_url=url, model="m", api_key=SECRET, max_retries=0)
-        with pytest.raises(PaperError, match=r"HTTP 400.*bad image for key \*\*\*") as caught:
+        with pytest.raises(PaperError, match=r"HTTP 400; the reason it gave is logged") as caught:
             backend.generate([Message("user", ["hi"])])
-    assert SECRET not in str(caught.value)
+    assert "INTERNAL-SECRET-DATA" not in str(caught.value) and SECRET not in str(caught.value)
+    assert "INTERNAL-SECRET-DATA for key ***" in caplog.text and SECRET not in caplog.text
 
 
 def test_a_server_that_is_down() -> None:
@@ -333,6 +334,24 @@ def test_error_wording_and_whether_retrying_helps(error: Exception, words: str, 
         backend.generate([Message("user", ["q"])])
     assert caught.value.retryable is retryable
     assert isinstance(caught.value, PaperError) and SECRET not in str(caught.value)
+
+
+@pytest.mark.parametrize("error", [
+    _status_error(openai.AuthenticationError, 401),
+    _status_error(openai.NotFoundError, 404),
+    _status_error(openai.BadRequestError, 400),
+    _status_error(openai.InternalServerError, 503),
+    openai.APITimeoutError(request=httpx2.Request("POST", "http://x")),
+    openai.APIConnectionError(request=httpx2.Request("POST", "http://x")),
+])
+def test_an_untrusted_endpoint_fails_in_one_message_whatever_went_wrong(error: Exception) -> None:
+    """A visitor's URL: "cannot reach" beside "HTTP 404" would tell which ports answer behind the server."""
+    backend, _ = _with_fake(error)
+    backend.untrusted = True
+    with pytest.raises(BackendError) as caught:
+        backend.generate([Message("user", ["q"])])
+    assert str(caught.value) == ("no answer from http://127.0.0.1:1/v1: the app does not say why for an address a "
+                                 "visitor named (check the URL, the model name and the key)")
 
 
 def test_a_server_rejecting_the_logprobs_field_is_a_note_not_a_crash() -> None:

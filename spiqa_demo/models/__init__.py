@@ -23,12 +23,14 @@ def backend_kind(settings: ModelSettings) -> str:
     return settings.backend or ("openai" if settings.base_url else "local" if settings.model else "none")
 
 
-def load_backend(settings: ModelSettings | None = None, **overrides: Any) -> ModelBackend | None:
+def load_backend(settings: ModelSettings | None = None, untrusted: bool = False, **overrides: Any) -> ModelBackend | None:
     """The configured backend (local weights are loaded once per process), or None for retrieval-only.
 
     `overrides` replace settings fields by name (None values are ignored; a bad value is an
     `InputError`), e.g. `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`.
     Without an `api_key` override the configured key is sent only when the base URL is the configured one.
+    `untrusted`: the base URL was named by someone the operator does not vouch for (an app's visitor),
+    so the API backend reaches public addresses only and does not say why a request failed.
     """
     configured = settings or ModelSettings()
     given = {k: v for k, v in overrides.items() if v is not None}
@@ -67,4 +69,5 @@ def load_backend(settings: ModelSettings | None = None, **overrides: Any) -> Mod
         context_tokens=settings.context_tokens,
         timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
+        untrusted=untrusted,
     )

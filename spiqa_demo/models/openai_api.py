@@ -4,11 +4,16 @@ Images travel as base64 PNG data URLs. Timeouts and retries are the `openai` cli
 (exponential backoff that honours Retry-After, on 408/409/429, 5xx and dropped connections).
 Failures become one-line `BackendError`s that say what to do and whether retrying later can help
 (timeouts, rate limits, 5xx, dropped connections); the API key never appears in them, in `repr()`
-or in logs.
+or in logs. They give the HTTP status but not the server's own words, which go to the log: an
+error body can hold what its server should not tell the person asking (the app shows these
+messages to its visitors). A backend over an `untrusted` base URL (one a visitor named) connects to
+public addresses only and reports every failure in the same words, so the app is no probe of which
+ports answer where.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +22,8 @@ from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usa
 from spiqa_demo.models.endpoints import OPENAI_URL
 from spiqa_demo.models.images import data_url
 from spiqa_demo.paper_text import one_line
+
+log = logging.getLogger(__name__)
 
 # OpenAI's documented cost of one image at full ("high") and low detail; other servers differ.
 IMAGE_TOKENS_FULL = 765
@@ -40,8 +47,11 @@ class OpenAIBackend:
         context_tokens: int = 128_000,
         timeout_s: float = 120.0,
         max_retries: int = 3,
+        untrusted: bool = False,
     ) -> None:
         import openai
+
+        from spiqa_demo.models.addresses import public_only_client
 
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         if not api_key and self.base_url == OPENAI_URL:
@@ -57,10 +67,12 @@ class OpenAIBackend:
         self.context_tokens = context_tokens
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        self.untrusted = untrusted
         self._secret = api_key
         # Local servers ignore the key, but the client insists on one.
         self._client = openai.OpenAI(
-            base_url=self.base_url, api_key=api_key or "none", timeout=timeout_s, max_retries=max_retries
+            base_url=self.base_url, api_key=api_key or "none", timeout=timeout_s, max_retries=max_retries,
+            http_client=public_only_client() if untrusted else None,
         )
 
     def __repr__(self) -> str:
@@ -97,7 +109,7 @@ class OpenAIBackend:
                 top_logprobs=max(1, min(top_k, MAX_TOP_LOGPROBS)),
             )
         except BackendError as exc:
-            if isinstance(exc.__cause__, openai.BadRequestError) and "logprob" in str(exc).lower():
+            if isinstance(exc.__cause__, openai.BadRequestError) and "logprob" in str(exc.__cause__).lower():
                 return NextTokenLogprobs(top=[], model=self.name, note=no_logprobs)
             raise
         choice = response.choices[0] if response.choices else None
@@ -162,12 +174,20 @@ class OpenAIBackend:
             raise self._error(exc) from exc
 
     def _error(self, exc: Exception) -> BackendError:
-        """A one-line message for people; the server's words are kept, the key is not."""
+        """A one-line message for people, with the status but not the server's words (logged, without the key)."""
         import openai
 
         where = self.base_url
         status = getattr(exc, "status_code", None)
         detail = _short(getattr(exc, "message", "") or str(exc)).replace(self._secret or "\0", "***")
+        log.log(logging.INFO if self.untrusted else logging.WARNING, "model %r at %s failed (HTTP %s): %s",
+                self.name, where, status, detail)
+        if self.untrusted:
+            return BackendError(
+                f"no answer from {where}: the app does not say why for an address a visitor named "
+                "(check the URL, the model name and the key)",
+                retryable=False,
+            )
         if isinstance(exc, openai.AuthenticationError):
             return BackendError(
                 f"the server at {where} rejected the API key (HTTP 401): set a valid SPIQA_API_KEY or OPENAI_API_KEY",
@@ -196,14 +216,15 @@ class OpenAIBackend:
             return BackendError(f"cannot reach {where}: is the server running and the URL right?", retryable=True)
         if isinstance(exc, openai.BadRequestError):
             return BackendError(
-                f"{where} refused the request for model {self.name!r} (HTTP 400): {detail}", retryable=False
+                f"{where} refused the request for model {self.name!r} (HTTP 400; the reason it gave is logged)",
+                retryable=False,
             )
         if isinstance(exc, openai.APIStatusError):
             return BackendError(
-                f"{where} failed with HTTP {status} for model {self.name!r}: {detail}",
+                f"{where} failed with HTTP {status} for model {self.name!r} (the reason it gave is logged)",
                 retryable=status in RETRYABLE_STATUS or (status is not None and status >= 500),
             )
-        return BackendError(f"the API at {where} failed: {detail}", retryable=False)
+        return BackendError(f"the API at {where} failed (the reason is logged)", retryable=False)
 
 
 def _fill_usage(usage: Usage | None, response: Any) -> None:

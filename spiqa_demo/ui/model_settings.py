@@ -117,27 +117,30 @@ def resolve_backend(choice: ModelChoice, api_key: str = "") -> tuple[ModelBacken
 
     Local weights are loaded once per process (the models package caches them); API backends are
     cheap and built per request, so a typed key is held only while the request runs. A choice the
-    operator does not allow (`visitor_policy`) sends nothing; the operator's key goes only to the
-    operator's endpoint (`load_backend`).
+    operator does not allow (`visitor_policy`) sends nothing; the operator's own choice is asked
+    exactly as configured, and only it may carry the operator's key.
     """
     from spiqa_demo.models import load_backend
-    from spiqa_demo.ui.visitor_policy import VisitorPolicy
+    from spiqa_demo.ui.visitor_policy import ModelTarget, VisitorPolicy, operator_model
 
     if choice.backend == "none":
         return None, RETRIEVAL_ONLY_NOTICE
     settings = app_settings()
-    refusal = VisitorPolicy.from_settings(settings).refusal(choice.backend, choice.model, choice.base_url,
-                                                             settings.models.model, settings.models.base_url)
-    if refusal:
-        return None, refusal
-    key = (api_key or "").strip() if not settings.ui.ui_lock_model else ""
+    configured = operator_model(settings)
+    asked = ModelTarget(choice.backend, choice.model, choice.base_url if choice.backend == "openai" else "")
+    verdict = VisitorPolicy.from_settings(settings).check(asked, configured)
+    if verdict.refusal:
+        return None, verdict.refusal
+    target = configured if verdict.source == "operator" else asked
+    typed = (api_key or "").strip() if not settings.ui.ui_lock_model else ""
     try:
         backend = load_backend(
             settings.models,
-            backend=choice.backend,
-            model=choice.model or None,
-            base_url=choice.base_url if choice.backend == "openai" else "",
-            api_key=key or None,
+            verdict.untrusted,
+            backend=target.backend,
+            model=target.model or None,
+            base_url=target.base_url,
+            api_key=typed or (None if verdict.source == "operator" else ""),
             image_size=choice.image_size,
         )
     except PaperError as exc:

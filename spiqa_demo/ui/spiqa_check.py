@@ -88,11 +88,13 @@ def match_paper(session: Session) -> Session:
 def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: str = "") -> tuple[L3Judge | None, str]:
     """`(judge or None, why not)`; a typed API key is passed on only to the answering model's own server.
 
-    A judge the operator does not allow visitors to choose (`visitor_policy`) is not contacted.
+    A judge the operator does not allow visitors to choose (`visitor_policy`) is not contacted; the
+    operator's judge is asked exactly as configured, and only it may carry the operator's key.
     """
     from spiqa_demo.evaluation.metrics import load_judge as library_load_judge
+    from spiqa_demo.evaluation.metrics.l3score import judge_kind
     from spiqa_demo.models.endpoints import same_endpoint
-    from spiqa_demo.ui.visitor_policy import VisitorPolicy
+    from spiqa_demo.ui.visitor_policy import ModelTarget, VisitorPolicy, operator_judge
 
     settings = app_settings()
     if settings.ui.ui_lock_model:
@@ -100,13 +102,17 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
     model, base_url = (model or "").strip(), (base_url or "").strip()
     if not model:
         return None, "L3Score needs a judge model: set one under \"L3Score judge\" (SPIQA used gpt-4o)."
-    refusal = VisitorPolicy.from_settings(settings).refusal("openai" if base_url else "local", model, base_url,
-                                                             settings.evaluation.judge_model, settings.evaluation.judge_base_url, what="judge")
-    if refusal:
-        return None, refusal
-    key = (api_key or "").strip() if base_url and same_endpoint(base_url, answer_base_url) else ""
+    configured = operator_judge(settings)
+    asked = ModelTarget(judge_kind(settings.evaluation, base_url), model, base_url)
+    verdict = VisitorPolicy.from_settings(settings).check(asked, configured, what="judge")
+    if verdict.refusal:
+        return None, verdict.refusal
+    target = configured if verdict.source == "operator" else asked
+    typed = (api_key or "").strip() if base_url and same_endpoint(base_url, answer_base_url) else ""
+    key = typed or (None if verdict.source == "operator" else "")
     try:
-        return library_load_judge(settings, model=model, base_url=base_url, api_key=key or None), ""
+        return library_load_judge(settings, model=target.model, backend=target.backend, base_url=target.base_url,
+                                  api_key=key, untrusted=verdict.untrusted), ""
     except PaperError as exc:
         return None, f"The judge could not be loaded: {exc}"
 

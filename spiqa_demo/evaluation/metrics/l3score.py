@@ -24,7 +24,7 @@ from typing import Any, Literal, get_args
 from spiqa_demo.errors import BackendError, InputError
 from spiqa_demo.evaluation.prompts import L3SCORE_PROMPT
 from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
-from spiqa_demo.settings import Settings
+from spiqa_demo.settings import EvaluationSettings, Settings
 
 YES_TOKENS = frozenset({"yes", "yeah"})
 NO_TOKENS = frozenset({"no"})
@@ -179,6 +179,11 @@ class L3Judge:
         return L3Result(score=value, judge=backend.name, case=case, exact=exact, top=list(reply.top[:TOP_K]))
 
 
+def judge_kind(judging: EvaluationSettings, base_url: str) -> str:
+    """The judge's backend: SPIQA_JUDGE_BACKEND, else an API with a base URL and a local model without."""
+    return judging.judge_backend or ("openai" if base_url else "local")
+
+
 def load_judge(
     settings: Settings,
     model: str | None = None,
@@ -186,11 +191,14 @@ def load_judge(
     base_url: str | None = None,
     api_key: str | None = None,
     fallback: str | None = None,
+    untrusted: bool = False,
 ) -> L3Judge | None:
     """The configured judge (arguments override `settings.evaluation`'s judge), or None when none is set.
 
     The judge never inherits the answering model's server: without a judge base URL it is a local
-    model (a hub id or a folder); with one, an OpenAI-compatible API.
+    model (a hub id or a folder); with one, an OpenAI-compatible API. `api_key` is the key to send
+    ("": none); without it, the operator's key for the endpoint it was configured for. `untrusted`: as
+    in `load_backend`.
     """
     from spiqa_demo.models import load_backend
     from spiqa_demo.models.endpoints import operator_key
@@ -199,15 +207,15 @@ def load_judge(
     if not model:
         return None
     base_url = base_url if base_url is not None else judging.judge_base_url
-    kind = backend or judging.judge_backend or ("openai" if base_url else "local")
+    kind = backend or judge_kind(judging, base_url)
     if kind not in ("local", "openai"):
         raise InputError(f"unknown judge backend {kind!r}: use local or openai")
     # Operator keys go only to the endpoints the operator configured them for.
     judge_url = base_url if kind == "openai" else ""
     judge_key = judging.judge_api_key.get_secret_value() or answering.api_key.get_secret_value()
-    key = api_key or operator_key(judge_url, [(judging.judge_base_url, judge_key),
+    key = api_key if api_key is not None else operator_key(judge_url, [(judging.judge_base_url, judge_key),
                                               (answering.base_url, answering.api_key.get_secret_value())])
-    judge = load_backend(answering, backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
+    judge = load_backend(answering, untrusted, backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
     fallback = fallback or judging.judge_fallback
     spare = load_backend(answering, backend="local", model=fallback, base_url="", max_images=0) if fallback else None
     assert judge is not None

@@ -1,0 +1,58 @@
+"""Which network addresses a request to a base URL nobody vetted may reach: public ones only.
+
+A server that sends requests wherever a visitor says can be made to reach what only it can reach:
+its own loopback services, the private network behind it, the cloud's metadata address
+(169.254.169.254). So a host named by someone the operator does not vouch for must resolve to
+public addresses only, every one of them; and the connection itself goes to the address that was
+checked, so a name that resolves elsewhere a moment later (DNS rebinding), or a redirect to a
+private address, is refused as well.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx2
+
+
+def is_public(address: str) -> bool:
+    """Whether an IP address is on the public internet: not loopback, private, link-local, unspecified,
+    shared (CGNAT), reserved or multicast (Python's list, IPv4-mapped IPv6 included)."""
+    ip = ipaddress.ip_address(address.partition("%")[0])  # an IPv6 zone ("fe80::1%eth0") is no part of the address
+    return ip.is_global and not ip.is_multicast
+
+
+def public_address(host: str, port: int) -> str | None:
+    """The address to connect to for `host`: the first it resolves to, when all of them are public;
+    None when any is not, or when the name does not resolve (one answer for both, so the server is no
+    oracle for which private names exist)."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return None
+    addresses = [str(info[4][0]) for info in found]
+    return addresses[0] if addresses and all(is_public(a) for a in addresses) else None
+
+
+def public_only_client() -> httpx2.Client:
+    """An HTTP client (for the `openai` client) whose every connection, redirects included, goes to a
+    checked public address; no proxy from the environment, since the connection itself is what is checked."""
+    import httpcore2  # what the `openai` client is built on
+    import httpx2
+    import openai
+
+    class PublicOnlyNetwork(httpcore2.SyncBackend):
+        def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                        socket_options: Any = None) -> httpcore2.NetworkStream:
+            address = public_address(host, port)
+            if address is None:
+                raise httpcore2.ConnectError(f"{host} is not a public address")
+            return super().connect_tcp(address, port, timeout, local_address, socket_options)
+
+    transport = httpx2.HTTPTransport(trust_env=False)
+    # httpx takes no network backend of its own; its pool does (tests/test_endpoints.py checks this still holds).
+    transport._pool._network_backend = PublicOnlyNetwork()
+    return openai.DefaultHttpxClient(transport=transport, trust_env=False)
