@@ -222,6 +222,9 @@ class UISettings(_Cached):
     # Which endpoints and models visitors may choose: auto (any when the app serves only this
     # machine, none when shared: a Space or a public address) | none | any | comma-separated base URLs.
     ui_visitor_endpoints: str = "auto"
+    # Memory per visitor. A chat (Paper, Across papers) keeps its last questions with their answers:
+    # a long session does not grow without bound (older turns are dropped, and the chat says so).
+    ui_chat_max_turns: int = Field(default=30, ge=1)
     # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
     ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.

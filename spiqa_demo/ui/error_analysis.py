@@ -20,6 +20,7 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.spiqa_images import find_image
 
@@ -176,7 +177,8 @@ def apply_filters(state: dict | None, split: str, model: str, category: str, ret
     if results is None:
         return FilterOutputs(state=state, count="Load a result file first.")
     low, high = min(float(low), float(high)), max(float(low), float(high))
-    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high, text or "")
+    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high,
+                               capped(text, "search"))
     table, state["view"] = _table(results, filters)
     return FilterOutputs(state=state, table=table, count=f"{len(table)} of {len(results.frame)} questions")
 
@@ -328,7 +330,8 @@ def build() -> ErrorAnalysis:
             retrieval = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Chosen figure", min_width=200)
             score_min = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
             score_max = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
-            search = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
+            search = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200,
+                                max_length=limit("search"))
         count = gr.Markdown("")
         table = gr.Dataframe(headers=["#", *analysis.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
                              elem_id="results-table", column_widths=_widths(["#", *analysis.TABLE_COLUMNS]))
