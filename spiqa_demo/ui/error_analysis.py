@@ -4,7 +4,9 @@ Summary numbers and plots (score distribution, scores by figure category, score 
 figure was right vs wrong) on top; a filterable table below; selecting a row shows question,
 ground truth, answer, raw reply and the chosen and reference figures side by side (SPIQA's images
 when they are on this machine, captions otherwise). A second file is compared question by question.
-Files come from an upload or from the server's results folder, picked by name.
+Files come from an upload or from the server's results folder, picked by name. A file over
+`SPIQA_UI_MAX_RESULTS_MB` is refused before it is read, one of more than `SPIQA_UI_MAX_RESULTS_ROWS`
+answers before they are scored: a session keeps its file's table, so both bound its memory.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import logging
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import gradio as gr
 
@@ -23,9 +25,6 @@ from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.spiqa_images import find_image
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +41,16 @@ def server_files() -> dict[str, Path]:
 
 
 def _open(upload: str | None, name: str | None) -> analysis.Results:
-    if upload:
-        return analysis.load_results(Path(upload), Path(upload).name)
-    path = server_files().get(name or "")
+    """The result file uploaded or picked, within the app's bounds (size before reading, answers before scoring)."""
+    settings = app_settings().ui
+    path = Path(upload) if upload else server_files().get(name or "")
     if path is None:
         raise PaperError("choose a result file: upload one, or pick one from the list")
-    return analysis.load_results(path)
+    megabytes = path.stat().st_size / 1_000_000 if path.is_file() else 0.0
+    if megabytes > settings.ui_max_results_mb:
+        raise PaperError(f"{path.name} is {megabytes:.1f} MB, over the {settings.ui_max_results_mb:g} MB this app reads "
+                         "(SPIQA_UI_MAX_RESULTS_MB): score it with `python -m spiqa_demo score --responses FILE`")
+    return analysis.load_results(path, path.name, max_rows=settings.ui_max_results_rows)
 
 
 def _caption(paper_id: str, file: str) -> str:
@@ -252,31 +255,29 @@ def spiqa_metrics(state: dict | None) -> str:
 class CompareOutputs(NamedTuple):
     """The comparison with a second file (the table left out stays as it is), in the order of `components`."""
 
-    state: dict
     verdict: str
     compare_table: Any = gr.skip()
 
 
 
 def compare_with(upload: str | None, name: str | None, state: dict | None) -> CompareOutputs:
-    """The verdict and the question-by-question table against a second file."""
-    state = dict(state or {})
-    if state.get("a") is None:
-        return CompareOutputs(state=state, verdict="Load the first result file above first.")
+    """The verdict and the question-by-question table against a second file (which is not kept: the table says it all)."""
+    first: analysis.Results | None = (state or {}).get("a")
+    if first is None:
+        return CompareOutputs(verdict="Load the first result file above first.")
     try:
         other = _open(upload, name)
     except PaperError as exc:
-        return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
-    state["b"] = other
-    table, verdict = analysis.compare(state["a"], other)
-    return CompareOutputs(state=state, verdict=verdict, compare_table=table)
+        return CompareOutputs(verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
+    table, verdict = analysis.compare(first, other)
+    return CompareOutputs(verdict=verdict, compare_table=table)
 
 
 @dataclass(frozen=True)
 class ErrorAnalysis:
     """The tab's widgets."""
 
-    state: gr.State  # {"a": the loaded Results, "b": the compared Results, "view": the table's row indices}
+    state: gr.State  # {"a": the loaded Results, "view": the table's row indices}
     upload: gr.File
     server_file: gr.Dropdown
     summary: gr.Markdown
