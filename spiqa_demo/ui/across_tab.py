@@ -24,6 +24,7 @@ from spiqa_demo.ui.cited_loading import CitedLoad
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
+from spiqa_demo.ui.session_expiry import visitor_state
 
 if TYPE_CHECKING:
 
@@ -160,7 +161,7 @@ def build() -> AcrossTab:
     """The tab (inside the caller's `gr.Tabs`)."""
     settings = app_settings()
     with gr.Tab("Across papers", id="across", elem_id="across-tab") as tab_item:
-        state = gr.State(AcrossSession())
+        state = visitor_state(AcrossSession())
         with gr.Row():
             with gr.Column(scale=5):
                 status = gr.Markdown(across_chat.NO_ANCHOR, elem_id="across-status")

@@ -24,6 +24,7 @@ from spiqa_demo.evaluation import analysis
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
+from spiqa_demo.ui.session_expiry import visitor_state
 from spiqa_demo.ui.spiqa_images import find_image
 
 log = logging.getLogger(__name__)
@@ -310,7 +311,7 @@ def build() -> ErrorAnalysis:
     """The tab (inside the caller's `gr.Tabs`)."""
     files = list(server_files())
     with gr.Tab("Error analysis", id="errors"):
-        state = gr.State({})
+        state = visitor_state({})
         with gr.Row(equal_height=True):
             upload = gr.File(label="Upload a result file (results.jsonl, or SPIQA responses .json)",
                              file_types=[".json", ".jsonl"], type="filepath", elem_id="results-upload", height=110)

@@ -1,7 +1,7 @@
 """What one visitor's browser session holds (a `gr.State`): never shared between visitors.
 
 The API key is deliberately absent: it travels with each request from its password field and is
-never kept, logged or written.
+never kept, logged or written. A session left idle is forgotten (`session_expiry`).
 """
 
 from __future__ import annotations
