@@ -8,12 +8,14 @@ most `SPIQA_MAX_CANDIDATES` candidate figures per question.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from spiqa_demo.errors import InputError
 from spiqa_demo.settings import QASettings
 
 SPIQA_MAX_CANDIDATES = 8
+_WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -30,11 +32,23 @@ class Question:
 
 
 def check_question(question: object, settings: QASettings | None = None) -> Question:
-    """The question with its whitespace collapsed and cut to the limit; `InputError` when empty."""
-    text = " ".join(question.split()) if isinstance(question, str) else ""
+    """The question with its whitespace collapsed and cut to the limit; `InputError` when empty.
+
+    Only the words up to the limit are read: a question of megabytes (an app's client can send one)
+    costs no more memory than the limit.
+    """
+    limit = (settings or QASettings()).max_question_chars
+    given = question if isinstance(question, str) else ""
+    words: list[str] = []
+    length = -1  # the collapsed text's length so far: words and the spaces between them
+    for word in _WORD.finditer(given):
+        words.append(given[word.start():min(word.end(), word.start() + limit + 1)])
+        length += 1 + len(words[-1])
+        if length > limit:
+            break
+    text = " ".join(words)
     if not text:
         raise InputError("the question is empty: type a question about the paper's figures or tables")
-    limit = (settings or QASettings()).max_question_chars
     return Question(text[:limit], limit) if len(text) > limit else Question(text)
 
 

@@ -223,6 +223,16 @@ class UISettings(_Cached):
     # is shared, e.g. behind a reverse proxy on loopback) | any (public addresses only) | base URLs,
     # comma-separated, `any` among them or not (listed ones are allowed, private addresses included).
     ui_visitor_endpoints: str = "none"
+    # Memory per visitor. A chat (Paper, Across papers) keeps its last questions with their answers:
+    # a long session does not grow without bound (older turns are dropped, and the chat says so).
+    ui_chat_max_turns: int = Field(default=30, ge=1)
+    # A result file in the Error analysis tab is refused above this size or number of answers (a
+    # 40 MB file held 200-350 MB per session; SPIQA's largest split has 666 questions).
+    ui_max_results_mb: float = Field(default=10.0, gt=0)
+    ui_max_results_rows: int = Field(default=5_000, ge=1)
+    # A session left idle this long is forgotten with all it holds: sessions opened through the API
+    # never say that they left.
+    ui_session_ttl_s: float = Field(default=7200.0, gt=0)
     # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
     ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.

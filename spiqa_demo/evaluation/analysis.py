@@ -55,8 +55,10 @@ class Results:
         return overview(self.records, hits, rouge_l)
 
 
-def load_results(path: Path, name: str = "") -> Results:
-    """Read a result file and score every answer's text; `PaperError` for files that are not results."""
+def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Results:
+    """Read a result file and score every answer's text; `PaperError` for files that are not results,
+    and for files of more than `max_rows` answers before any is scored (scoring and the table's memory
+    grow with the answers: a caller serving many people bounds them)."""
     import pandas as pd
 
     from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit
@@ -64,6 +66,9 @@ def load_results(path: Path, name: str = "") -> Results:
 
     result = read_results(path)
     records = result.records
+    if max_rows is not None and len(records) > max_rows:
+        raise PaperError(f"{name or path.name} holds {len(records)} answers, more than the {max_rows} read here: "
+                         "score it with `python -m spiqa_demo score --responses FILE`")
     warnings = list(result.warnings)
     try:
         scores = answer_scores([r.answer for r in records], [r.ground_truth for r in records])

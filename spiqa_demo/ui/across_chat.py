@@ -21,9 +21,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
+from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import one_line
+from spiqa_demo.questions import check_question
 from spiqa_demo.ui.across_session import AcrossSession, public_name
-from spiqa_demo.ui.chat import POLL_S, History, Stopped, Streamed, chat_message, stream_reply, wait_for_model
+from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.chat import POLL_S, History, Stopped, Streamed, chat_message, question_message, stream_reply, wait_for_model
+from spiqa_demo.ui.chat_history import bounded
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
@@ -166,21 +170,22 @@ def ask(question: str, session: Session | None, across: AcrossSession | None, *c
     session, across = session or Session(), across or AcrossSession()
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
-    question = " ".join((question or "").split())
-    if not question:
+    try:  # cut to its limit here, before the chat keeps it
+        asked = check_question(question, app_settings().qa)
+    except InputError:  # nothing typed
         yield _turn(across.history, across)
         return
     library = across.sync(session)
-    user = chat_message("user", question)
+    user = question_message(asked)
     if session.loading or library is None:
-        across.history.append(user)
+        across.add_question(user)
         yield _say(across, across.history, STILL_LOADING if session.loading else NO_ANCHOR)
         return
     thought = chat_message("assistant", "Ranking this paper's references for the question…",
                     metadata={"title": RANKING_TITLE, "status": "pending"})
     turn = across.start_turn(thought)
     history = across.history
-    history.extend([user, thought])
+    across.add_question(user, thought)
     for _ in _wait_for_cited(across, turn):
         yield _turn(history, across)
     if turn.stopped:
@@ -188,7 +193,7 @@ def ask(question: str, session: Session | None, across: AcrossSession | None, *c
         return
     thought["content"] = "Ranking this paper's references for the question…"
     yield _turn(history, across)
-    yield from _answer(question, library, across, turn, choice, api_key)
+    yield from _answer(asked.text, library, across, turn, choice, api_key)
 
 
 def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: Turn, choice: ModelChoice,
@@ -221,7 +226,7 @@ def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: T
     if across.turn is turn:
         across.turn = None
     held = sum(1 for c in answer.cited_papers if c.source)
-    thought["content"] = references_table(answer)
+    thought["content"] = bounded(references_table(answer))
     thought["metadata"] = {"title": f"{RANKING_TITLE}: {len(answer.cited_papers)}, {held} in the library",
                            "status": "done", "duration": round(time.monotonic() - started, 2)}
     notes = []

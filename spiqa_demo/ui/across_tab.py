@@ -21,8 +21,10 @@ from spiqa_demo.ui import across_chat, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.cited_loading import CitedLoad
+from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
+from spiqa_demo.ui.session_expiry import visitor_state
 
 if TYPE_CHECKING:
 
@@ -133,7 +135,7 @@ def add_files(files: list[str] | str | None, session: Session | None, across: Ac
 def add_arxiv(text: str, session: Session | None, across: AcrossSession | None,
               progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs]:
     """Download cited papers by arXiv id (several separated by spaces or commas) and add them."""
-    ids = [part for part in (text or "").replace(",", " ").split() if part]
+    ids = [part for part in capped(text, "arxiv").replace(",", " ").split() if part]
     for outputs in _add(session, across, [], ids, progress):
         yield outputs._replace(upload=gr.skip())  # the upload box holds no ids to empty
 
@@ -159,7 +161,7 @@ def build() -> AcrossTab:
     """The tab (inside the caller's `gr.Tabs`)."""
     settings = app_settings()
     with gr.Tab("Across papers", id="across", elem_id="across-tab") as tab_item:
-        state = gr.State(AcrossSession())
+        state = visitor_state(AcrossSession())
         with gr.Row():
             with gr.Column(scale=5):
                 status = gr.Markdown(across_chat.NO_ANCHOR, elem_id="across-status")
@@ -168,7 +170,7 @@ def build() -> AcrossTab:
                                      file_types=[".pdf"], type="filepath", file_count="multiple", elem_id="cited-upload",
                                      height=110)
                     arxiv = gr.Textbox(label="…or arXiv ids of cited papers", placeholder="1807.06521 1512.03385",
-                                       elem_id="cited-arxiv", max_lines=1, submit_btn="Fetch")
+                                       elem_id="cited-arxiv", max_lines=1, submit_btn="Fetch", max_length=limit("arxiv"))
                 report = gr.Markdown("", elem_id="cited-report")
                 references = gr.Markdown("", elem_id="cited-references")
             with gr.Column(scale=6):

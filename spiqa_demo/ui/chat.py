@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from spiqa_demo.errors import PaperError
+from spiqa_demo.errors import InputError, PaperError
+from spiqa_demo.questions import Question, check_question
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.chat_history import MAX_MESSAGE_CHARS, bounded
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
@@ -51,7 +53,13 @@ def clear(session: Session | None) -> Session:
 
 
 def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
-    return {"role": role, "content": text, **extra}
+    """A Gradio message; its text is bounded (`chat_history.bounded`), as every message of a chat is kept."""
+    return {"role": role, "content": bounded(text) if isinstance(text, str) else text, **extra}
+
+
+def question_message(asked: Question) -> dict[str, Any]:
+    """The asker's message: the question as it is kept, with a note when it was cut to its limit."""
+    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {as_sentence(note)}" for note in asked.notes))
 
 
 def shortlist_markdown(answer: Answer) -> str:
@@ -183,15 +191,17 @@ def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: T
                 turn.thought["content"] = "Waiting for the model's reply…"
                 turn.reply = reply
                 history.append(reply)
-            streamed += str(event)
-            reply["content"] = escape(streamed)
+            if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
+                streamed += str(event)
+            reply["content"] = bounded(escape(streamed))
             yield
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
         if not isinstance(exc, PaperError):
             log.exception("answering failed")
         result.error = str(exc) if isinstance(exc, PaperError) else f"something went wrong while answering ({type(exc).__name__})"
         turn.finished = True
-        history.remove(turn.thought)
+        if turn.thought in history:  # a newer question may have dropped this turn (`chat_history.keep_recent`)
+            history.remove(turn.thought)
     finally:
         events.close()
         if slot is not None:
@@ -226,19 +236,20 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     session = session or Session()
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
-    question = " ".join((question or "").split())
-    if not question:
+    try:  # cut to its limit here, before the chat keeps it
+        asked = check_question(question, app_settings().qa)
+    except InputError:  # nothing typed
         yield _turn(session.history, session)
         return
-    user = chat_message("user", question)
+    user = question_message(asked)
     thought = chat_message("assistant", "Ranking the paper's figures and tables…",
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     turn = session.start_turn(thought)
-    session.history.extend([user, thought])
+    session.add_question(user, thought)
     for _ in _wait_for_paper(session, turn):
         yield _turn(session.history, session)
     if not any(message is user for message in session.history):  # the new paper started a new chat
-        session.history.extend([user, thought])
+        session.add_question(user, thought)
     history = session.history
     job = session.load_job
     paper = session.paper
@@ -254,7 +265,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
         return
     thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
     yield _turn(history, session)
-    yield from _answer(question, paper, session, turn, choice, api_key)
+    yield from _answer(asked.text, paper, session, turn, choice, api_key)
 
 
 def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
@@ -287,7 +298,7 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         return
     turn.finished = True
     session.last_answer = answer
-    thought["content"] = shortlist_markdown(answer)
+    thought["content"] = bounded(shortlist_markdown(answer))
     thought["metadata"] = {
         "title": f"{SHORTLIST_TITLE}: {len(answer.candidates)} candidates by retrieval score",
         "status": "done",

@@ -4,7 +4,9 @@ Summary numbers and plots (score distribution, scores by figure category, score 
 figure was right vs wrong) on top; a filterable table below; selecting a row shows question,
 ground truth, answer, raw reply and the chosen and reference figures side by side (SPIQA's images
 when they are on this machine, captions otherwise). A second file is compared question by question.
-Files come from an upload or from the server's results folder, picked by name.
+Files come from an upload or from the server's results folder, picked by name. A file over
+`SPIQA_UI_MAX_RESULTS_MB` is refused before it is read, one of more than `SPIQA_UI_MAX_RESULTS_ROWS`
+answers before they are scored: a session keeps its file's table, so both bound its memory.
 """
 
 from __future__ import annotations
@@ -13,18 +15,17 @@ import logging
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import gradio as gr
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
+from spiqa_demo.ui.session_expiry import visitor_state
 from spiqa_demo.ui.spiqa_images import find_image
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +42,16 @@ def server_files() -> dict[str, Path]:
 
 
 def _open(upload: str | None, name: str | None) -> analysis.Results:
-    if upload:
-        return analysis.load_results(Path(upload), Path(upload).name)
-    path = server_files().get(name or "")
+    """The result file uploaded or picked, within the app's bounds (size before reading, answers before scoring)."""
+    settings = app_settings().ui
+    path = Path(upload) if upload else server_files().get(name or "")
     if path is None:
         raise PaperError("choose a result file: upload one, or pick one from the list")
-    return analysis.load_results(path)
+    megabytes = path.stat().st_size / 1_000_000 if path.is_file() else 0.0
+    if megabytes > settings.ui_max_results_mb:
+        raise PaperError(f"{path.name} is {megabytes:.1f} MB, over the {settings.ui_max_results_mb:g} MB this app reads "
+                         "(SPIQA_UI_MAX_RESULTS_MB): score it with `python -m spiqa_demo score --responses FILE`")
+    return analysis.load_results(path, path.name, max_rows=settings.ui_max_results_rows)
 
 
 def _caption(paper_id: str, file: str) -> str:
@@ -176,7 +181,8 @@ def apply_filters(state: dict | None, split: str, model: str, category: str, ret
     if results is None:
         return FilterOutputs(state=state, count="Load a result file first.")
     low, high = min(float(low), float(high)), max(float(low), float(high))
-    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high, text or "")
+    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high,
+                               capped(text, "search"))
     table, state["view"] = _table(results, filters)
     return FilterOutputs(state=state, table=table, count=f"{len(table)} of {len(results.frame)} questions")
 
@@ -250,31 +256,29 @@ def spiqa_metrics(state: dict | None) -> str:
 class CompareOutputs(NamedTuple):
     """The comparison with a second file (the table left out stays as it is), in the order of `components`."""
 
-    state: dict
     verdict: str
     compare_table: Any = gr.skip()
 
 
 
 def compare_with(upload: str | None, name: str | None, state: dict | None) -> CompareOutputs:
-    """The verdict and the question-by-question table against a second file."""
-    state = dict(state or {})
-    if state.get("a") is None:
-        return CompareOutputs(state=state, verdict="Load the first result file above first.")
+    """The verdict and the question-by-question table against a second file (which is not kept: the table says it all)."""
+    first: analysis.Results | None = (state or {}).get("a")
+    if first is None:
+        return CompareOutputs(verdict="Load the first result file above first.")
     try:
         other = _open(upload, name)
     except PaperError as exc:
-        return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
-    state["b"] = other
-    table, verdict = analysis.compare(state["a"], other)
-    return CompareOutputs(state=state, verdict=verdict, compare_table=table)
+        return CompareOutputs(verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
+    table, verdict = analysis.compare(first, other)
+    return CompareOutputs(verdict=verdict, compare_table=table)
 
 
 @dataclass(frozen=True)
 class ErrorAnalysis:
     """The tab's widgets."""
 
-    state: gr.State  # {"a": the loaded Results, "b": the compared Results, "view": the table's row indices}
+    state: gr.State  # {"a": the loaded Results, "view": the table's row indices}
     upload: gr.File
     server_file: gr.Dropdown
     summary: gr.Markdown
@@ -307,7 +311,7 @@ def build() -> ErrorAnalysis:
     """The tab (inside the caller's `gr.Tabs`)."""
     files = list(server_files())
     with gr.Tab("Error analysis", id="errors"):
-        state = gr.State({})
+        state = visitor_state({})
         with gr.Row(equal_height=True):
             upload = gr.File(label="Upload a result file (results.jsonl, or SPIQA responses .json)",
                              file_types=[".json", ".jsonl"], type="filepath", elem_id="results-upload", height=110)
@@ -328,7 +332,8 @@ def build() -> ErrorAnalysis:
             retrieval = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Chosen figure", min_width=200)
             score_min = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
             score_max = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
-            search = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200)
+            search = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200,
+                                max_length=limit("search"))
         count = gr.Markdown("")
         table = gr.Dataframe(headers=["#", *analysis.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
                              elem_id="results-table", column_widths=_widths(["#", *analysis.TABLE_COLUMNS]))

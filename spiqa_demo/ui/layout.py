@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from spiqa_demo.settings import Settings
 from spiqa_demo.ui import across_tab, error_analysis, paper_tab, spiqa_check, storage
 from spiqa_demo.ui.app_settings import app_settings, install
 from spiqa_demo.ui.queues import Queue, Queues
+from spiqa_demo.ui.request_size import RequestSizeLimit
 from spiqa_demo.ui.session import Session
+from spiqa_demo.ui.session_expiry import forgetting_idle_sessions, visitor_state
 from spiqa_demo.ui.spiqa_images import image_roots
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
@@ -39,7 +42,7 @@ def build_demo(settings: Settings) -> gr.Blocks:
                     paper=Queue(concurrency_id="paper", concurrency_limit=limit))
     # Old files in Gradio's cache are deleted hourly (uploads, copies of crops); the rest is bounded by storage.evict.
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
-        session = gr.State(Session())
+        session = visitor_state(Session())
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
         with gr.Tabs():
             paper = paper_tab.build(settings)
@@ -55,9 +58,11 @@ def build_demo(settings: Settings) -> gr.Blocks:
 
 
 def launch_options() -> dict[str, Any]:
-    """`demo.launch` arguments: theme, CSS, upload limit, and the only folders files are served from."""
+    """`demo.launch` arguments: theme, CSS, upload and request limits, idle sessions forgotten, and the only
+    folders files are served from."""
     settings = app_settings()
     return {
+        "app_kwargs": {"lifespan": forgetting_idle_sessions, "middleware": [Middleware(RequestSizeLimit)]},
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],

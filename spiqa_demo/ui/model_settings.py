@@ -16,6 +16,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.input_limits import capped, limit
 
 if TYPE_CHECKING:
     import gradio as gr
@@ -84,8 +85,8 @@ class ModelChoice:
         return cls(
             task=next((v for _, v in TASK_CHOICES if v == task), "cot"),
             backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
-            model=str(model or "").strip(),
-            base_url=str(base_url or "").strip(),
+            model=capped(model, "model").strip(),
+            base_url=capped(base_url, "base_url").strip(),
             k=min(max(k_value, 1), MAX_SHORTLIST),
             image_size=max(size, 0),
             captions=bool(captions),
@@ -132,7 +133,7 @@ def resolve_backend(choice: ModelChoice, api_key: str = "") -> tuple[ModelBacken
     if verdict.refusal:
         return None, verdict.refusal
     target = configured if verdict.source == "operator" else asked
-    typed = (api_key or "").strip() if not settings.ui.ui_lock_model else ""
+    typed = capped(api_key, "api_key").strip() if not settings.ui.ui_lock_model else ""
     try:
         backend = load_backend(
             settings.models,
@@ -188,12 +189,12 @@ def build(settings: Settings | None = None) -> ModelPanel:
         backend = gr.Radio(BACKEND_CHOICES, value=choice.backend, label="Model backend", interactive=not locked,
                            elem_id="backend")
     with gr.Row():
-        model = gr.Textbox(value=choice.model, label="Model", interactive=not locked, elem_id="model",
+        model = gr.Textbox(value=choice.model, label="Model", interactive=not locked, elem_id="model", max_length=limit("model"),
                            placeholder="Hugging Face id or local folder; or the API's model name (gpt-4o)")
-        base_url = gr.Textbox(value=choice.base_url, label="Base URL (OpenAI-compatible)", elem_id="base-url",
+        base_url = gr.Textbox(value=choice.base_url, label="Base URL (OpenAI-compatible)", elem_id="base-url", max_length=limit("base_url"),
                               interactive=not locked, placeholder="http://127.0.0.1:8000/v1 (empty: OpenAI)")
     api_key = gr.Textbox(value="", label="API key (kept for this request only, never stored)", type="password",
-                         placeholder=key_hint, interactive=not locked, elem_id="api-key")
+                         placeholder=key_hint, interactive=not locked, elem_id="api-key", max_length=limit("api_key"))
     with gr.Row():
         k = gr.Slider(1, MAX_SHORTLIST, value=choice.k, step=1, label="Shortlist size (candidate figures)",
                       elem_id="shortlist-k")

@@ -22,6 +22,7 @@ from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import chat, examples, model_settings, question_box, spiqa_check, storage
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.loading import PaperLoad
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.outputs import components
@@ -153,6 +154,8 @@ def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Pr
     """Download an arXiv paper, then load it."""
     from spiqa_demo.arxiv import download_arxiv_pdf
 
+    text = capped(text, "arxiv")
+
     def fetch() -> Path:
         progress(0.0, desc="Downloading from arXiv")
         return download_arxiv_pdf(text, storage.ui_root() / "downloads", app_settings().extraction)
@@ -221,7 +224,7 @@ def build(settings: Settings) -> PaperTab:
             upload = gr.File(label=f"Upload a paper (PDF, up to {settings.extraction.max_file_mb} MB)", file_types=[".pdf"],
                              type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
             arxiv = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
-                               max_lines=1, submit_btn="Fetch", scale=2)
+                               max_lines=1, submit_btn="Fetch", scale=2, max_length=limit("arxiv"))
             names = list(examples.example_papers())
             example = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
                                   visible=bool(names), interactive=True, scale=3)

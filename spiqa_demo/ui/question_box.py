@@ -12,13 +12,15 @@ from collections.abc import Callable
 import gradio as gr
 from gradio.events import Dependency
 
+from spiqa_demo.ui.input_limits import limit
+
 ASK_BUTTON, STOP_BUTTON = "Ask", "Stop"
 
 
 def build(label: str, placeholder: str, elem_id: str) -> gr.Textbox:
-    """A question box showing Ask."""
+    """A question box showing Ask; the browser stops typing at the question's limit (the server cuts too)."""
     return gr.Textbox(label=label, placeholder=placeholder, submit_btn=ASK_BUTTON, stop_btn=False, max_lines=4,
-                      elem_id=elem_id)
+                      elem_id=elem_id, max_length=limit("question"))
 
 
 def show_stop_on(trigger: Callable[..., Dependency], box: gr.Textbox) -> Dependency:

@@ -1,7 +1,7 @@
 """What one visitor's browser session holds (a `gr.State`): never shared between visitors.
 
 The API key is deliberately absent: it travels with each request from its password field and is
-never kept, logged or written.
+never kept, logged or written. A session left idle is forgotten (`session_expiry`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.chat_history import keep_recent
 
 if TYPE_CHECKING:
     from spiqa_demo.evaluation.spiqa import SpiqaPaper
@@ -49,6 +50,12 @@ class Chat:
     history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
     turn: Turn | None = None  # the answer being written
     told_retrieval_only: bool = False  # the "no model" notice is said once per chat
+
+    def add_question(self, *messages: dict[str, Any]) -> None:
+        """Add a new question's first messages (the question, the thought); turns beyond the chat's
+        bound (`SPIQA_UI_CHAT_MAX_TURNS`) are dropped, oldest first (`chat_history`)."""
+        self.history.extend(messages)
+        keep_recent(self.history, app_settings().ui.ui_chat_max_turns)
 
     def start_turn(self, thought: dict[str, Any]) -> Turn:
         """A new answer; an older one still marked as being written was abandoned, so it is stopped."""

@@ -24,6 +24,7 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
 from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.outputs import components
@@ -99,7 +100,7 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
     settings = app_settings()
     if settings.ui.ui_lock_model:
         model, base_url, api_key = settings.evaluation.judge_model, settings.evaluation.judge_base_url, ""
-    model, base_url = (model or "").strip(), (base_url or "").strip()
+    model, base_url = capped(model, "model").strip(), capped(base_url, "base_url").strip()
     if not model:
         return None, "L3Score needs a judge model: set one under \"L3Score judge\" (SPIQA used gpt-4o)."
     configured = operator_judge(settings)
@@ -108,7 +109,7 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
     if verdict.refusal:
         return None, verdict.refusal
     target = configured if verdict.source == "operator" else asked
-    typed = (api_key or "").strip() if base_url and same_endpoint(base_url, answer_base_url) else ""
+    typed = capped(api_key, "api_key").strip() if base_url and same_endpoint(base_url, capped(answer_base_url, "base_url")) else ""
     key = typed or (None if verdict.source == "operator" else "")
     try:
         return library_load_judge(settings, model=target.model, backend=target.backend, base_url=target.base_url,
@@ -263,7 +264,7 @@ def pick_question(sample: Any) -> str:
     """The clicked benchmark question's text (goes to the chat's question box)."""
     if isinstance(sample, (list, tuple)):
         sample = sample[0] if sample else ""
-    return str(sample or "")
+    return capped(sample, "question")
 
 
 class ScoreOutputs(NamedTuple):
@@ -369,9 +370,11 @@ def build() -> SpiqaCheck:
             with gr.Row():
                 judge_model = gr.Textbox(value=settings.evaluation.judge_model, label="Judge model",
                                          placeholder="gpt-4o, or a local model folder / Hugging Face id",
-                                         interactive=not settings.ui.ui_lock_model, elem_id="judge-model")
+                                         interactive=not settings.ui.ui_lock_model, elem_id="judge-model",
+                                         max_length=limit("model"))
                 judge_url = gr.Textbox(value=settings.evaluation.judge_base_url, label="Judge base URL (empty: a local model; https://api.openai.com/v1 for gpt-4o)",
-                                       interactive=not settings.ui.ui_lock_model, elem_id="judge-url")
+                                       interactive=not settings.ui.ui_lock_model, elem_id="judge-url",
+                                       max_length=limit("base_url"))
         run_all_button = gr.Button("Run all questions of this paper", elem_id="run-all")
         summary = gr.Markdown("", elem_id="run-all-summary", padding=True)
         table = gr.Dataframe(headers=TABLE_COLUMNS, interactive=False, wrap=True, elem_id="run-all-table", max_height=400)
