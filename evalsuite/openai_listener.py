@@ -2,6 +2,9 @@
 
 Tests and benchmarks of the shared app use it as the address a visitor names: it shows which
 headers (keys) reach such an address, and, streaming slowly, stands in for a slow model server.
+A test that must act while a request is provably unanswered (stop it, interrupt the run, ask
+something else meanwhile) holds the requests after the first few until it says go, instead of
+racing a slow stream against the clock.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from typing import Any
 
 # A CoT reply in pieces: image choice and rationale first, then the answer.
 REPLY_PIECES = ("{'Image': 1, 'Rationale': 'the table'}", " The answer is : ", "SPDNet")
+# How often a held stream sends a filler piece: it stays alive, so the app notices a hang-up (a
+# stopped answer) within one piece, as it would with a slow model.
+HELD_PIECE_S = 0.2
 
 
 @dataclass
@@ -27,6 +33,8 @@ class Listener:
     requests: list[str] = field(default_factory=list)
     started: threading.Event = field(default_factory=threading.Event)  # a request arrived
     finished: threading.Event = field(default_factory=threading.Event)  # a streamed reply was fully sent
+    held: threading.Event = field(default_factory=threading.Event)  # a request is waiting for `go`
+    go: threading.Event = field(default_factory=threading.Event)  # held requests are answered once set
 
     def saw(self, text: str) -> bool:
         return any(text in request for request in self.requests)
@@ -43,20 +51,34 @@ def _completion() -> bytes:
 
 
 @contextmanager
-def openai_listener(chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES)) -> Iterator[Listener]:
-    """Serve `/v1/chat/completions` on 127.0.0.1; a streamed reply is `chunks` pieces, `chunk_delay_s` apart."""
+def openai_listener(
+    chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES), answer_first: int | None = None
+) -> Iterator[Listener]:
+    """Serve `/v1/chat/completions` on 127.0.0.1; a streamed reply is `chunks` pieces, `chunk_delay_s` apart.
+
+    With `answer_first`, the requests after the first `answer_first` are held until `go` is set
+    (leaving the block sets it): a plain reply is not sent before, and a streamed one sends its
+    first piece (the image choice and rationale), then a "." every `HELD_PIECE_S`, so it never ends
+    before `go` however slow the machine.
+    """
     record = Listener()
+    counting = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            record.requests.append(str(self.headers) + body.decode("utf-8", "replace"))
+            with counting:
+                record.requests.append(str(self.headers) + body.decode("utf-8", "replace"))
+                hold = answer_first is not None and len(record.requests) > answer_first
             record.started.set()
             if json.loads(body or b"{}").get("stream"):
-                self._stream()
+                self._stream(hold)
                 return
+            if hold:
+                record.held.set()
+                record.go.wait()
             reply = _completion()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -64,24 +86,31 @@ def openai_listener(chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES))
             self.end_headers()
             self.wfile.write(reply)
 
-        def _stream(self) -> None:
+        def _stream(self, hold: bool) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
             pieces = [*REPLY_PIECES, *["."] * max(0, chunks - len(REPLY_PIECES))][:chunks]
             try:
-                for piece in pieces:
-                    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
+                for n, piece in enumerate(pieces):
+                    self._piece(piece)
                     time.sleep(chunk_delay_s)
+                    if hold and n == 0:
+                        record.held.set()
+                        while not record.go.wait(HELD_PIECE_S):
+                            self._piece(".")
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
             except OSError:
                 return  # the app hung up (a stopped answer)
             record.finished.set()
+
+        def _piece(self, text: str) -> None:
+            chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                     "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.flush()
 
         def log_message(self, *args: Any) -> None:
             return None
@@ -93,5 +122,6 @@ def openai_listener(chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES))
     try:
         yield record
     finally:
+        record.go.set()
         server.shutdown()
         server.server_close()
