@@ -70,6 +70,9 @@ class ExtractionSettings(_Cached):
     max_file_mb: int = 100
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
     max_crop_pixels: int = 40_000_000
+    # Upper bound on the pixels of one image in the PDF: a small file can hold a 40000 x 40000 image
+    # whose decoding alone takes seconds of CPU, so a file with a larger image is refused unread.
+    max_image_pixels: int = 64_000_000
     extraction_timeout_s: float = 300.0
     # Crops (and the app's page images) show a reader's annotations of the PDF: highlights, notes,
     # drawings. Extraction never reads them as paper content.
