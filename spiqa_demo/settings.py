@@ -134,6 +134,10 @@ class ModelSettings(_Group):
     # Prompt + reply tokens for API models (local models read their config).
     context_tokens: int = 128_000
     request_timeout_s: float = 120.0
+    # How long a server may take to connect and, while it streams a reply, between two pieces of it
+    # (the first included): a server that accepts and never replies is cut off this soon, not after
+    # request_timeout_s (which still bounds a whole unstreamed reply).
+    model_first_byte_timeout_s: float = 30.0
     # Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.
     max_retries: int = 3
     device: str = "auto"

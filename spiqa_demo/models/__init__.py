@@ -67,4 +67,5 @@ def load_backend(settings: ModelSettings | None = None, **overrides: Any) -> Mod
         context_tokens=settings.context_tokens,
         timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
+        first_byte_timeout_s=settings.model_first_byte_timeout_s,
     )
