@@ -220,12 +220,20 @@ class UISettings(_Cached):
     results_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses")
     # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
     ui_cache_max_mb: int = 1024
-    # Questions answered at once across visitors (retrieval-only and API answers run side by side).
+    # Questions worked on at once across visitors (ranking, reading replies); a question waiting for
+    # a model or a paper takes none of these, so waits never hold up a retrieval-only answer.
     ui_ask_concurrency: int = 16
     # Local-model calls (answers, judge) at once across visitors: one shared model in memory.
     ui_model_concurrency: int = 1
-    # Remote API calls at once across visitors (each visitor's server answers independently).
+    # Remote API calls at once across visitors (each visitor's server answers independently); each
+    # session has at most one model call running, and sessions take turns for the free ones.
     ui_api_concurrency: int = 8
+    # Processor seconds one paper load may use in its worker process (a hostile PDF is stopped).
+    ui_load_cpu_s: int = 120
+    # Megabytes of uploaded PDFs one session may hold at once (its paper, the one loading, cited papers).
+    ui_upload_quota_mb: int = 250
+    # A session unused this long no longer keeps its files from cleanup (crops, pages, its PDFs).
+    ui_session_ttl_s: int = 3600
     # Which endpoints and models visitors may choose: auto (any when the app serves only this
     # machine, none when shared: a Space or a public address) | none | any | comma-separated base URLs.
     ui_visitor_endpoints: str = "auto"

@@ -56,17 +56,18 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     from spiqa_demo.ui.chat import NO_PAPER, ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import blocking
 
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     inputs = ("cot", "none", "", "", 8, 0, True, "")
-    history, *_ = list(ask("Which figure?", Session(), *inputs))[-1]
+    history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
-    assert list(ask("  ", Session(), *inputs))[-1][0] == []
+    assert list(blocking(ask("  ", Session(), *inputs)))[-1][0] == []
 
     gate = threading.Event()
     session = Session()
     PaperLoad(lambda: gate.wait(30) and shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf", session)
-    turns = ask("Which table compares the non-local block with the baseline on Kinetics?", session, *inputs)
+    turns = blocking(ask("Which table compares the non-local block with the baseline on Kinetics?", session, *inputs))
     history, *_ = next(turns)
     assert "Waiting for the paper to be read and indexed" in history[-1]["content"] and session.loading
     gate.set()
@@ -81,13 +82,14 @@ def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(s
     from spiqa_demo.ui.chat import ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import blocking
 
     session = Session()
     pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
     starter = threading.Timer(0.5, lambda: PaperLoad(lambda: pdf, session))
     starter.start()
-    history, session, _ = list(ask("Which table compares the non-local block with the baseline on Kinetics?",
-                                   session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    history, session, _ = list(blocking(ask("Which table compares the non-local block with the baseline on Kinetics?",
+                                            session, "cot", "none", "", "", 8, 0, True, "")))[-1]
     starter.join()
     assert session.paper is not None and session.last_answer is not None, history
 
@@ -97,13 +99,14 @@ def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: 
     from spiqa_demo.ui.chat import ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import blocking
 
     upload = storage.gradio_temp_dir() / "abc" / "notes.pdf"
     upload.parent.mkdir(parents=True, exist_ok=True)
     upload.write_text("not a PDF at all")
     session = Session()
     job = PaperLoad(lambda: upload, session)
-    history, *_ = list(ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    history, *_ = list(blocking(ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, "")))[-1]
     assert job.done and job.error.startswith("notes.pdf: ") and job.error in history[-1]["content"]
     assert not upload.exists() and session.paper is None and not session.loading
 
