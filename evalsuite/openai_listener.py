@@ -52,14 +52,15 @@ def _completion() -> bytes:
 
 @contextmanager
 def openai_listener(
-    chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES), answer_first: int | None = None
+    chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES), answer_first: int | None = None, silent: bool = False
 ) -> Iterator[Listener]:
     """Serve `/v1/chat/completions` on 127.0.0.1; a streamed reply is `chunks` pieces, `chunk_delay_s` apart.
 
     With `answer_first`, the requests after the first `answer_first` are held until `go` is set
     (leaving the block sets it): a plain reply is not sent before, and a streamed one sends its
     first piece (the image choice and rationale), then a "." every `HELD_PIECE_S`, so it never ends
-    before `go` however slow the machine.
+    before `go` however slow the machine. `silent`: a held request gets no byte at all before `go`
+    (a server that accepts and never replies).
     """
     record = Listener()
     counting = threading.Lock()
@@ -73,6 +74,9 @@ def openai_listener(
                 record.requests.append(str(self.headers) + body.decode("utf-8", "replace"))
                 hold = answer_first is not None and len(record.requests) > answer_first
             record.started.set()
+            if hold and silent:
+                record.held.set()
+                record.go.wait()
             if json.loads(body or b"{}").get("stream"):
                 self._stream(hold)
                 return
@@ -80,19 +84,23 @@ def openai_listener(
                 record.held.set()
                 record.go.wait()
             reply = _completion()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+            except OSError:
+                return  # the app hung up (it gave up waiting)
 
         def _stream(self, hold: bool) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
+            hold = hold and not silent  # a silent hold is over once the reply starts
             pieces = [*REPLY_PIECES, *["."] * max(0, chunks - len(REPLY_PIECES))][:chunks]
             try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
                 for n, piece in enumerate(pieces):
                     self._piece(piece)
                     time.sleep(chunk_delay_s)

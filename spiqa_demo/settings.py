@@ -70,6 +70,9 @@ class ExtractionSettings(_Cached):
     max_file_mb: int = 100
     # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
     max_crop_pixels: int = 40_000_000
+    # Upper bound on the pixels of one image in the PDF: a small file can hold a 40000 x 40000 image
+    # whose decoding alone takes seconds of CPU, so a file with a larger image is refused unread.
+    max_image_pixels: int = 64_000_000
     extraction_timeout_s: float = 300.0
     # Crops (and the app's page images) show a reader's annotations of the PDF: highlights, notes,
     # drawings. Extraction never reads them as paper content.
@@ -131,6 +134,10 @@ class ModelSettings(_Group):
     # Prompt + reply tokens for API models (local models read their config).
     context_tokens: int = 128_000
     request_timeout_s: float = 120.0
+    # How long a server may take to connect and, while it streams a reply, between two pieces of it
+    # (the first included): a server that accepts and never replies is cut off this soon, not after
+    # request_timeout_s (which still bounds a whole unstreamed reply).
+    model_first_byte_timeout_s: float = 30.0
     # Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.
     max_retries: int = 3
     device: str = "auto"
@@ -213,11 +220,13 @@ class UISettings(_Cached):
     results_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses")
     # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
     ui_cache_max_mb: int = 1024
-    # Questions answered at once across visitors (retrieval-only and API answers run side by side).
+    # Questions worked on at once across visitors (ranking, reading replies); a question waiting for
+    # a model or a paper takes none of these, so waits never hold up a retrieval-only answer.
     ui_ask_concurrency: int = 16
     # Local-model calls (answers, judge) at once across visitors: one shared model in memory.
     ui_model_concurrency: int = 1
-    # Remote API calls at once across visitors (each visitor's server answers independently).
+    # Remote API calls at once across visitors (each visitor's server answers independently); each
+    # session has at most one model call running, and sessions take turns for the free ones.
     ui_api_concurrency: int = 8
     # Which endpoints and models visitors may choose: none (auto is none: the app cannot tell that it
     # is shared, e.g. behind a reverse proxy on loopback) | any (public addresses only) | base URLs,
@@ -230,9 +239,13 @@ class UISettings(_Cached):
     # 40 MB file held 200-350 MB per session; SPIQA's largest split has 666 questions).
     ui_max_results_mb: float = Field(default=10.0, gt=0)
     ui_max_results_rows: int = Field(default=5_000, ge=1)
-    # A session left idle this long is forgotten with all it holds: sessions opened through the API
-    # never say that they left.
+    # A session left idle this long is forgotten with all it holds, and its files (crops, pages, its
+    # PDFs) no longer escape cleanup: sessions opened through the API never say that they left.
     ui_session_ttl_s: float = Field(default=7200.0, gt=0)
+    # Processor seconds one paper load may use in its worker process (a hostile PDF is stopped).
+    ui_load_cpu_s: int = 120
+    # Megabytes of uploaded PDFs one session may hold at once (its paper, the one loading, cited papers).
+    ui_upload_quota_mb: int = 250
     # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
     ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,17 +57,18 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     from spiqa_demo.ui.chat import NO_PAPER, ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import blocking
 
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     inputs = ("cot", "none", "", "", 8, 0, True, "")
-    history, *_ = list(ask("Which figure?", Session(), *inputs))[-1]
+    history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
-    assert list(ask("  ", Session(), *inputs))[-1][0] == []
+    assert list(blocking(ask("  ", Session(), *inputs)))[-1][0] == []
 
     gate = threading.Event()
     session = Session()
     PaperLoad(lambda: gate.wait(30) and shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf", session)
-    turns = ask("Which table compares the non-local block with the baseline on Kinetics?", session, *inputs)
+    turns = blocking(ask("Which table compares the non-local block with the baseline on Kinetics?", session, *inputs))
     history, *_ = next(turns)
     assert "Waiting for the paper to be read and indexed" in history[-1]["content"] and session.loading
     gate.set()
@@ -76,30 +78,27 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     assert session.last_answer is not None and session.last_answer.figure is not None
 
 
-def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(
-    shared: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(shared: Path) -> None:
     """The browser sends the question while the dropped file is still uploading."""
-    import time
-    from types import SimpleNamespace
-
-    from spiqa_demo.ui import chat
     from spiqa_demo.ui.chat import ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import Wait, blocking
 
     session = Session()
     pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
 
-    def upload_arrives(seconds: float) -> None:
-        if session.load_job is None:
-            PaperLoad(lambda: pdf, session)
+    def upload_arrives_at_the_first_wait(steps: Iterator[object]) -> Iterator[object]:
+        """The upload's load begins while the question waits for it, so it provably waited for it,
+        however late a timer would have fired on a busy machine."""
+        for step in steps:
+            if isinstance(step, Wait) and session.load_job is None:
+                PaperLoad(lambda: pdf, session)
+            yield step
 
-    # The question looks for its upload's load between pauses: the load begins in its first pause,
-    # so it provably waited for it, however late a timer would have fired on a busy machine.
-    monkeypatch.setattr(chat, "time", SimpleNamespace(monotonic=time.monotonic, sleep=upload_arrives))
-    history, answered, _ = list(ask("Which table compares the non-local block with the baseline on Kinetics?",
-                                    session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    asked = ask("Which table compares the non-local block with the baseline on Kinetics?", session, "cot", "none", "", "", 8, 0,
+                True, "")
+    history, answered, _ = list(blocking(upload_arrives_at_the_first_wait(asked)))[-1]
     assert session.load_job is not None and answered.paper is not None and answered.last_answer is not None, history
 
 
@@ -108,13 +107,14 @@ def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: 
     from spiqa_demo.ui.chat import ask
     from spiqa_demo.ui.loading import PaperLoad
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import blocking
 
     upload = storage.gradio_temp_dir() / "abc" / "notes.pdf"
     upload.parent.mkdir(parents=True, exist_ok=True)
     upload.write_text("not a PDF at all")
     session = Session()
     job = PaperLoad(lambda: upload, session)
-    history, *_ = list(ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))[-1]
+    history, *_ = list(blocking(ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, "")))[-1]
     assert job.done and job.error.startswith("notes.pdf: ") and job.error in history[-1]["content"]
     assert not upload.exists() and session.paper is None and not session.loading
 

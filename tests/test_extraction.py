@@ -655,6 +655,21 @@ def test_gold_set_precision_and_recall(gold_set: list[GoldDocument], gold_papers
     assert score.precision >= GOLD_PRECISION and score.recall >= GOLD_RECALL, f"{score}\n{failures}"
 
 
+def test_a_pdf_holding_a_huge_image_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
+    """1.6 gigapixels in a 1.6 MB file: decoding it alone takes seconds of CPU, rendering any part of
+    its page decodes it whole, so it is refused from the size the PDF declares."""
+    from evalsuite.hostile_pdfs import huge_image_pdf
+
+    pdf = huge_image_pdf(tmp_path / "bomb.pdf")
+    settings = ExtractionSettings(cache_dir=tmp_path / "cache")
+    with pytest.raises(PaperError, match=r"bomb\.pdf: page 1 holds an image of 40000 x 40000 pixels, over the "
+                                         r"64-megapixel limit \(SPIQA_MAX_IMAGE_PIXELS\)"):
+        extract_paper(pdf, image_dir=tmp_path / "crops", settings=settings)
+    assert not (tmp_path / "crops").exists()  # refused while its pages were read, before any render
+    allowed = settings.with_overrides(max_image_pixels=40_000 * 40_000)
+    assert len(extract_paper(pdf, settings=allowed).items) == 1  # within a raised limit it is an ordinary figure
+
+
 def test_render_scales_stay_within_their_pixel_bound() -> None:
     from spiqa_demo.extraction.pixels import fit_dpi, fit_scale
 

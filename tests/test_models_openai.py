@@ -230,6 +230,17 @@ def test_a_hanging_server_times_out() -> None:
         assert caught.value.retryable
 
 
+def test_a_streamed_reply_that_never_starts_is_cut_at_the_first_byte_timeout() -> None:
+    """A server that accepts and never replies holds a stream for the first-byte timeout, not the
+    (much longer) request timeout that bounds a whole unstreamed reply."""
+    with hanging_server() as url:
+        backend = load_backend(backend="openai", base_url=url, model="m", request_timeout_s=3600,
+                               model_first_byte_timeout_s=0.5, max_retries=0)
+        with pytest.raises(BackendError, match=r"no reply from .* within 0.5 s .*SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S") as caught:
+            list(backend.stream([Message("user", ["hi"])]))
+        assert caught.value.retryable
+
+
 def test_a_missing_key_for_openai_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("SPIQA_API_KEY", raising=False)

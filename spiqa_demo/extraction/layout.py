@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.pixels import check_image
 from spiqa_demo.types import BBox
 
 # -- reading a page (`read_page`) ----------------------------------------------------------------
@@ -349,8 +350,9 @@ def _is_highlight(path: dict, lines: list[BBox]) -> bool:
     return sum(box.overlap(ln) for ln in lines) > _HIGHLIGHT_ON_TEXT * box.area
 
 
-def read_page(page: pymupdf.Page) -> PageLayout:
-    """Parse one page into a `PageLayout` (one text page shared by all text queries)."""
+def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLayout:
+    """Parse one page into a `PageLayout` (one text page shared by all text queries); with
+    `max_image_pixels`, an image larger than that is `ImageTooLarge` (nothing has decoded it yet)."""
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
     data = page.get_text("dict", textpage=textpage, sort=False)
     blocks: list[Block] = []
@@ -387,6 +389,8 @@ def read_page(page: pymupdf.Page) -> PageLayout:
     ]
     images = []
     for info in page.get_image_info():
+        if max_image_pixels is not None:
+            check_image(page.number + 1, info["width"], info["height"], max_image_pixels)
         r = pymupdf.Rect(info["bbox"]) & rect
         if not r.is_empty and r.width > _MIN_IMAGE and r.height > _MIN_IMAGE:
             images.append(tuple(r))

@@ -2,8 +2,9 @@
 own (pdffigures2's `FigureExtractor`):
 
 1. `read_pages`: each page parsed once (`layout.read_page`) after a reader's annotations are
-   removed (`annotations`); a scanned page is read by OCR (`scanned`), one MuPDF cannot read is
-   left blank (`page_errors`);
+   removed (`annotations`); a file with an image over `SPIQA_MAX_IMAGE_PIXELS` is refused before
+   any image is decoded (`pixels`); a scanned page is read by OCR (`scanned`), one MuPDF cannot
+   read is left blank (`page_errors`);
 2. `analyse_document` (`layout`): body font size, text columns and running lines over all pages;
 3. `search_pages`, page by page: body text (`layout.classify_page`), captions (`captions`), the
    page's region search (`regions`), its passages (`passages`) and bibliography rows
@@ -40,6 +41,7 @@ from spiqa_demo.extraction.layout import DocumentLayout, PageFrame, PageLayout, 
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, blank_page, reason
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.pixels import ImageTooLarge
 from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import PageSearch, Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.scanned import ScanReader
@@ -164,7 +166,9 @@ def read_pages(
         try:
             page = doc[index]
             annotations += strip_annotations(page)
-            pages.append(scans.read(page, read_page(page), deadline.at))
+            pages.append(scans.read(page, read_page(page, scans.settings.max_image_pixels), deadline.at))
+        except ImageTooLarge as exc:  # before anything decoded it: the file is refused, not left half-read
+            raise InputError(f"{deadline.path.name}: {exc}") from None
         except MUPDF_ERRORS as exc:
             failures.unread[index + 1] = reason(exc)
             pages.append(blank_page(doc, index, pages))

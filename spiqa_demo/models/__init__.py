@@ -70,4 +70,5 @@ def load_backend(settings: ModelSettings | None = None, untrusted: bool = False,
         timeout_s=settings.request_timeout_s,
         max_retries=settings.max_retries,
         untrusted=untrusted,
+        first_byte_timeout_s=settings.model_first_byte_timeout_s,
     )

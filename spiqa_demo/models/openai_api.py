@@ -1,7 +1,10 @@
 """Any OpenAI-compatible chat API: OpenAI itself, vLLM, Ollama, llama.cpp's server, `transformers serve`.
 
 Images travel as base64 PNG data URLs. Timeouts and retries are the `openai` client's own
-(exponential backoff that honours Retry-After, on 408/409/429, 5xx and dropped connections).
+(exponential backoff that honours Retry-After, on 408/409/429, 5xx and dropped connections): a
+server must connect within the first-byte timeout, and a streamed reply may fall silent no longer
+than that (the first piece included), so a server that accepts and never replies is cut off soon;
+a whole unstreamed reply may take the request timeout.
 Failures become one-line `BackendError`s that say what to do and whether retrying later can help
 (timeouts, rate limits, 5xx, dropped connections); the API key never appears in them, in `repr()`
 or in logs. They give the HTTP status but not the server's own words, which go to the log: an
@@ -48,6 +51,7 @@ class OpenAIBackend:
         timeout_s: float = 120.0,
         max_retries: int = 3,
         untrusted: bool = False,
+        first_byte_timeout_s: float = 30.0,
     ) -> None:
         import openai
 
@@ -66,12 +70,15 @@ class OpenAIBackend:
         self.max_images = None if max_images < 0 else max_images
         self.context_tokens = context_tokens
         self.timeout_s = timeout_s
+        self.first_byte_timeout_s = min(first_byte_timeout_s, timeout_s)
         self.max_retries = max_retries
         self.untrusted = untrusted
         self._secret = api_key
+        self._streamed = openai.Timeout(timeout_s, connect=self.first_byte_timeout_s, read=self.first_byte_timeout_s)
         # Local servers ignore the key, but the client insists on one.
         self._client = openai.OpenAI(
-            base_url=self.base_url, api_key=api_key or "none", timeout=timeout_s, max_retries=max_retries,
+            base_url=self.base_url, api_key=api_key or "none", max_retries=max_retries,
+            timeout=openai.Timeout(timeout_s, connect=self.first_byte_timeout_s),
             http_client=public_only_client() if untrusted else None,
         )
 
@@ -164,17 +171,18 @@ class OpenAIBackend:
     def _stream(self, request: dict[str, Any], usage: Usage | None) -> Iterator[str]:
         import openai
 
-        chunks = self._call(**request, stream=True)
         try:
+            chunks = self._client.chat.completions.create(model=self.name, **request, stream=True, timeout=self._streamed)
             for chunk in chunks:
                 _fill_usage(usage, chunk)
                 if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
         except openai.OpenAIError as exc:
-            raise self._error(exc) from exc
+            raise self._error(exc, streamed=True) from exc
 
-    def _error(self, exc: Exception) -> BackendError:
-        """A one-line message for people, with the status but not the server's words (logged, without the key)."""
+    def _error(self, exc: Exception, streamed: bool = False) -> BackendError:
+        """A one-line message for people, with the status but not the server's words (logged, without
+        the key). `streamed`: a timeout was the first-byte one."""
         import openai
 
         where = self.base_url
@@ -207,9 +215,11 @@ class OpenAIBackend:
                 retryable=True,
             )
         if isinstance(exc, openai.APITimeoutError):
+            limit, setting = ((self.first_byte_timeout_s, "SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S") if streamed
+                              else (self.timeout_s, "SPIQA_REQUEST_TIMEOUT_S"))
             return BackendError(
-                f"no reply from {where} within {self.timeout_s:g} s ({self.max_retries} retries): "
-                "the server is hung or overloaded (SPIQA_REQUEST_TIMEOUT_S sets the limit)",
+                f"no reply from {where} within {limit:g} s ({self.max_retries} retries): "
+                f"the server is hung or overloaded ({setting} sets the limit)",
                 retryable=True,
             )
         if isinstance(exc, openai.APIConnectionError):

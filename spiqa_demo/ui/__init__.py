@@ -7,15 +7,18 @@ tuples that must line up with a list elsewhere.
 
 - `layout`: places the tabs and calls each `wire()`; `build_demo(settings)`, `launch_options()`; `app_settings`: the settings the app was built with, which its handlers read.
 - `paper_tab` (load a PDF / arXiv id through `spiqa_demo.arxiv` / example, gallery, figure on its
-  page, the chat), `loading` (extract + index with progress), `examples`, `page_view` (page image with boxes).
+  page, the chat), `loading` (extract + index with progress, in `load_workers`' processes), `examples`,
+  `page_view` (page image with boxes).
 - `chat` (streamed answers with the chosen figure and the shortlist), `model_settings` (the settings
   panel and backend choice), `session` (per-visitor state), `question_box` (the Ask/Stop box of both chats).
 - `spiqa_check` (the benchmark-question panel over `spiqa_demo.evaluation.check`), `spiqa_images`.
 - `across_tab` (the loaded paper's references, adding cited papers through `cited_loading`), `across_chat`
   (answers from the cited papers), `across_session` (its per-visitor state).
 - `error_analysis` (the tab over `spiqa_demo.evaluation.analysis`: rows, filters, plots, comparisons).
-- `queues` (the concurrency groups the tabs share), `model_slots` (model calls at once), `visitor_policy`
-  (the models and endpoints a visitor may choose), `messages` (library messages as sentences).
+- `queues` (how waiting events run: `steps` that wait holding no thread), `model_calls` (the model
+  pools), `fair_queue` (work shared by all visitors, one running per session, sessions in turn),
+  `visitor_policy` (the models and endpoints a visitor may choose), `messages` (library messages as sentences).
 - `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment(settings)`),
-  `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
+  `live_files` (what live sessions show, never cleaned up), `upload_room` (room made before an upload
+  streams in), `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
 """

@@ -5,7 +5,7 @@ ranked for it (and which are in the library); the answer (streamed as the model 
 the evidence: the anchor figure the question is about, the cited paper chosen (title, why), and
 the supporting passage quoted with its page, shown beside the chat on its page with the passage
 boxed. Without any cited paper in the library the answer says so and lists the references the
-question leads to, so the reader knows which PDFs to add. Stop, model settings and model slots
+question leads to, so the reader knows which PDFs to add. Stop, model settings and model calls
 work as in the single-paper chat (`chat`).
 """
 
@@ -24,14 +24,15 @@ import gradio as gr
 from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
+from spiqa_demo.ui import model_calls, storage
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.app_settings import app_settings
-from spiqa_demo.ui.chat import POLL_S, History, Stopped, Streamed, chat_message, question_message, stream_reply, wait_for_model
+from spiqa_demo.ui.chat import POLL_S, History, Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.chat_history import bounded
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
-from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
+from spiqa_demo.ui.steps import Wait
 
 if TYPE_CHECKING:
 
@@ -145,13 +146,13 @@ def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
     return gr.update(value=page, visible=True), detail
 
 
-def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[None]:
-    """While cited papers are being added, say so (yielding to show it) and wait: the question may be about them."""
+def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[Wait | None]:
+    """While cited papers are being added, say so (None: show it) and wait: the question may be about them."""
     job = across.add_job
-    while job is not None and not job.wait(0) and not turn.stopped:
+    while job is not None and not job.done and not turn.stopped:
         turn.thought["content"] = f"Waiting for the cited papers to be read: {escape(job.message)}…"
-        yield
-        job.wait(POLL_S)
+        yield None
+        yield Wait(lambda: job.done or turn.stopped, POLL_S)
 
 
 def _turn(history: History, across: AcrossSession) -> AskOutputs:
@@ -165,9 +166,12 @@ def _say(across: AcrossSession, history: History, message: str) -> AskOutputs:
     return _turn(history, across)
 
 
-def ask(question: str, session: Session | None, across: AcrossSession | None, *choice_and_key: Any) -> Iterator[AskOutputs]:
-    """Stream one cross-paper question's turn; once answered, the supporting passage is shown on its page."""
+def ask(question: str, session: Session | None, across: AcrossSession | None,
+        *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+    """Stream one cross-paper question's turn (as `steps`: Gradio runs it `unthreaded`); once answered,
+    the supporting passage is shown on its page."""
     session, across = session or Session(), across or AcrossSession()
+    storage.in_use(session)
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
     try:  # cut to its limit here, before the chat keeps it
@@ -186,35 +190,29 @@ def ask(question: str, session: Session | None, across: AcrossSession | None, *c
     turn = across.start_turn(thought)
     history = across.history
     across.add_question(user, thought)
-    for _ in _wait_for_cited(across, turn):
-        yield _turn(history, across)
+    for step in _wait_for_cited(across, turn):
+        yield step or _turn(history, across)
     if turn.stopped:
         yield _turn(history, across)
         return
     thought["content"] = "Ranking this paper's references for the question…"
     yield _turn(history, across)
-    yield from _answer(asked.text, library, across, turn, choice, api_key)
+    yield from _answer(asked.text, library, session, across, turn, choice, api_key)
 
 
-def _answer(question: str, library: PaperLibrary, across: AcrossSession, turn: Turn, choice: ModelChoice,
-            api_key: str) -> Iterator[AskOutputs]:
+def _answer(question: str, library: PaperLibrary, session: Session, across: AcrossSession, turn: Turn,
+            choice: ModelChoice, api_key: str) -> Iterator[AskOutputs | Wait]:
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited_stream
 
     history, thought = across.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
-    slot = model_slot(backend)
-    try:
-        for _ in wait_for_model(slot, turn):
-            yield _turn(history, across)
-    except Stopped:
-        yield _turn(history, across)
-        return
     started = time.monotonic()
     events = ask_cited_stream(library, question, backend, settings=library.settings.qa)
     result: Streamed[CitedAnswer] = Streamed()
-    with closing(stream_reply(events, CitedAnswer, turn, history, slot, result)) as chunks:
-        for _ in chunks:
-            yield _turn(history, across)
+    call = model_calls.start(id(session), events, backend)  # the session's one model call, whichever tab asks
+    with closing(stream_reply(call, CitedAnswer, turn, history, result)) as chunks:
+        for step in chunks:
+            yield step or _turn(history, across)
     if result.error:
         yield _say(across, history, f"⚠️ {as_sentence(result.error)}")
         return

@@ -34,6 +34,10 @@ class AcrossSession(Chat):
         if paper is None:
             return self.library
         if self.library is None or self.library.anchor.sha256 != paper.sha256:
+            from spiqa_demo.ui import storage
+            from spiqa_demo.ui.cited_loading import CITED
+
+            storage.live.release(id(session), CITED)  # the previous paper's cited PDFs are no longer shown
             self.stop_turn()
             self.library = PaperLibrary(paper, app_settings(), str(session.pdf or paper.source))
             self.history, self.add_job = [], None

@@ -25,6 +25,7 @@ from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.session_expiry import visitor_state
+from spiqa_demo.ui.steps import Wait
 
 if TYPE_CHECKING:
 
@@ -96,8 +97,8 @@ class AddOutputs(NamedTuple):
 
 
 def _add(session: Session | None, across: AcrossSession | None, files: Sequence[Path], arxiv_ids: Sequence[str],
-         progress: gr.Progress) -> Iterator[AddOutputs]:
-    """Shared body of the two adders."""
+         progress: gr.Progress) -> Iterator[AddOutputs | Wait]:
+    """Shared body of the two adders (as `steps`: Gradio runs them `unthreaded`)."""
     session, across = session or Session(), across or AcrossSession()
     library = across.sync(session)
     if library is None or session.loading:
@@ -107,11 +108,12 @@ def _add(session: Session | None, across: AcrossSession | None, files: Sequence[
     if not files and not arxiv_ids:
         yield AddOutputs(across, references=references_markdown(library), report=escape(NOTHING_TO_ADD))
         return
-    job = CitedLoad(library, files, arxiv_ids, after=across.add_job)
+    job = CitedLoad(library, files, arxiv_ids, owner=id(session), after=across.add_job)
     across.add_job = job
     yield AddOutputs(across, report=f"*Adding {len(files) + len(arxiv_ids)} papers…*")
-    while not job.wait(POLL_S):
+    while not job.done:
         progress(job.fraction, desc=job.message)
+        yield Wait(lambda: job.done, POLL_S)
     progress(1.0, desc=job.message)
     report = []
     if job.added:
@@ -126,18 +128,18 @@ def _add(session: Session | None, across: AcrossSession | None, files: Sequence[
 
 
 def add_files(files: list[str] | str | None, session: Session | None, across: AcrossSession | None,
-              progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs]:
+              progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs | Wait]:
     """Add uploaded cited PDFs (several at once)."""
     paths = [Path(f) for f in ([files] if isinstance(files, str) else files or [])]
     yield from _add(session, across, paths, [], progress)
 
 
 def add_arxiv(text: str, session: Session | None, across: AcrossSession | None,
-              progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs]:
+              progress: gr.Progress = gr.Progress()) -> Iterator[AddOutputs | Wait]:
     """Download cited papers by arXiv id (several separated by spaces or commas) and add them."""
     ids = [part for part in capped(text, "arxiv").replace(",", " ").split() if part]
-    for outputs in _add(session, across, [], ids, progress):
-        yield outputs._replace(upload=gr.skip())  # the upload box holds no ids to empty
+    for step in _add(session, across, [], ids, progress):
+        yield step if isinstance(step, Wait) else step._replace(upload=gr.skip())  # the upload box holds no ids to empty
 
 
 @dataclass(frozen=True)
@@ -195,15 +197,15 @@ def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[L
         load.event.then(refresh, [session, tab.state], refreshed, api_visibility="private")
     tab.tab_item.select(refresh, [session, tab.state], refreshed, api_name="cited_references", queue=False)
     added = components(AddOutputs, tab)
-    tab.upload.upload(add_files, [tab.upload, session, tab.state], added, api_name="add_cited",
+    tab.upload.upload(queues.handler(add_files), [tab.upload, session, tab.state], added, api_name="add_cited",
                       show_progress_on=tab.references, **queues.paper)
-    tab.arxiv.submit(add_arxiv, [tab.arxiv, session, tab.state], added, api_name="add_cited_arxiv",
+    tab.arxiv.submit(queues.handler(add_arxiv), [tab.arxiv, session, tab.state], added, api_name="add_cited_arxiv",
                      show_progress_on=tab.references, **queues.paper)
     # Stop shows first and Ask comes back last in one chain: as two separate events, a quick answer's
     # Ask could arrive before the Stop and leave the Stop button showing.
     asking = question_box.show_stop_on(tab.question.submit, tab.question).then(
-        across_chat.ask, [tab.question, session, tab.state, *model.inputs()], components(across_chat.AskOutputs, tab),
-        api_name="ask_cited", **queues.ask)
+        queues.handler(across_chat.ask), [tab.question, session, tab.state, *model.inputs()],
+        components(across_chat.AskOutputs, tab), api_name="ask_cited", **queues.ask)
     question_box.show_ask_after(asking, tab.question)
     stopped = tab.question.stop(across_chat.stop, [tab.state], components(across_chat.StopOutputs, tab), cancels=[asking],
                                 api_name="stop_cited")

@@ -10,8 +10,6 @@ is said once per session. Follow-up questions ask about the same paper.
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
@@ -21,12 +19,14 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 from spiqa_demo.errors import InputError, PaperError
 from spiqa_demo.questions import Question, check_question
 from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui import model_calls, storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat_history import MAX_MESSAGE_CHARS, bounded
 from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.model_calls import ModelCall
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
-from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.session import Session, Turn
+from spiqa_demo.ui.steps import Wait
 
 if TYPE_CHECKING:
 
@@ -132,37 +132,22 @@ def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
     return notes
 
 
-def _wait_for_paper(session: Session, turn: Turn) -> Iterator[None]:
-    """While the session's paper is being read and indexed, say so (yielding to show it) and wait."""
+def _wait_for_paper(session: Session, turn: Turn) -> Iterator[Wait | None]:
+    """While the session's paper is being read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
-    deadline = time.monotonic() + UPLOAD_GRACE_S
-    while session.paper is None and session.load_job is None and time.monotonic() < deadline and not turn.stopped:
-        time.sleep(POLL_S)
-    job = session.load_job
-    while job is not None and not job.wait(0) and not turn.stopped:
-        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {escape(job.message)}…"
+    yield Wait(lambda: session.paper is not None or session.load_job is not None or turn.stopped, UPLOAD_GRACE_S)
+    while (job := session.load_job) is not None and not job.done and not turn.stopped:
+        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {escape(job.waiting_message())}…"
         turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}
-        yield
-        job.wait(POLL_S)
+        yield None
+        yield Wait(lambda: job.done or turn.stopped, POLL_S)
     turn.waiting_for_paper = False
 
 
-def wait_for_model(slot: threading.Semaphore | None, turn: Turn) -> Iterator[None]:
-    """Take a model slot; while other visitors' questions hold them all, say so (yielding to show it)."""
-    if slot is None or slot.acquire(blocking=False):
-        return
-    turn.thought["content"] = "Waiting for the model: other questions are being answered first…"
-    yield
-    while not slot.acquire(timeout=POLL_S):
-        if turn.stopped:
-            raise Stopped
-    if turn.stopped:
-        slot.release()
-        raise Stopped
-
-
-class Stopped(Exception):
-    """The turn was stopped while it waited."""
+def waiting_for_model(call: ModelCall) -> str:
+    ahead = call.ahead()
+    return ("Waiting for the model: other questions are being answered first"
+            + (f" ({ahead} before this one)" if ahead else "") + "…")
 
 
 @dataclass
@@ -173,28 +158,40 @@ class Streamed(Generic[A]):
     error: str = ""
 
 
-def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: Turn, history: History,
-                 slot: threading.Semaphore | None, result: Streamed[A]) -> Generator[None, None, None]:
-    """Show a flow's text chunks in the chat as they come (yielding after each) and put how it ended
-    in `result`. However the stream ends (answered, failed, stopped, cancelled) the model slot is
-    released; an unanswered turn is marked stopped with what was written kept."""
+def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
+                 result: Streamed[A]) -> Generator[Wait | None, None, None]:
+    """Show a model call's text pieces in the chat as they come (None: show the chat now; a `Wait`
+    while the model has nothing new) and put how it ended in `result`. However the stream ends
+    (answered, failed, stopped, cancelled) the call is stopped, freeing its model; an unanswered
+    turn is marked stopped with what was written kept."""
     reply = chat_message("assistant", "")
     streamed = ""
     try:
-        for event in events:
-            if turn.stopped:
+        while not turn.stopped and result.answer is None:
+            if not call.started:
+                turn.thought["content"] = waiting_for_model(call)
+                yield None
+                yield Wait(lambda: call.started or call.finished or turn.stopped, POLL_S)
+                continue
+            events = call.take()
+            if not events and call.finished:
                 break
-            if isinstance(event, final):
-                result.answer = event
-                break
-            if not streamed:
-                turn.thought["content"] = "Waiting for the model's reply…"
-                turn.reply = reply
-                history.append(reply)
-            if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
-                streamed += str(event)
-            reply["content"] = bounded(escape(streamed))
-            yield
+            if not events:
+                yield Wait(lambda: call.has_news() or turn.stopped)
+            for event in events:
+                if isinstance(event, final):
+                    result.answer = event
+                    break
+                if turn.stopped:
+                    break
+                if not streamed:
+                    turn.thought["content"] = "Waiting for the model's reply…"
+                    turn.reply = reply
+                    history.append(reply)
+                if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
+                    streamed += str(event)
+                reply["content"] = bounded(escape(streamed))
+                yield None  # each piece is shown, however many came at once
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
         if not isinstance(exc, PaperError):
             log.exception("answering failed")
@@ -203,9 +200,7 @@ def stream_reply(events: Generator[str | A, None, None], final: type[A], turn: T
         if turn.thought in history:  # a newer question may have dropped this turn (`chat_history.keep_recent`)
             history.remove(turn.thought)
     finally:
-        events.close()
-        if slot is not None:
-            slot.release()
+        call.stop()
         if result.answer is None:
             turn.stop()  # cancelled, closed, or stopped: what was written stays, marked stopped
     if (result.answer is not None or result.error) and reply in history:
@@ -227,13 +222,14 @@ def _turn(history: History, session: Session) -> AskOutputs:
     return AskOutputs(chatbot=list(history), session=session, question="")
 
 
-def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs]:
-    """Stream one question's turn into the session's chat.
+def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+    """Stream one question's turn into the session's chat (as `steps`: Gradio runs it `unthreaded`).
 
     A question asked while the paper loads waits for it. The answer is marked stopped, with what
     was written kept, when the visitor presses Stop, cancels the request, or asks again meanwhile.
     """
     session = session or Session()
+    storage.in_use(session)
     *fields, api_key = choice_and_key
     choice = ModelChoice.from_inputs(*fields)
     try:  # cut to its limit here, before the chat keeps it
@@ -246,8 +242,8 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     turn = session.start_turn(thought)
     session.add_question(user, thought)
-    for _ in _wait_for_paper(session, turn):
-        yield _turn(session.history, session)
+    for step in _wait_for_paper(session, turn):
+        yield step or _turn(session.history, session)
     if not any(message is user for message in session.history):  # the new paper started a new chat
         session.add_question(user, thought)
     history = session.history
@@ -269,27 +265,21 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
 
 
 def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
-            api_key: str) -> Iterator[AskOutputs]:
+            api_key: str) -> Iterator[AskOutputs | Wait]:
     from spiqa_demo.qa import Answer, ask_stream
     from spiqa_demo.qa.shortlist import retrieval_shortlist
 
     settings = app_settings()
     history, thought = session.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
-    slot = model_slot(backend)
-    try:
-        for _ in wait_for_model(slot, turn):
-            yield _turn(history, session)
-    except Stopped:
-        yield _turn(history, session)
-        return
     events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
     result: Streamed[Answer] = Streamed()
-    with closing(stream_reply(events, Answer, turn, history, slot, result)) as chunks:
-        for _ in chunks:
-            yield _turn(history, session)
+    call = model_calls.start(id(session), events, backend)
+    with closing(stream_reply(call, Answer, turn, history, result)) as chunks:
+        for step in chunks:
+            yield step or _turn(history, session)
     if result.error:
         history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
     answer = result.answer

@@ -2,17 +2,18 @@
 
 Like a paper load (`loading.PaperLoad`), the work runs in a small thread pool, not in the request:
 a cancelled request still finishes adding, and a question asked meanwhile waits for it. Uploads
-are checked and kept under the app's upload folder (so their pages can be shown later); arXiv ids
-are downloaded there. The PDFs are extracted by the library's process pool, a batch of as many
-files as there are cores at a time so progress can count finished files. A file that fails leaves
-its message (and its kept copy is deleted); the others are added all the same.
+are checked and kept under the app's upload folder (so their pages can be shown later), within the
+session's upload quota and held for the session while it lives; arXiv ids are downloaded there.
+The PDFs are extracted by the library's process pool, a batch of as many files as there are cores
+at a time so progress can count finished files. A file that fails leaves its message (and its kept
+copy is deleted); the others are added all the same.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from spiqa_demo.ui.messages import as_sentence
 log = logging.getLogger(__name__)
 
 _pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="cited-load")
+CITED = "cited"  # what a session's cited papers are held under in `storage.live`
 
 
 class CitedLoad:
@@ -38,11 +40,12 @@ class CitedLoad:
     """
 
     def __init__(self, library: PaperLibrary, files: Sequence[Path], arxiv_ids: Sequence[str],
-                 after: CitedLoad | None = None) -> None:
+                 owner: Hashable, after: CitedLoad | None = None) -> None:
         self.fraction, self.message = 0.0, "Waiting for a free reader"
         self.notices: list[Notice] = []
         self.added: list[str] = []  # origins of the papers this load added
         self._done = threading.Event()
+        self._owner = owner  # the session: the kept PDFs count against its quota and are held for it
         _pool.submit(self._run, library, list(files), list(arxiv_ids), after)
 
     @property
@@ -77,7 +80,7 @@ class CitedLoad:
                 self.notices += notices
                 for notice in notices:
                     if notice.kind == "failed":
-                        storage.discard(Path(notice.source))
+                        storage.reject(self._owner, CITED, Path(notice.source))
             self.added = [p.origin for p in library.papers if p.origin not in before]
             self.fraction, self.message = 1.0, f"Added {len(self.added)} of {len(files) + len(arxiv_ids)} papers"
         except Exception as exc:  # a bug must not leave the session waiting for ever
@@ -94,7 +97,7 @@ class CitedLoad:
         for path in files:
             try:
                 check_file(path, app_settings().extraction)
-                kept.append(storage.keep_upload(path))
+                kept.append(storage.accept_upload(self._owner, CITED, path))
             except PaperError as exc:
                 self.notices.append(Notice(path.name, "failed", str(exc)))
         for text in arxiv_ids:
@@ -104,6 +107,9 @@ class CitedLoad:
             except PaperError as exc:
                 self.notices.append(Notice(text, "failed", str(exc)))
                 continue
-            kept.append(storage.keep_upload(download))
+            try:
+                kept.append(storage.accept_upload(self._owner, CITED, download))
+            except PaperError as exc:
+                self.notices.append(Notice(text, "failed", str(exc)))
             storage.discard(download)
         return kept

@@ -4,9 +4,9 @@
 Each tab is a module (`paper_tab` with the `spiqa_check` and `model_settings` panels under its chat,
 `across_tab`, `error_analysis`) whose `build()` returns its widgets and whose `wire()` connects its
 events; this module places the tabs and hands each `wire()` what it takes from another tab. Questions
-(answers, the judge, run-all) run side by side (`SPIQA_UI_ASK_CONCURRENCY`), so a retrieval-only answer
-never waits behind another visitor's model; inside, `model_slots` makes local-model calls take turns and
-bounds remote API calls. Paper loads run in their own worker pool (`loading`).
+and loads wait for models and papers without holding a Gradio worker or a thread (`queues`), so a
+retrieval-only answer never waits behind another visitor's model; model calls run in `model_calls`'
+pools and paper loads in `loading`'s worker processes, both fair between sessions.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from starlette.middleware import Middleware
 from spiqa_demo.settings import Settings
 from spiqa_demo.ui import across_tab, error_analysis, paper_tab, spiqa_check, storage
 from spiqa_demo.ui.app_settings import app_settings, install
-from spiqa_demo.ui.queues import Queue, Queues
+from spiqa_demo.ui.queues import Queues
 from spiqa_demo.ui.request_size import RequestSizeLimit
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.session_expiry import forgetting_idle_sessions, visitor_state
 from spiqa_demo.ui.spiqa_images import image_roots
+from spiqa_demo.ui.upload_room import UploadRoom
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 TITLE = "SPIQA paper QA"
@@ -36,11 +37,11 @@ QUEUE_SIZE = 64
 def build_demo(settings: Settings) -> gr.Blocks:
     """The whole app (not launched), running with `settings` (its handlers read them, never the environment)."""
     install(settings)
-    limit = max(1, settings.ui.ui_ask_concurrency)
-    # Loads only report on background work (`loading.PaperLoad`), so reporting requests may overlap.
-    queues = Queues(ask=Queue(concurrency_id="ask", concurrency_limit=limit),
-                    paper=Queue(concurrency_id="paper", concurrency_limit=limit))
-    # Old files in Gradio's cache are deleted hourly (uploads, copies of crops); the rest is bounded by storage.evict.
+    queues = Queues.make(settings.ui.ui_ask_concurrency)
+    # Crops, pages and SPIQA's images are served where they lie: Gradio copies nothing into its cache,
+    # so what a session shows is exactly what `storage.live` holds for it.
+    gr.set_static_paths(storage.served_paths(settings) + [str(root) for root in image_roots()])
+    # Old files in Gradio's cache are deleted hourly (uploads); the rest is bounded by storage.evict.
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = visitor_state(Session())
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
@@ -50,7 +51,7 @@ def build_demo(settings: Settings) -> gr.Blocks:
             errors = error_analysis.build()
 
         events = paper_tab.wire(paper, session, queues)
-        spiqa_check.wire(paper.check, session, paper.model, events, queues.ask)
+        spiqa_check.wire(paper.check, session, paper.model, events, queues)
         across_tab.wire(across, session, paper.model, events.loads, queues)
         error_analysis.wire(errors)
     demo.queue(max_size=QUEUE_SIZE)
@@ -62,7 +63,9 @@ def launch_options() -> dict[str, Any]:
     folders files are served from."""
     settings = app_settings()
     return {
-        "app_kwargs": {"lifespan": forgetting_idle_sessions, "middleware": [Middleware(RequestSizeLimit)]},
+        # Oversized requests are refused unread; room is made before an upload streams in.
+        "app_kwargs": {"lifespan": forgetting_idle_sessions,
+                       "middleware": [Middleware(RequestSizeLimit), Middleware(UploadRoom)]},
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],

@@ -1,28 +1,37 @@
-"""Open a paper for the app in the background: `spiqa_demo.library.open_paper` keeps a copy,
-extracts (cached) and indexes it; the app publishes its crops and shows it once it is extracted.
+"""Open a paper for the app in the background: `spiqa_demo.library.open_paper` runs in a worker
+process (`load_workers`), the app publishes the crops and shows the paper once it is extracted,
+then loads the index the worker saved.
 
-A load runs as a `PaperLoad` in a small worker pool, not in the request that asked for it: a
-visitor who cancels the request or closes the tab does not leave the session half-loaded (the
-paper finishes loading), and a question asked meanwhile waits for the index instead of failing.
-Progress is `(fraction, message)` with counts ("Reading page 3 of 12", "Cropping Figure 2 (2 of
-9)", "Indexing 9 figures and tables"); bad input ends the load with its message.
+A load runs as a `PaperLoad` in `LOADS`, a `FairQueue` of `PAPER_CONCURRENCY` slots, each with its
+worker process: a session has at most one load running and one waiting (a newer load replaces the
+waiting one), and sessions take turns for free slots, so one visitor flooding slow PDFs holds one
+slot while everyone else's papers are read in the others. A load is not the request that asked
+for it: a visitor who cancels the request or closes the tab never leaves the session half-loaded
+(a running load finishes; one still waiting is dropped and the previous paper stays), and a
+question asked meanwhile waits for the index instead of failing. The worker's processor time per
+load is bounded (`SPIQA_UI_LOAD_CPU_S`), the PDF's images by `SPIQA_MAX_IMAGE_PIXELS`, and the
+session's files by its upload quota. Progress is `(fraction, message)` with counts ("Reading page 3
+of 12", "Cropping Figure 2 (2 of 9)", "Indexing 9 figures and tables"); bad input ends the load with
+its message.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.library import Keeper, open_paper
-from spiqa_demo.types import Paper
+from spiqa_demo.library import open_paper
+from spiqa_demo.settings import Settings
+from spiqa_demo.types import Paper, Progress
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.app_settings import app_settings
+from spiqa_demo.ui.fair_queue import FairQueue
+from spiqa_demo.ui.load_workers import LoadWorker
 from spiqa_demo.ui.messages import as_sentence
 
 if TYPE_CHECKING:
@@ -31,9 +40,24 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
-_pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="paper-load")
-# Uploads and downloads are kept under the app's upload folder, so a paper's pages can be shown later.
-UPLOADS = Keeper(keep=storage.keep_upload, discard=storage.discard)
+WAITING = "Waiting for a free reader"
+LOADS: FairQueue[PaperLoad] = FairQueue(PAPER_CONCURRENCY, "paper-load")
+_workers = [LoadWorker() for _ in range(PAPER_CONCURRENCY)]
+
+
+def warm_workers() -> None:
+    """Start every slot's worker process and its sentence encoder, side by side (the app's start-up calls this)."""
+    settings = app_settings()
+    starting = [threading.Thread(target=worker.warm, args=(settings,), daemon=True) for worker in _workers]
+    for thread in starting:
+        thread.start()
+    for thread in starting:
+        thread.join()
+
+
+def extract(slot: int, pdf: Path, settings: Settings, progress: Progress, extracted: Callable[[Paper], None]) -> Paper:
+    """`pdf` extracted and indexed by the worker process of `slot`; the index is saved for this process."""
+    return _workers[slot].open(pdf, settings, progress, extracted)
 
 
 def greeting(paper: Paper) -> str:
@@ -44,20 +68,24 @@ def greeting(paper: Paper) -> str:
 
 
 class PaperLoad:
-    """One paper being fetched, read and indexed for a session, in the worker pool.
+    """One paper being fetched, read and indexed for a session, queued in `LOADS`.
 
     `paper` is set once the paper is extracted (its gallery can be shown), `done` once it is
     indexed or has failed (`error`, a message for people). The session switches to the paper only
     while this is still its latest load, so an older, slower load never replaces a newer one.
+    `holds`: files the load needs while it waits (an upload), kept from cleanup meanwhile.
     """
 
-    def __init__(self, fetch: Callable[[], Path], session: Session) -> None:
-        self.fraction, self.message = 0.0, "Waiting for a free reader"
+    def __init__(self, fetch: Callable[[], Path], session: Session, holds: Sequence[Path] = ()) -> None:
+        self.fraction, self.message = 0.0, WAITING
         self.paper: Paper | None = None
         self.error = ""
         self._done = threading.Event()
+        self._fetch, self._session = fetch, session
+        self._name = ("load", id(self))  # what it holds in `storage.live`
         session.load_job = self
-        _pool.submit(self._run, fetch, session)
+        storage.live.hold(id(session), self._name, holds)
+        LOADS.submit(id(session), self)
 
     @property
     def done(self) -> bool:
@@ -67,17 +95,37 @@ class PaperLoad:
         """Whether the load is over after waiting at most `timeout` seconds."""
         return self._done.wait(timeout)
 
+    def waiting_message(self) -> str:
+        """What the load is doing, with its place in the queue while it waits."""
+        ahead = LOADS.ahead_of(self)
+        return f"{WAITING} ({ahead} before this one)" if ahead else self.message
+
+    def cancel(self) -> None:
+        """The request that asked for it is gone: a load still waiting is dropped (a running one finishes)."""
+        LOADS.cancel(self)
+
+    def dropped(self, reason: str) -> None:
+        self.error = as_sentence(f"this paper was not loaded: {reason}")
+        storage.live.release(id(self._session), self._name)
+        if self._session.load_job is self:
+            self._session.load_job = None  # the previous paper stays
+        self._done.set()
+
     def _progress(self, fraction: float, message: str) -> None:
         self.fraction, self.message = fraction, message
 
-    def _run(self, fetch: Callable[[], Path], session: Session) -> None:
-        source: Path | None = None
+    def run(self, slot: int) -> None:
+        session, owner = self._session, id(self._session)
+        received: list[Path] = []  # what the app got for this load, deleted if it cannot be read
         try:
-            source = fetch()
+            received.append(self._fetch())
             settings = app_settings()
             settings = settings.model_copy(update={"extraction": settings.extraction.with_overrides(crop_annotations=session.annotations)})
-            opened = open_paper(source, settings, keep=UPLOADS, progress=self._progress,
-                                extracted=lambda paper, pdf: self._show(paper, pdf, session))
+            kept = storage.accept_upload(owner, self._name, received[0], settings)
+            received.append(kept)
+            extract(slot, kept, settings, self._progress, lambda paper: self._show(paper, kept, session, settings))
+            opened = open_paper(kept, settings)  # the extraction from the cache, the index the worker saved
+            received.clear()
             self._progress(1.0, f"Ready: {opened.paper.summary()}")
             if session.load_job is self:
                 session.history.insert(0, {"role": "assistant", "content": greeting(opened.paper)})
@@ -86,14 +134,17 @@ class PaperLoad:
                 log.exception("loading a paper failed")
             self.error = as_sentence(str(exc) if isinstance(exc, PaperError)
                                      else f"something went wrong reading this file ({type(exc).__name__})")
-            if source is not None:
-                storage.discard(source)  # a rejected upload or download is not kept
         finally:
+            storage.live.release(owner, self._name)
+            for path in received:
+                storage.discard(path)  # a rejected upload or download is not kept (unless a live session shows it)
             self._done.set()
 
-    def _show(self, paper: Paper, pdf: Path, session: Session) -> None:
+    def _show(self, paper: Paper, pdf: Path, session: Session, settings: Settings) -> None:
         """The extracted paper, its crops served from the app's folder, shown while it is indexed."""
-        published = storage.publish(paper)
+        published = storage.publish(paper, settings)
         if session.load_job is self:
+            storage.live.hold(id(session), "paper", storage.paper_files(published, pdf, settings))
             session.load(published, pdf)
         self.paper = published
+        storage.evict(settings)

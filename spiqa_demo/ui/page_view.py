@@ -28,7 +28,8 @@ def render_page(pdf: Path, page: int, annotations: bool = False) -> tuple[Path, 
 
     # The kept PDF's folder is its content hash: served names are keyed with the server's secret.
     variant = "-annotated" if annotations else ""
-    target = storage.pages_dir() / f"{storage.private_name(pdf.parent.name)}-p{page}-{PAGE_DPI}{variant}.png"
+    prefix = storage.pages_prefix(pdf)
+    target = prefix.with_name(f"{prefix.name}-p{page}-{PAGE_DPI}{variant}.png")
     with pymupdf.open(pdf) as doc:
         rect = doc[page - 1].rect
         scale = fit_scale(PAGE_DPI / 72, rect.width, rect.height, PAGE_MAX_PIXELS)

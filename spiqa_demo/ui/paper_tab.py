@@ -10,7 +10,8 @@ paper loaded and says why. The chat's handlers are `chat`'s.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -27,6 +28,7 @@ from spiqa_demo.ui.loading import PaperLoad
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
+from spiqa_demo.ui.steps import Wait
 
 if TYPE_CHECKING:
     from gradio.events import Dependency
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 CAPTION_CHARS = 90
 MAX_MENTIONS = 8
 POLL_S = 0.2  # how often a load's progress is reported
+ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a visitor who left is noticed)
 DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
 
 
@@ -111,30 +114,42 @@ def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
                        detail=DETAIL_HINT, chatbot=chat)
 
 
-def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress) -> Iterator[LoadOutputs]:
-    """Shared body of the three loaders.
+def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
+          holds: Sequence[Path] = ()) -> Iterator[LoadOutputs | Wait]:
+    """Shared body of the three loaders (as `steps`: Gradio runs it `unthreaded`).
 
     The load itself runs in the background (`PaperLoad`): this only reports on it, so a request
-    that is cancelled or closed leaves a session that still finishes loading. The gallery is shown
-    as soon as extraction is done; questions wait for the index.
+    that is cancelled or closed leaves a session that still finishes a load already running (one
+    still waiting is dropped). The gallery is shown as soon as extraction is done; questions wait
+    for the index. While nothing else changes the request still answers now and then, so Gradio
+    notices a visitor who left.
     """
     session = session or Session()
-    job = PaperLoad(fetch, session)
+    storage.in_use(session)
+    job = PaperLoad(fetch, session, holds)
     yield LoadOutputs(session, status="Loading…")
-    shown = False
-    while not job.wait(POLL_S):
-        progress(job.fraction, desc=job.message)
-        if job.paper is not None and not shown:
-            shown = True
-            yield _paper_shown(session, job.paper, status_markdown(job.paper) + "\n\n*Indexing for questions…*")
+    shown, last = False, time.monotonic()
+    try:
+        while not job.done:
+            progress(job.fraction, desc=job.waiting_message())
+            if job.paper is not None and not shown:
+                shown, last = True, time.monotonic()
+                yield _paper_shown(session, job.paper, status_markdown(job.paper) + "\n\n*Indexing for questions…*")
+            elif time.monotonic() - last > ALIVE_S:
+                last = time.monotonic()
+                yield LoadOutputs(session)
+            yield Wait(lambda: job.done or (job.paper is not None and not shown), POLL_S)  # noqa: B023 - used at once
+    finally:
+        if not job.done:
+            job.cancel()
+    if session.load_job is not job:  # a newer load of this session took over (or this one was dropped)
+        yield LoadOutputs(session)
+        return
     if job.error or job.paper is None:
         gr.Warning(job.error)
         yield LoadOutputs(session, status=error_markdown(job.error))
         return
     progress(1.0, desc=job.message)
-    if session.load_job is not job:  # a newer load of this session took over
-        yield LoadOutputs(session)
-        return
     yield _paper_shown(session, job.paper, status_markdown(job.paper))
 
 
@@ -142,15 +157,16 @@ def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
     yield LoadOutputs(session or Session())
 
 
-def load_upload(file: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs]:
+def load_upload(file: str | None, session: Session | None,
+                progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
     """Load an uploaded PDF (a cleared upload changes nothing)."""
     if not file:
         yield from _unchanged(session)
         return
-    yield from _load(lambda: Path(file), session, progress)
+    yield from _load(lambda: Path(file), session, progress, holds=[Path(file)])
 
 
-def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs]:
+def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
     """Download an arXiv paper, then load it."""
     from spiqa_demo.arxiv import download_arxiv_pdf
 
@@ -163,7 +179,8 @@ def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Pr
     yield from _load(fetch, session, progress)
 
 
-def load_example(name: str | None, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs]:
+def load_example(name: str | None, session: Session | None,
+                 progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
     """Load one of the example papers (by its display name)."""
     if not name:
         yield from _unchanged(session)
@@ -183,6 +200,7 @@ def show_figure(session: Session | None, evt: gr.SelectData) -> FigureOutputs:
     """The selected gallery item on its page, with caption and mentions."""
     if session is None or session.paper is None:
         return FigureOutputs(page=None, detail=DETAIL_HINT)
+    storage.in_use(session)
     items = shown_items(session.paper)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
@@ -277,7 +295,8 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     """
     shown = components(LoadOutputs, tab, session=session)
     loads = tuple(
-        Load(trigger(fn, [source, session], shown, api_name=name, show_progress_on=tab.gallery, **queues.paper), name)
+        Load(trigger(queues.handler(fn), [source, session], shown, api_name=name, show_progress_on=tab.gallery,
+                     **queues.paper), name)
         for trigger, fn, source, name in (
             (tab.upload.upload, load_upload, tab.upload, "load_pdf"),
             (tab.arxiv.submit, load_arxiv, tab.arxiv, "load_arxiv"),
@@ -294,10 +313,10 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     # Stop shows first and Ask comes back last in one chain per question: as separate events, an
     # answer's Ask could arrive before its Stop (a question sent during an upload) and leave Stop showing.
     typed = question_box.show_stop_on(tab.question.submit, tab.question).then(
-        chat.ask, asked, answered, api_name="ask", **queues.ask)
+        queues.handler(chat.ask), asked, answered, api_name="ask", **queues.ask)
     clicked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False)
     picked = question_box.show_stop_on(clicked.then, tab.question).then(
-        chat.ask, asked, answered, api_visibility="private", **queues.ask)
+        queues.handler(chat.ask), asked, answered, api_visibility="private", **queues.ask)
     for answer in (typed, picked):
         question_box.show_ask_after(answer, tab.question)
     stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session), cancels=[typed, picked],

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from html import escape
@@ -23,13 +22,14 @@ import gradio as gr
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.types import Figure
+from spiqa_demo.ui import model_calls
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
-from spiqa_demo.ui.model_slots import model_slot
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import find_image
+from spiqa_demo.ui.steps import Wait
 
 if TYPE_CHECKING:
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from spiqa_demo.qa import Answer
     from spiqa_demo.ui.model_settings import ModelPanel
     from spiqa_demo.ui.paper_tab import PaperEvents
-    from spiqa_demo.ui.queues import Queue
+    from spiqa_demo.ui.queues import Queues
 
 log = logging.getLogger(__name__)
 
@@ -275,22 +275,35 @@ class ScoreOutputs(NamedTuple):
 
 
 
-def score_last(session: Session | None, judge_model: str, judge_url: str, base_url: str, api_key: str) -> ScoreOutputs:
-    """The check of the session's last answer and its ground-truth figure, when it is a benchmark question."""
+def score_last(session: Session | None, judge_model: str, judge_url: str, base_url: str,
+               api_key: str) -> Iterator[ScoreOutputs | Wait]:
+    """The check of the session's last answer and its ground-truth figure, when it is a benchmark question
+    (as `steps`: the judge is a model call, waited for without holding a thread)."""
     from spiqa_demo.evaluation.check import check_answer, find_question
 
     if session is None or session.spiqa is None or session.last_answer is None:
-        return ScoreOutputs()
-    answer = session.last_answer
-    question = find_question(session.spiqa, answer.question)
+        yield ScoreOutputs()
+        return
+    answer, spiqa = session.last_answer, session.spiqa
+    question = find_question(spiqa, answer.question)
     if question is None:
-        return ScoreOutputs(result=NOT_A_BENCHMARK_QUESTION, reference=gr.update(value=None, visible=False))
+        yield ScoreOutputs(result=NOT_A_BENCHMARK_QUESTION, reference=gr.update(value=None, visible=False))
+        return
     judge, note = load_judge(judge_model, judge_url, base_url, api_key)
-    record = check_answer(answer, session.spiqa, question, session.spiqa_figures, judge, note)
+    checked = (check_answer(answer, spiqa, question, session.spiqa_figures, judge, note) for _ in range(1))
+    call = model_calls.start(id(session), checked, judge.backend if judge is not None else None)
+    try:
+        yield Wait(call.has_news)
+        record = call.take()[0]
+    except PaperError as exc:
+        yield ScoreOutputs(result=f"> {escape(str(exc))}")
+        return
+    finally:
+        call.stop()
     image = reference_image(session, record)
     shown = (gr.update(value=None, visible=False) if image is None
              else gr.update(value=image[0], label=image[1], visible=True))
-    return ScoreOutputs(result=check_markdown(session, answer, record), reference=shown)
+    yield ScoreOutputs(result=check_markdown(session, answer, record), reference=shown)
 
 
 class RunAllOutputs(NamedTuple):
@@ -302,8 +315,9 @@ class RunAllOutputs(NamedTuple):
 
 
 def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,
-            progress: gr.Progress = gr.Progress()) -> Iterator[RunAllOutputs]:
-    """Ask every benchmark question of the paper; yields the table and its totals as each is done."""
+            progress: gr.Progress = gr.Progress()) -> Iterator[RunAllOutputs | Wait]:
+    """Ask every benchmark question of the paper; yields the table and its totals as each is done (as
+    `steps`: the run is one model call of the session, waited for without holding a thread)."""
     from spiqa_demo.evaluation.check import check_paper
     from spiqa_demo.qa import ask
     from spiqa_demo.qa.shortlist import retrieval_shortlist
@@ -319,23 +333,29 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     ask_paper = partial(ask, session.paper, backend=backend, task=choice.task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
-    slot = model_slot(backend)
-
-    def ask_one(question: str) -> Answer:
-        with slot or nullcontext():  # the same model slots as the chat: a run never jumps the queue
-            return ask_paper(question)
-
     total = len(session.spiqa.questions)
     rows: list[list[Any]] = []
     records: list[ResultRecord] = []
     if total:
         progress(0.0, desc=f"Question 1 of {total}")
-    for number, (answer, record) in enumerate(check_paper(session.spiqa, session.spiqa_figures, ask_one, judge, judge_note), 1):
-        records.append(record)
-        rows.append(row(session, number, answer, record))
-        if number < total:
-            progress(number / total, desc=f"Question {number + 1} of {total}")
-        yield RunAllOutputs(table=rows, summary=summary_markdown(records))
+    checked = check_paper(session.spiqa, session.spiqa_figures, ask_paper, judge, judge_note)
+    call = model_calls.start(id(session), checked, backend, judge.backend if judge is not None else None)
+    try:
+        while True:
+            yield Wait(call.has_news)
+            done = call.take()
+            if not done and call.finished:
+                break
+            for answer, record in done:
+                records.append(record)
+                rows.append(row(session, len(records), answer, record))
+                if len(records) < total:
+                    progress(len(records) / total, desc=f"Question {len(records) + 1} of {total}")
+                yield RunAllOutputs(table=rows, summary=summary_markdown(records))
+    except PaperError as exc:
+        notice = str(exc)
+    finally:
+        call.stop()
     notes = sorted({n for r in records for n in r.notes if n} | ({notice} if notice else set()))
     yield RunAllOutputs(table=rows, summary=summary_markdown(records) + "".join(f"\n\n> {escape(n)}" for n in notes))
 
@@ -383,7 +403,7 @@ def build() -> SpiqaCheck:
                       table=table)
 
 
-def wire(panel: SpiqaCheck, session: gr.State, model: ModelPanel, paper: PaperEvents, queue: Queue) -> None:
+def wire(panel: SpiqaCheck, session: gr.State, model: ModelPanel, paper: PaperEvents, queues: Queues) -> None:
     """Connect the panel to the Paper tab: match every loaded paper to SPIQA, score every answer of its chat
     (with the answering model's endpoint and key, which the judge may share), and run all questions.
 
@@ -394,7 +414,7 @@ def wire(panel: SpiqaCheck, session: gr.State, model: ModelPanel, paper: PaperEv
         load.event.then(on_paper_loaded, [session], matched, api_name=f"{load.api_name}_spiqa_match")
     scored = [session, panel.judge_model, panel.judge_url, model.base_url, model.api_key]
     checked = components(ScoreOutputs, panel)
-    paper.typed.then(score_last, scored, checked, api_name="spiqa_score", **queue)
-    paper.picked.then(score_last, scored, checked, api_visibility="private", **queue)
-    panel.run_all_button.click(run_all, [session, panel.judge_model, panel.judge_url, *model.inputs()],
-                               components(RunAllOutputs, panel), api_name="spiqa_run_all", **queue)
+    paper.typed.then(queues.handler(score_last), scored, checked, api_name="spiqa_score", **queues.ask)
+    paper.picked.then(queues.handler(score_last), scored, checked, api_visibility="private", **queues.ask)
+    panel.run_all_button.click(queues.handler(run_all), [session, panel.judge_model, panel.judge_url, *model.inputs()],
+                               components(RunAllOutputs, panel), api_name="spiqa_run_all", **queues.ask)

@@ -1,7 +1,8 @@
 """Start-up work done in the background once the page is served, so the first paper is fast.
 
 Importing sentence-transformers and loading the embedder is slow; doing it while
-the visitor picks a file takes it off the "upload -> ready to ask" path. The SPIQA files for the
+the visitor picks a file takes it off the "upload -> ready to ask" path, in this process and in the
+worker processes that read papers. The SPIQA files for the
 check are read too, and a configured local model is loaded (once per process), so the first
 question does not wait for its weights. Failures are logged and reported on first real use.
 """
@@ -20,9 +21,11 @@ def _warm() -> None:
     try:
         import spiqa_demo.extraction  # noqa: F401  # imported for its side effect: PyMuPDF loaded before the first visitor
         from retrieval.embedder import get_embedder
+        from spiqa_demo.ui.loading import warm_workers
 
         settings = app_settings()
         get_embedder(settings.retrieval).load()
+        warm_workers()
         from spiqa_demo.ui.spiqa_check import benchmark_datasets
 
         benchmark_datasets()

@@ -1,0 +1,103 @@
+"""Work shared by all visitors, run a few at a time, where no visitor can keep the others waiting.
+
+A `FairQueue` runs jobs on a fixed number of slots (threads of its own, never the web server's).
+Each owner (a visitor's session) has at most one job running and one waiting: a newer job replaces
+the one still waiting, which is dropped with a reason. Free slots go to the owners with a waiting
+job in turn (round robin), so one visitor who sends twenty jobs has one running while every other
+visitor's job starts as soon as any slot frees, whatever was sent before it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Generic, Protocol, TypeVar
+
+REPLACED = "a newer request of this session took its place"
+CANCELLED = "it was cancelled before it started"
+
+
+class Job(Protocol):
+    def run(self, slot: int) -> None:
+        """Do the work on the queue's slot number `slot` (errors are the job's to keep)."""
+
+    def dropped(self, reason: str) -> None:
+        """The job will never run: replaced by a newer job of its owner, or cancelled."""
+
+
+J = TypeVar("J", bound=Job)
+
+
+class FairQueue(Generic[J]):
+    """`slots` jobs at a time, at most one per owner, owners served in turn (see the module docstring)."""
+
+    def __init__(self, slots: int, name: str) -> None:
+        self.slots = max(1, slots)
+        self._waiting: OrderedDict[Hashable, J] = OrderedDict()  # in turn order: the next owner served first
+        self._running: dict[Hashable, J] = {}
+        self._free = list(range(self.slots))
+        self._lock = threading.Lock()
+        self._name = name
+
+    def submit(self, owner: Hashable, job: J) -> None:
+        """Queue `job` for `owner`; a job of the same owner still waiting is dropped (replaced)."""
+        with self._lock:
+            replaced = self._waiting.pop(owner, None)
+            self._waiting[owner] = job
+            started = self._start_next()
+        if replaced is not None:
+            replaced.dropped(REPLACED)
+        self._launch(started)
+
+    def cancel(self, job: J) -> bool:
+        """Drop `job` if it is still waiting; False when it has started (or was never queued here)."""
+        with self._lock:
+            owner = next((o for o, waiting in self._waiting.items() if waiting is job), None)
+            if owner is None:
+                return False
+            del self._waiting[owner]
+        job.dropped(CANCELLED)
+        return True
+
+    def waiting(self) -> int:
+        """How many jobs are waiting for a slot."""
+        with self._lock:
+            return len(self._waiting)
+
+    def ahead_of(self, job: J) -> int | None:
+        """How many waiting jobs are served before `job`; None when it is not waiting."""
+        with self._lock:
+            for position, waiting in enumerate(self._waiting.values()):
+                if waiting is job:
+                    return position
+        return None
+
+    def _start_next(self) -> list[tuple[int, Hashable, J]]:
+        """Under the lock: take the jobs that can start now (a free slot, an owner with none running)."""
+        started = []
+        for owner in list(self._waiting):
+            if not self._free:
+                break
+            if owner in self._running:
+                continue  # its running job goes first; the owner keeps its place in turn
+            job = self._waiting.pop(owner)
+            self._running[owner] = job
+            started.append((self._free.pop(0), owner, job))
+        return started
+
+    def _launch(self, started: list[tuple[int, Hashable, J]]) -> None:
+        for slot, owner, job in started:
+            threading.Thread(target=self._run, args=(slot, owner, job), name=f"{self._name}-{slot}", daemon=True).start()
+
+    def _run(self, slot: int, owner: Hashable, job: J) -> None:
+        try:
+            job.run(slot)
+        finally:
+            with self._lock:
+                del self._running[owner]
+                self._free.append(slot)
+                if owner in self._waiting:  # it waited behind its own job: to the back of the turn
+                    self._waiting.move_to_end(owner)
+                started = self._start_next()
+            self._launch(started)
