@@ -92,7 +92,7 @@ def hung_model(app_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Listen
     """The operator's model server (so any visitor may ask it): it accepts every request and sends
     nothing until the test sets go (at the latest when it ends)."""
     with openai_listener(answer_first=0, silent=True) as hung:
-        reconfigure(monkeypatch, SPIQA_BASE_URL=hung.url, SPIQA_MODEL="m", SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S="600")
+        reconfigure(monkeypatch, SPIQA_BACKEND="openai", SPIQA_BASE_URL=hung.url, SPIQA_MODEL="m", SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S="600")
         yield hung
 
 
@@ -145,7 +145,7 @@ def test_a_model_server_that_never_replies_is_cut_off(app_url: str, grnet_pdf: P
     client = visitor(app_url)
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     with openai_listener(answer_first=0, silent=True) as silent:
-        reconfigure(monkeypatch, SPIQA_BASE_URL=silent.url, SPIQA_MODEL="m", SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S="1",
+        reconfigure(monkeypatch, SPIQA_BACKEND="openai", SPIQA_BASE_URL=silent.url, SPIQA_MODEL="m", SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S="1",
                     SPIQA_MAX_RETRIES="0")
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=silent.url), api_name="/ask")
         assert not silent.go.is_set()  # it never replied: the app gave up on its own
