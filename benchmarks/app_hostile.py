@@ -194,7 +194,7 @@ def main() -> None:
         scratch = Path(cache) / "scratch"
         scratch.mkdir()
         env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "SPIQA_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
-               "SPIQA_BACKEND": "none", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio"),
+               "SPIQA_BACKEND": "openai", "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio"),
                "SPIQA_BASE_URL": hung.url, "SPIQA_MODEL": "m"}
         log = Path(cache) / "app.log"
         with server_process([sys.executable, "app.py"], log, cwd=REPO, env=env) as process:
