@@ -25,8 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +34,7 @@ from evalsuite.hostile_pdfs import huge_image_pdf
 from evalsuite.local_servers import free_port, server_process
 from evalsuite.openai_listener import openai_listener
 from evalsuite.paths import REPO, SHARED
-from evalsuite.raw_visitor import RawVisitor
+from evalsuite.raw_visitor import RawVisitor, status_of
 
 if TYPE_CHECKING:
     from gradio_client import Client
@@ -147,12 +145,6 @@ def folder_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
-def status_of(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as reply:
-            return int(reply.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def uploads_never_loaded(url: str, pdf: Path, ui_folder: Path, scratch: Path) -> None:

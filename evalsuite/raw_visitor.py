@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -122,3 +124,12 @@ def raw_visitor(url: str) -> Iterator[RawVisitor]:
         yield visitor
     finally:
         visitor.close()
+
+
+def status_of(url: str) -> int:
+    """The HTTP status a GET of `url` gets (an error status too, instead of an exception)."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code

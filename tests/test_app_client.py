@@ -34,6 +34,7 @@ from gradio_client import Client, handle_file
 from tiny_models import tiny_cot_vlm, tiny_llama
 
 from evalsuite.local_servers import free_port
+from evalsuite.raw_visitor import status_of
 
 RETRIEVAL_ONLY = "retrieval-only mode"
 
@@ -200,22 +201,16 @@ def test_an_abandoned_stream_leaves_the_app_working(app_url: str, grnet_pdf: Pat
     assert "Table 1" in texts(chat)
 
 
-def _status(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as reply:
-            return reply.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def test_only_the_apps_own_files_are_served(app_url: str, grnet_pdf: Path, shared: Path) -> None:
     client = visitor(app_url, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     served = gallery[0]["image"]  # the app's copy of a crop, as the browser fetches it
-    assert _status(served["url"]) == 200
+    assert status_of(served["url"]) == 200
     for path in ("/etc/passwd", Path(__file__).resolve().parents[1] / "app.py", shared / "papers" / "resnet-1512.03385.pdf",
                  shared / "spiqa" / "SPIQA_testA.json"):
-        assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
+        assert status_of(f"{app_url}gradio_api/file={path}") in (403, 404), path
 
 
 def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from test_app_client import ask_args
 
 from evalsuite.hostile_pdfs import huge_image_pdf
 from evalsuite.openai_listener import Listener, openai_listener
-from evalsuite.raw_visitor import RawVisitor, raw_visitor
+from evalsuite.raw_visitor import RawVisitor, raw_visitor, status_of
 
 PASC2 = "Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2)?"
 HUNG_SESSIONS = 10  # more than SPIQA_UI_API_CONCURRENCY (8): some calls run (held), the rest wait for a model
@@ -49,12 +49,6 @@ def wait_for(condition: Callable[[], object], what: str) -> None:
         time.sleep(0.05)
 
 
-def status_of(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=60) as reply:
-            return int(reply.status)
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def folder_bytes() -> int:

@@ -28,6 +28,7 @@ from gradio_client import Client, handle_file
 from test_app_client import ask_args
 
 from evalsuite.openai_listener import Listener, openai_listener
+from evalsuite.raw_visitor import status_of
 
 CANARY = "sk-operator-canary-5d1f0c9e"
 PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
@@ -215,12 +216,6 @@ def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared:
     assert "CBAM" in status or "Attention" in status, status
 
 
-def _status(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as reply:
-            return reply.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> None:
@@ -230,10 +225,10 @@ def test_the_extraction_cache_is_not_served(app_url: str, grnet_pdf: Path) -> No
 
     client = visitor(app_url, download_files=False)
     _, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
-    assert _status(gallery[0]["image"]["url"]) == 200
+    assert status_of(gallery[0]["image"]["url"]) == 200
     settings = get_settings()
     entry = paper_cache_dir(load_paper(grnet_pdf, settings.extraction), settings.extraction)  # the app's entry, read back
     for path in (entry / "paper.json", next(entry.glob("crops/*.png"))):
-        assert _status(f"{app_url}gradio_api/file={path}") in (403, 404), path
+        assert status_of(f"{app_url}gradio_api/file={path}") in (403, 404), path
     served = [str(p) for p in (settings.ui.cache_dir / "ui").rglob("*.png")]
     assert served and not any(entry.name[:16] in p for p in served)  # no served name is the PDF's hash
