@@ -136,9 +136,12 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
     for line, found in starts:
         right_edge = doc.column_of(line.x0, line.x1)[1]
         band = (line.y0, line.y1 + _BESIDE_BAND * line.size)
-        beside = [o.x0 for o in page.lines if o.x0 > line.x1 + _BESIDE_GAP and min(o.y1, band[1]) > max(o.y0, band[0])]
+        # Text or a graphic to the right of the first line: side-by-side minipages, or a caption set
+        # beside its figure; either way the caption fills only its own part.
+        boxes = [o.bbox for o in page.lines] + page.drawings + page.images
+        beside = [b[0] for b in boxes if b[0] > line.x1 + _BESIDE_GAP and min(b[3], band[1]) > max(b[1], band[0])]
         if beside:
-            right_edge = min(right_edge, min(beside) - _MINIPAGE_GUTTER)  # side-by-side minipages: each fills its own part
+            right_edge = min(right_edge, min(beside) - _MINIPAGE_GUTTER)
         kind, label, number, score = found
         lines = _caption_lines(page, line, right_edge)
         captions.append(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import check_image
+from spiqa_demo.paper_text import parse_caption_label
 from spiqa_demo.types import BBox
 
 # -- reading a page (`read_page`) ----------------------------------------------------------------
@@ -108,6 +109,13 @@ _HEADING_SMALLER = 0.5
 _INDENTED_MIN_LINES = 3
 _JUSTIFIED = 2
 _INDENTED_WORDS = 0.8
+# A paragraph wrapped around a figure set at the column's right: at least this many lines before
+# its last, each starting at the column's left edge and this share of the column wide at least,
+# ending at the column's right edge or at one wrap edge further in (within `_JUSTIFIED` points).
+_WRAPPED_MIN_LINES = 2
+_WRAPPED_WIDTH = 0.3
+# Most of those lines (this share; the others end a paragraph inside the block) end at either edge.
+_WRAPPED_JUSTIFIED = 0.8
 
 # -- running headers and footers -----------------------------------------------------------------
 # The top and bottom bands of a page (shares of its height) where running headers and footers lie.
@@ -426,6 +434,7 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
     width = pages[0].width if pages else _DEFAULT_PAGE_WIDTH
     lefts: Counter[int] = Counter()
     rights: Counter[int] = Counter()
+    pairs: Counter[tuple[int, int]] = Counter()
     body_lines = [
         line
         for page in pages
@@ -433,13 +442,20 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
         if abs(line.size - body_size) <= _BODY_SIZE_SLACK and line.width > _MIN_BODY_LINE_WIDTH * page.width
     ]
     for line in body_lines:
-        lefts[round(line.x0 / _EDGE_GRID) * _EDGE_GRID] += 1
-        rights[round(line.x1 / _EDGE_GRID) * _EDGE_GRID] += 1
-    columns = _columns(lefts, rights, len(body_lines), width)
+        left, right = round(line.x0 / _EDGE_GRID) * _EDGE_GRID, round(line.x1 / _EDGE_GRID) * _EDGE_GRID
+        lefts[left] += 1
+        rights[right] += 1
+        pairs[left, right] += 1
+    columns = _columns(lefts, rights, pairs, len(body_lines), width)
     return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages))
 
 
-def _columns(lefts: Counter[int], rights: Counter[int], n: int, width: float) -> list[tuple[float, float]]:
+def _columns(
+    lefts: Counter[int], rights: Counter[int], pairs: Counter[tuple[int, int]], n: int, width: float
+) -> list[tuple[float, float]]:
+    """Columns from the edge peaks: each left edge pairs with the right edge most of its lines end
+    at, so text wrapped beside a figure (a shorter edge of its own) does not narrow a one-column
+    page to its wrapped part."""
     low, high = _FALLBACK_COLUMN
     if not n:
         return [(low * width, high * width)]
@@ -450,11 +466,17 @@ def _columns(lefts: Counter[int], rights: Counter[int], n: int, width: float) ->
         candidates = [r for r in edges_r if r - left > _MIN_COLUMN_WIDTH * width]
         if not candidates:
             continue
-        right = min(candidates)
+        right = max(candidates, key=lambda r: (_lines_between(pairs, left, r), -r))
         if columns and left < columns[-1][1]:
             continue
         columns.append((float(left), float(right)))
     return columns or [(low * width, high * width)]
+
+
+def _lines_between(pairs: Counter[tuple[int, int]], left: int, right: int) -> int:
+    """Body lines starting at the left edge `left` and ending at the right edge `right` (each within
+    `_EDGE_MERGE` points: peaks merge the grid cells around them)."""
+    return sum(n for (x0, x1), n in pairs.items() if abs(x0 - left) <= _EDGE_MERGE and abs(x1 - right) <= _EDGE_MERGE)
 
 
 def _peaks(counter: Counter[int], minimum: float) -> list[int]:
@@ -512,7 +534,7 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
         full = [ln for ln in block.lines if ln.x1 >= right - _FULL_LINE_END and ln.width >= _FULL_LINE_WIDTH * width]
         if len(block.lines) >= 2 and len(full) >= max(1, (len(block.lines) - 1) // 2):
             return True
-        if _is_indented_paragraph(block, width):
+        if _is_indented_paragraph(block, width) or _is_wrapped_paragraph(block, left, right):
             return True
         if len(block.lines) == 1:
             line = block.lines[0]
@@ -537,6 +559,28 @@ def _is_indented_paragraph(block: Block, width: float) -> bool:
     tokens = block.text.split()
     words = sum(any(ch.isalpha() for ch in token) for token in tokens)
     return words >= _INDENTED_WORDS * len(tokens) and all(edge - ln.x1 <= _JUSTIFIED and ln.width >= _MOST_OF_COLUMN * width for ln in lines)
+
+
+def _is_wrapped_paragraph(block: Block, left: float, right: float) -> bool:
+    """A paragraph whose lines are cut short beside a figure or table on the column's right
+    (`wrapfigure`): justified to a wrap edge instead of the column's right edge, then, past the
+    figure, to the column's edge. A caption is never one (it bounds its figure as a caption)."""
+    lines = block.lines[:-1]
+    if len(lines) < _WRAPPED_MIN_LINES or parse_caption_label(block.lines[0].text) is not None:
+        return False
+    short: Counter[int] = Counter(round(ln.x1 / _JUSTIFIED) for ln in lines if ln.x1 < right - _FULL_LINE_END)
+    if not short:
+        return False
+    edge, wrapped = short.most_common(1)[0]
+    justified = sum(ln.x1 >= right - _FULL_LINE_END or abs(ln.x1 / _JUSTIFIED - edge) <= 1 for ln in lines)
+    tokens = block.text.split()
+    words = sum(any(ch.isalpha() for ch in token) for token in tokens)
+    starts_at_edge = all(abs(ln.x0 - left) <= _MAX_INDENT for ln in lines)
+    wide = all(ln.width >= _WRAPPED_WIDTH * (right - left) for ln in lines)
+    return (
+        wrapped >= _WRAPPED_MIN_LINES and justified >= _WRAPPED_JUSTIFIED * len(lines) and starts_at_edge and wide
+        and words >= _INDENTED_WORDS * len(tokens)
+    )  # fmt: skip
 
 
 def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:

@@ -28,6 +28,15 @@ _UNUSUAL_SIDE_PENALTY = 12.0
 _FULL_WIDTH_BONUS = 6.0
 # A caption is full width when it is more than this many columns wide.
 _FULL_WIDTH_COLUMNS = 1.5
+# A figure candidate whose graphics cover less than this share of its box is text (an equation or a
+# paragraph beside the figure): it takes this many points of gap more, since a figure is drawn.
+_FIGURE_INK_SHARE = 0.1
+_TEXT_ONLY_FIGURE_PENALTY = 12.0
+# A caption narrower than this share of its column may be set beside its figure (LNCS and
+# `sidecaption` layouts): content on its left or right takes this many points of gap more than
+# content above or below, which is the usual place.
+_SIDE_CAPTION = 0.6
+_BESIDE_PENALTY = 12.0
 # A caption this close to content on its other side (pt), or at most this many times as far as to
 # the contested content, can take that instead.
 _CLOSE_GAP = 12.0
@@ -146,6 +155,7 @@ class PageSearch:
         }
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.caption_boxes = [c.bbox for c in captions]
+        self.columns = {c: doc.column_of(c.bbox[0], c.bbox[2]) for c in captions}
 
     def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[Candidate]:
         out = []
@@ -159,6 +169,12 @@ class PageSearch:
                 )  # fmt: skip
                 if cand is not None:
                     out.append(cand)
+            left, right = self.columns[c]
+            if c.bbox[2] - c.bbox[0] < _SIDE_CAPTION * (right - left):
+                for direction in ("left", "right"):
+                    cand = _beside(c, direction, (left, right), self.elements, self.blockers, claimed, self.max_gap)
+                    if cand is not None:
+                        out.append(cand)
         return sorted(out, key=lambda cand: cand.score)
 
 
@@ -309,7 +325,10 @@ def _candidate(
     min_overlap = _BLOCKER_SPAN_SHARE * (sx1 - sx0)
 
     def overlaps(b: BBox) -> bool:
-        return min(b[2], sx1) - max(b[0], sx0) > min(min_overlap, _BLOCKER_OWN_SHARE * (b[2] - b[0]))
+        # Text that ends before the caption begins (or starts after it ends) runs beside the
+        # figure (a paragraph wrapped around it), not across its band.
+        beside = b[2] < caption.bbox[0] or b[0] > caption.bbox[2]
+        return not beside and min(b[2], sx1) - max(b[0], sx0) > min(min_overlap, _BLOCKER_OWN_SHARE * (b[2] - b[0]))
 
     if direction == "up":
         above = [b for b in blockers if b[3] <= cy0 + _TOUCH and b != caption.bbox and overlaps(b)]
@@ -347,9 +366,61 @@ def _candidate(
     box = union([boxes[i] for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
+    drawn = sum(area(boxes[i]) for i in chosen if elements[i].graphic)
+    if caption.kind == "figure" and drawn < _FIGURE_INK_SHARE * area(box):
+        score += _TEXT_ONLY_FIGURE_PENALTY
     if full_width:
         score -= _FULL_WIDTH_BONUS
     return Candidate(caption, direction, chosen, gap, score, box)
+
+
+def _beside(
+    caption: Caption,
+    direction: str,
+    column: tuple[float, float],
+    elements: list[Element],
+    blockers: list[BBox],
+    claimed: set[int],
+    max_gap: float,
+) -> Candidate | None:
+    """The content set beside a narrow caption (`direction` "left" or "right"), inside its column:
+    what lies level with the caption, and what joins that within `max_gap` up or down, between the
+    nearest paragraphs above and below on that side."""
+    cx0, cy0, cx1, cy1 = caption.bbox
+    sx0, sx1 = (column[0] - _SPAN_SLACK, cx0) if direction == "left" else (cx1, column[1] + _SPAN_SLACK)
+    if sx1 - sx0 < _MIN_BAND:
+        return None
+
+    def on_side(b: BBox) -> bool:
+        return b[0] >= sx0 - _TOUCH and b[2] <= sx1 + _TOUCH
+
+    side = [b for b in blockers if b != caption.bbox and min(b[2], sx1) - max(b[0], sx0) > _TOUCH]
+    top = max((b[3] for b in side if b[3] <= cy0 + _TOUCH), default=float("-inf"))
+    bottom = min((b[1] for b in side if b[1] >= cy1 - _TOUCH), default=float("inf"))
+    boxes = {
+        i: el.bbox for i, el in enumerate(elements)
+        if i not in claimed and on_side(el.bbox) and el.bbox[1] >= top - _TOUCH and el.bbox[3] <= bottom + _TOUCH
+    }  # fmt: skip
+    chosen = [i for i, b in boxes.items() if b[1] < cy1 and b[3] > cy0]  # level with the caption
+    if not chosen:
+        return None
+    box = union([boxes[i] for i in chosen])
+    grown = True
+    while grown:
+        grown = False
+        for i, b in boxes.items():
+            if i not in chosen and (box[1] - b[3] <= max_gap and b[1] - box[3] <= max_gap):
+                chosen.append(i)
+                box = union([box, b])
+                grown = True
+    if not any(elements[i].graphic for i in chosen) and len(chosen) < _MIN_TEXT_LINES:
+        return None
+    gap = cx0 - box[2] if direction == "left" else box[0] - cx1
+    score = max(gap, 0.0) + _BESIDE_PENALTY
+    drawn = sum(area(boxes[i]) for i in chosen if elements[i].graphic)
+    if caption.kind == "figure" and drawn < _FIGURE_INK_SHARE * area(box):
+        score += _TEXT_ONLY_FIGURE_PENALTY
+    return Candidate(caption, direction, sorted(chosen), gap, score, box)
 
 
 def _trim_far_text(
