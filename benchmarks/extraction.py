@@ -7,7 +7,8 @@
     recall overall, per kind and per paper, then every failure (missing / extra / wrong box + IoUs);
 (b) the real papers (`papers/`): numbers found vs `manifest.json` (`evalsuite.paper_checks`):
     misses, finds the manifest does not list (with whether their printed label is in the PDF's
-    text), duplicates and unusable crops per paper;
+    text), duplicates, unlabelled items and unusable crops per paper; (b') the same for the papers
+    of `manifest-hard.json`, where any unlabelled item is a miss (the manifest lists every one);
 (c) speed on the same papers, in one run: the "floor" (PyMuPDF's own `get_text("dict")` +
     `cluster_drawings()` + `get_image_info()` on every page) vs the full extraction (`extract_paper`
     with crops at the default DPI), ms/page and their ratio (bar <= 4x); and a 10-page paper from
@@ -120,7 +121,7 @@ def shared_papers(repeat: int) -> dict:
 
     section(f"(b) shared papers vs manifest ({len(manifest)} papers)")
     for check in checks:
-        print("  " + check.describe())
+        print("  " + check.describe_all())
     exact = sum(c.ok for c in checks)
     complete = sum(c.all_listed_found for c in checks)
     duplicates = sum(len(c.duplicates) for c in checks)
@@ -131,6 +132,7 @@ def shared_papers(repeat: int) -> dict:
           f"duplicates: {duplicates}; unusable crops: {len(crop_issues)}")
     for issue in crop_issues:
         print("  " + issue)
+    print(f"unlabelled items: {sum(len(c.unlabelled) for c in checks)}")
 
     section("(c) speed: PyMuPDF floor vs full extraction (crops at the default DPI), best of " + str(repeat))
     print(f"  {'paper':48} {'pages':>5} {'floor ms/p':>10} {'full ms/p':>10} {'ratio':>6}")
@@ -150,6 +152,7 @@ def shared_papers(repeat: int) -> dict:
           f"[{bar(cropped < TEN_PAGE_BAR_S)}: < {TEN_PAGE_BAR_S:.0f} s]")
     return {
         "papers_matching_manifest": f"{exact}/{len(checks)}",
+        "unlabelled_items": sum(len(c.unlabelled) for c in checks),
         "papers_with_every_listed_number": f"{complete}/{len(checks)}",
         "found_not_listed": len(unlisted),
         "found_not_listed_printed": printed,
@@ -161,6 +164,28 @@ def shared_papers(repeat: int) -> dict:
         "ten_page_s": round(bare, 3),
         "ten_page_with_crops_s": round(cropped, 3),
     }
+
+
+def hard_papers() -> dict:
+    """(b') the papers of `manifest-hard.json` (dense pages, captions beside their figures, a
+    supplement numbering from 1 again), checked as (b) checks the others."""
+    manifest = json.loads((SHARED / "papers" / "manifest-hard.json").read_text())
+    section(f"(b') hard papers vs manifest-hard.json ({len(manifest)} papers)")
+    checks, crop_issues = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for entry in manifest:
+            pdf = SHARED / "papers" / entry["file"]
+            paper = extract_paper(pdf, image_dir=Path(tmp) / pdf.stem)
+            checks.append(check_manifest(entry, paper, pdf))
+            crop_issues += [f"{entry['file']} {f.title}: {p}" for f in paper.items if (p := crop_problem(f.image))]
+    for check in checks:
+        print("  " + check.describe_all())
+    clean = sum(c.clean for c in checks)
+    print(f"every listed number found once, nothing else, no unlabelled item: {clean}/{len(checks)}; "
+          f"unusable crops: {len(crop_issues)}")
+    for issue in crop_issues:
+        print("  " + issue)
+    return {"hard_papers_clean": f"{clean}/{len(checks)}", "hard_unlabelled_items": sum(len(c.unlabelled) for c in checks)}
 
 
 # (d) ------------------------------------------------------------------------------------------
@@ -279,6 +304,7 @@ def main() -> None:
         "gold_tables": [round(report.score(kind="table").precision, 3), round(report.score(kind="table").recall, 3)],
     }
     headline |= shared_papers(args.repeat)
+    headline |= hard_papers()
     if not args.skip_memory:
         headline |= memory()
     if not args.skip_ocr:

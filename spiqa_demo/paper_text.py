@@ -56,6 +56,13 @@ _REFERENCE_RE = re.compile(
 _ONE_NUMBER = re.compile(NUMBER)
 _RANGE = re.compile(rf"({NUMBER}){SUBFIGURE}?\s*{_RANGE_DASH}\s*({NUMBER})")
 _SUBFIGURE_SUFFIX = re.compile(r"(?:\s?\([a-z]\)|(?<=\d)[a-z])$")
+# A part bound after the paper that numbers from 1 again; its items' numbers take this prefix.
+PART_PREFIX = "S"
+_PART_WORD = re.compile(r"\b(?:supplement\w*|appendix|appendices)\b", re.IGNORECASE)
+# A part word this many characters before a reference ("supplementary Table 3") or after it
+# ("Table 3 in the supplementary material") qualifies it.
+_PART_BEFORE = 20
+_PART_AFTER = 30
 _APPENDIX = re.compile(r"^([A-Za-z])\.?\s?(\d+(?:\.\d+)?)$")
 # Up to 89: a lone "C" after "Table" is an appendix letter, not table 100.
 _ROMAN = re.compile(r"^(?=[IVXL])(?:XL|L?X{0,3})(?:IX|IV|V?I{0,3})$")
@@ -132,14 +139,31 @@ def strip_caption_label(caption: str) -> str:
     return caption if found is None or found.is_running_text else found.rest.strip()
 
 
+def part_name(text: str) -> str | None:
+    """The part of a paper `text` names: "supplement" ("Supplementary Material"), "appendix", or None."""
+    found = _PART_WORD.search(text or "")
+    if found is None:
+        return None
+    return "appendix" if found[0].lower().startswith("append") else "supplement"
+
+
 def find_label_refs(text: str) -> list[LabelKey]:
     """The (kind, number) items a sentence or question names, in order of appearance, no duplicates.
 
-    "Figs. 2 and 3(b)" -> figures 2 and 3; "Tables II-IV" -> tables 2, 3 and 4.
+    "Figs. 2 and 3(b)" -> figures 2 and 3; "Tables II-IV" -> tables 2, 3 and 4. A number qualified
+    by a part ("Table 3 in the supplement", "supplementary Table 3") names that part's item first
+    ("S3", see `PART_PREFIX`), then the paper's, which is what it names when numbering does not
+    restart in the part.
     """
     found: dict[LabelKey, None] = {}
     for match in _REFERENCE_RE.finditer(text or ""):
         kind = label_kind(match["word"])
+        around = text[max(0, match.start() - _PART_BEFORE) : match.end() + _PART_AFTER]
+        if _PART_WORD.search(around):
+            found.update(
+                ((kind, PART_PREFIX + n), None) for raw in _ONE_NUMBER.findall(match["numbers"])
+                if (n := canonical_number(raw)).isdigit()
+            )  # fmt: skip
         numbers = match["numbers"]
         raws = _ONE_NUMBER.findall(numbers)
         roman_style = raws[0].isalpha()

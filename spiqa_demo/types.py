@@ -112,7 +112,10 @@ class Figure:
     table body without its caption; `image` is the PNG crop's path (relative to the `Paper`'s folder
     when saved by `extract`); `text` is the words inside the region (a Markdown table for tables).
     `citations` are the references cited in the caption or inside the region (a table row
-    "BERT [12]"), as indices in `Paper.references`; the mentions carry their own.
+    "BERT [12]"), as indices in `Paper.references`; the mentions carry their own. `part` names the
+    part bound after the paper that numbers from 1 again ("supplement", "appendix"; "" in the paper
+    itself): such an item's number has the part's prefix ("S3") and its label names the part
+    ("Table 3 (supplement)"), so the paper's Table 3 and the supplement's are two items.
     """
 
     kind: Kind
@@ -126,6 +129,7 @@ class Figure:
     text: str = ""
     mentions: list[Mention] = field(default_factory=list)
     citations: tuple[int, ...] = ()
+    part: str = ""
 
     @property
     def id(self) -> str:
@@ -153,6 +157,7 @@ class Figure:
             text=d.get("text", ""),
             mentions=[Mention.from_dict(m) for m in d.get("mentions", [])],
             citations=_citations(d),
+            part=d.get("part", ""),
         )
 
 

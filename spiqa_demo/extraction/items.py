@@ -13,6 +13,7 @@ from spiqa_demo.extraction.figure_ocr import FigureOcr
 from spiqa_demo.extraction.layout import PageFrame
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS
 from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.parts import PartStart, number_parts
 from spiqa_demo.extraction.regions import Region
 from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_markdown
 from spiqa_demo.types import Figure, round_bbox
@@ -34,12 +35,17 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
 
 
 def make_items(
-    regions: list[tuple[PageFrame, Region]], doc: pymupdf.Document, ocr_words: dict[int, list[Word]], figure_ocr: FigureOcr | None
+    regions: list[tuple[PageFrame, Region]],
+    doc: pymupdf.Document,
+    ocr_words: dict[int, list[Word]],
+    figure_ocr: FigureOcr | None,
+    part: PartStart | None = None,
 ) -> list[Figure]:
-    """The items of `regions`, one per label, in page order from the top."""
+    """The items of `regions`, one per label, in page order from the top; those from `part.page`
+    on are items of that part (their numbers restart there)."""
     items = []
     words_of: dict[int, list[Word]] = dict(ocr_words)
-    for page, region in _deduplicate(regions):
+    for page, region in _deduplicate(number_parts(regions, part)):
         caption: Caption | None = region.caption
         if page.number not in words_of:
             words_of[page.number] = _words(doc, page.number)
@@ -57,6 +63,7 @@ def make_items(
                 caption=caption.text if caption else "",
                 caption_bbox=round_bbox(caption.bbox) if caption else None,
                 text=table_markdown(words) if kind == "table" else figure_text(words),
+                part=part.name if part is not None and page.number >= part.page else "",
             )
         )
     return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))

@@ -11,7 +11,8 @@ own (pdffigures2's `FigureExtractor`):
    (`references`); a page's glyph runs are dropped once it is searched, so a long paper is held
    one page at a time;
 4. `find_all_regions`: each caption's region, with the side the paper sets content on (`regions`);
-5. `make_items` (`items`): one figure or table per label, with its text (`tables`, `figure_ocr`);
+5. `make_items` (`items`): one figure or table per label, with its text (`tables`, `figure_ocr`),
+   numbered in its part where a supplement numbers from 1 again (`parts`);
 6. mentions and citations: the sentences citing each item (`passages.attach_mentions`) and the
    references each passage, item and mention cites (`references`, `citations`);
 7. `write_crops` (`crops`): each item's PNG, when an image folder is given.
@@ -39,6 +40,7 @@ from spiqa_demo.extraction.figure_ocr import figure_ocr_warnings, figure_reader
 from spiqa_demo.extraction.items import make_items
 from spiqa_demo.extraction.layout import DocumentLayout, PageFrame, PageLayout, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, blank_page, reason
+from spiqa_demo.extraction.parts import find_part_start, page_part_name
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import ImageTooLarge
@@ -51,7 +53,7 @@ from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "6"
+EXTRACTOR_VERSION = "7"
 
 # The share of the progress bar reading the pages takes; cropping takes the rest (searching and
 # linking are quick next to either).
@@ -99,7 +101,8 @@ def extract_paper(
         if doc.is_repaired and not summary.readable:
             raise InputError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         figure_ocr = figure_reader(scans, settings, deadline.at)
-        items = make_items(regions, doc, scans.words, figure_ocr)
+        part = find_part_start(regions, searched.part_names)
+        items = make_items(regions, doc, scans.words, figure_ocr, part)
         attach_mentions(searched.passages, items)
         passages, items = link_citations(searched.passages, items, references)
         log.items(items)
@@ -180,17 +183,19 @@ def read_pages(
 @dataclass
 class Searched:
     """What `search_pages` keeps of the pages: each page's region search (no glyph runs), the
-    passages in reading order and the text rows the bibliography is read from."""
+    passages in reading order, the text rows the bibliography is read from and the pages that name
+    a part of the paper (a supplement's heading)."""
 
     searches: list[PageSearch]
     passages: list[Passage]
     rows: list[Row]
+    part_names: dict[int, str]  # the part a page's heading names (`parts.page_part_name`)
 
 
 def search_pages(pages: deque[PageLayout], layout: DocumentLayout, log: StageLog) -> Searched:
     """Stage 3, one page at a time (each is dropped from `pages` once searched): body text, captions,
     the region search, passages and bibliography rows."""
-    searched = Searched([], [], [])
+    searched = Searched([], [], [], {})
     while pages:
         page = classify_page(pages.popleft(), layout)
         log.page(page)
@@ -199,6 +204,8 @@ def search_pages(pages: deque[PageLayout], layout: DocumentLayout, log: StageLog
         searched.searches.append(page_search(page, layout, captions))
         searched.passages += page_passages(page, layout)
         searched.rows += page_rows(page, layout)
+        if (name := page_part_name(page)) is not None:
+            searched.part_names[page.number] = name
     return searched
 
 
