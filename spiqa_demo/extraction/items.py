@@ -12,8 +12,8 @@ from spiqa_demo.extraction.captions import Caption
 from spiqa_demo.extraction.figure_ocr import FigureOcr
 from spiqa_demo.extraction.layout import PageFrame
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS
-from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.parts import PartStart, number_parts
+from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.regions import Region
 from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_markdown
 from spiqa_demo.types import Figure, round_bbox
