@@ -186,6 +186,10 @@ def test_canonical_number(printed: str, canonical: str) -> None:
         ("Figure Insets show", []),
         ("see table i for", []),
         ("configuration 3 of the tab", []),
+        ("What does Table 3 in the supplement show?", [("table", "S3"), ("table", "3")]),
+        ("supplementary Figs. 1 and 2", [("figure", "S1"), ("figure", "S2"), ("figure", "1"), ("figure", "2")]),
+        ("Table A.1 in the appendix", [("table", "A1")]),
+        ("Table 3 and the supplementary material of [4]" + " " * 40 + "Figure 2", [("table", "S3"), ("table", "3"), ("figure", "2")]),
     ],
 )
 def test_find_label_refs_in_running_text(text: str, refs: list[tuple[str, str]]) -> None:

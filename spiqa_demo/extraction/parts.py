@@ -21,8 +21,8 @@ from spiqa_demo.paper_text import PART_PREFIX, part_name
 # A restart needs at least this many captions repeating numbers the paper already used (the "1"
 # included): one repeated label alone is more likely a caption read twice.
 _MIN_REPEATS = 2
-# A heading naming the part has at most this many words; the part's name is looked for on its
-# first page and this many pages before it (a title page without figures).
+# A heading naming the part has at most this many words; the part starts at the first page naming it
+# from this many pages before its first repeated caption (its text before its figures) on.
 _HEADING_WORDS = 8
 _NAME_PAGES_BEFORE = 2
 _DEFAULT_PART = "supplement"
@@ -62,15 +62,10 @@ def find_part_start(regions: list[tuple[PageFrame, Region]], names: dict[int, st
         used = {(c.kind, c.number) for c in before}
         if sum((c.kind, c.number) in used for c in captions if c.page >= start.page) >= _MIN_REPEATS:
             first = min(c.page for c in captions if c.page >= start.page and (c.kind, c.number) in used)
-            return PartStart(first, _name_near(first, names))
+            last_before = max(c.page for c in before)
+            named = [p for p in range(max(first - _NAME_PAGES_BEFORE, last_before + 1), first + 1) if p in names]
+            return PartStart(named[0], names[named[0]]) if named else PartStart(first, _DEFAULT_PART)
     return None
-
-
-def _name_near(page: int, names: dict[int, str]) -> str:
-    for p in range(page, page - _NAME_PAGES_BEFORE - 1, -1):
-        if p in names:
-            return names[p]
-    return _DEFAULT_PART
 
 
 def in_part(caption: Caption, start: PartStart) -> Caption:

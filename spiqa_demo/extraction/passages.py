@@ -7,8 +7,10 @@ that a retriever gets the sentence that talks about the figure, not a whole para
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
-from spiqa_demo.paper_text import find_label_refs, split_sentences
+from spiqa_demo.paper_text import PART_PREFIX, LabelKey, find_label_refs, split_sentences
 from spiqa_demo.types import Figure, Mention, Passage, round_bbox
 
 # A block crossing the gutter by more than this many points on both sides spans the columns.
@@ -47,14 +49,25 @@ def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
     return out
 
 
-def attach_mentions(passages: list[Passage], items: list[Figure]) -> None:
-    """Fill each item's `mentions` with the sentences that cite it (its own caption excluded)."""
+def attach_mentions(passages: list[Passage], items: list[Figure], part_start: int | None = None) -> None:
+    """Fill each item's `mentions` with the sentences that cite it (its own caption excluded); from
+    page `part_start` on, a part numbers from 1 again and its sentences cite its own items."""
     by_key = {(item.kind, item.number): item for item in items if item.number}
     for index, passage in enumerate(passages):
         if not find_label_refs(passage.text):
             continue
+        in_part = part_start is not None and passage.page >= part_start
         for sentence in split_sentences(passage.text):
-            for key in find_label_refs(sentence):
+            for key in _in_numbering(find_label_refs(sentence), by_key, in_part):
                 item = by_key.get(key)
                 if item is not None and not any(m.sentence == sentence for m in item.mentions):
                     item.mentions.append(Mention(passage=index, sentence=sentence))
+
+
+def _in_numbering(refs: list[LabelKey], items: Mapping[LabelKey, object], in_part: bool) -> list[LabelKey]:
+    """`refs` as the sentence means them where a part numbers from 1 again: inside that part, "Table
+    3" is the part's ("S3"); a reference the sentence ties to the part names only the part's item.
+    """
+    if in_part:
+        refs = [(kind, PART_PREFIX + n) if n.isdigit() and (kind, PART_PREFIX + n) in items else (kind, n) for kind, n in refs]
+    return [(kind, n) for kind, n in refs if not (n.isdigit() and (kind, PART_PREFIX + n) in refs and (kind, PART_PREFIX + n) in items)]

@@ -103,7 +103,7 @@ def extract_paper(
         figure_ocr = figure_reader(scans, settings, deadline.at)
         part = find_part_start(regions, searched.part_names)
         items = make_items(regions, doc, scans.words, figure_ocr, part)
-        attach_mentions(searched.passages, items)
+        attach_mentions(searched.passages, items, part.page if part is not None else None)
         passages, items = link_citations(searched.passages, items, references)
         log.items(items)
         log.passages(passages)
