@@ -33,6 +33,7 @@ import pymupdf
 from PIL import Image
 
 from evalsuite.extraction_gold import GoldDocument, GoldItem, ink_bbox
+from spiqa_demo.paper_text import PART_PREFIX
 
 BBox = tuple[float, float, float, float]
 Color = tuple[float, float, float]
@@ -640,6 +641,7 @@ class PaperWriter:
         self.references: list[Reference] = []
         self.title_text, self.arxiv_id = "", None
         self.indent_next = False
+        self.part = ""  # set by `start_part`: a part numbering its figures and tables from 1 again
         self.new_page()
 
     # -- geometry -----------------------------------------------------------------------------
@@ -776,8 +778,10 @@ class PaperWriter:
                 hit = next((k for k, t in enumerate(line) if t.opens_sentence == s), None)
                 if hit is not None:
                     opens_line = hit == 0 and sentence.startswith(sentence.printed)
+                    # Inside a part numbering from 1 again, "Table 1" cites the part's Table 1.
+                    numbers = [PART_PREFIX + n if self.part and n.isdigit() else n for n in sentence.numbers]
                     self.references.append(
-                        Reference(sentence.kind, sentence.numbers, sentence.printed, str(sentence), page, box if opens_line else None)
+                        Reference(sentence.kind, numbers, sentence.printed, str(sentence), page, box if opens_line else None)
                     )
                     break
 
@@ -881,6 +885,58 @@ class PaperWriter:
             words = table.draw(self.canvas, region)
             self._expect(caption, "table", region, cap_area, case, words, hyph, cells=table.rows)
 
+    def start_part(self, heading: str, part: str) -> None:
+        """A new page opening a part (a supplement) that numbers its figures and tables from 1 again:
+        its items are expected as the extractor names them (`Figure.part`, "S1", "Fig. 1 (supplement)")."""
+        self.new_page()
+        self.heading(heading)
+        self.part = part
+
+    def wrapped_figure(self, graphic: Graphic, caption: Caption, sentences: list[str], *, case: str, share: float = 0.45) -> None:
+        """A figure at the right of a one-column page, its caption under it, and a paragraph wrapped
+        beside it (LaTeX's wrapfigure) that runs full width once past the figure."""
+        x0, x1 = self.column_x(self.col)
+        fw = (x1 - x0) * share
+        gw, gh = graphic.size(fw)
+        height = gh + 8 + self._caption_height(caption, fw)
+        self._make_room(height + 4)
+        y0, fx0 = self.y + 4, x1 - fw
+        self.y = y0
+        region = (fx0 + (fw - gw) / 2, y0, fx0 + (fw + gw) / 2, y0 + gh)
+        words = graphic.draw(self.canvas, region)
+        cap_area, hyph = self._caption_block(caption, fx0, fw, y0 + gh + 8)
+        self._expect(caption, "figure", region, cap_area, case, words, hyph)
+        tokens = [t for sentence in sentences for t in tokenize(sentence)]
+        narrow_width = fx0 - 12 - x0
+        narrow_lines = int(height // self.leading) + 1
+        narrow = break_lines(tokens, narrow_width, self.size)[0][:narrow_lines]
+        rest = tokens[sum(len(line) for line in narrow) :]
+        lines = [(line, narrow_width) for line in narrow] + [(line, x1 - x0) for line in break_lines(rest, x1 - x0, self.size)[0]]
+        for i, (line, width) in enumerate(lines):
+            align = "left" if i == len(lines) - 1 else "justify"
+            draw_line(self.canvas, line, x0, self.y + 0.8 * self.size, width, self.size, align)
+            self.y += self.leading
+        self.y = max(self.y, y0 + height + 14)
+        self.page_has_text = True
+
+    def side_captioned(self, content: Graphic, caption: Caption, *, case: str, caption_side: str = "left") -> None:
+        """A figure or table with its caption set beside it, top-aligned (LNCS's sidecaption)."""
+        x0, x1 = self.column_x(self.col)
+        cw, gap = (x1 - x0) * 0.32, 12.0
+        room = x1 - x0 - cw - gap
+        gw, gh = content.size(room)
+        height = max(gh, self._caption_height(caption, cw))
+        _, _, y0 = self._float_area(height, span=False)
+        if caption_side == "left":
+            cx, gx = x0, x0 + cw + gap
+        else:
+            gx, cx = x0, x0 + room + gap
+        kind = "table" if isinstance(content, Table) else "figure"
+        region = (gx, y0, gx + gw, y0 + gh)
+        words = content.draw(self.canvas, region)
+        cap_area, hyph = self._caption_block(caption, cx, cw, y0)
+        self._expect(caption, kind, region, cap_area, case, words, hyph, cells=content.rows if isinstance(content, Table) else None)
+
     def _expect(
         self,
         caption: Caption | None,
@@ -892,10 +948,11 @@ class PaperWriter:
         hyphenated: bool,
         cells: list[list[str]] | None = None,
     ) -> None:
+        part = f" ({self.part})" if self.part and caption else ""
         item = ExpectedItem(
             kind=kind,
-            number=caption.number if caption else "",
-            label=caption.label if caption else "",
+            number=(PART_PREFIX if part else "") + caption.number if caption else "",
+            label=caption.label + part if caption else "",
             page=self.page_number,
             bbox=region,
             caption_bbox=cap_area,
@@ -1181,6 +1238,46 @@ def one_column_paper(path: Path) -> SyntheticPaper:
     return w.save(path)
 
 
+def lncs_paper(path: Path) -> SyntheticPaper:
+    """LNCS-like, one column: "Fig. 1." below figures and "Table 1." above tables, a figure wrapped
+    by a paragraph, captions set beside their figure and table, a table sharing the column with a
+    figure, and a supplement after the paper that numbers its figures and tables from 1 again."""
+    w, prose = PaperWriter(columns=1, side_margin=100.0), Prose(8)
+    w.title("Zero-Shot Detection of Unseen Object Categories", "Anonymous Authors")
+    w.heading("1  Introduction")
+    w.paragraph(prose.sentences(6))
+    w.wrapped_figure(
+        LinePlot(seed=81, series=("seen", "unseen")),
+        Caption("figure", "1", "Recall of unseen classes against the number of proposals.", "Fig. {n}.", bold_label=True),
+        prose.sentences(12),
+        case="figure at the right of the column, a paragraph wrapped beside it",
+    )
+    w.paragraph(prose.sentences(5))
+    w.side_captioned(
+        RasterImage(seed=82, pixels=(300, 140)),
+        Caption("figure", "2", "Embeddings of the seen and unseen classes projected to two dimensions with t-SNE.", "Fig. {n}.", bold_label=True),
+        case="caption set beside its figure, on the left",
+    )
+    w.paragraph(prose.sentences(6))
+    w.side_captioned(
+        Table(_TABLE_RESULTS),
+        Caption("table", "1", "Top-1 accuracy of the unseen classes on the bird data set.", "Table {n}.", bold_label=True),
+        case="caption set beside its table, on the right",
+        caption_side="right",
+    )
+    w.paragraph(prose.sentences(5))
+    w.table(Table(_TABLE_ABLATION), Caption("table", "2", "Ablation of the loss terms.", "Table {n}.", bold_label=True), case="table above a figure in one column")
+    w.figure(BarChart(seed=83, categories=("a", "b", "c")), Caption("figure", "3", "Average precision per meta class.", "Fig. {n}.", bold_label=True), case="figure under a table in one column", scale=0.5)
+    w.paragraph(prose.sentences(8))
+    w.start_part("Supplementary Material", "supplement")
+    w.paragraph([Cite("Table 1 lists the meta class of every category.", "table", "1")] + prose.sentences(4))
+    w.table(Table(_TABLE_HPARAMS), Caption("table", "1", "Meta classes and their categories.", "Table {n}.", bold_label=True), case="supplement table numbered from 1 again")
+    w.paragraph(prose.sentences(6))
+    w.figure(LinePlot(seed=84, series=("train", "test")), Caption("figure", "1", "Long-tail distribution of the training set.", "Fig. {n}.", bold_label=True), case="supplement figure numbered from 1 again", scale=0.6)
+    w.paragraph(prose.sentences(6))
+    return w.save(path)
+
+
 def ieee_paper(path: Path) -> SyntheticPaper:
     """IEEE-like: two columns, "Fig. 1." captions, "TABLE I" labels in roman on their own line."""
     w, prose = PaperWriter(columns=2, side_margin=45.0, gutter=14.0), Prose(3)
@@ -1365,6 +1462,7 @@ PAPERS = {
     "ieee": ieee_paper,
     "journal": journal_paper,
     "acl": acl_paper,
+    "lncs": lncs_paper,
 }
 
 
