@@ -1278,6 +1278,38 @@ def lncs_paper(path: Path) -> SyntheticPaper:
     return w.save(path)
 
 
+def dense_paper(path: Path) -> SyntheticPaper:
+    """A dense two-column results page: three tables side by side under captions above them, the
+    middle caption crossing the gutter, header rows right under short captions; then a table and a
+    figure sharing one column."""
+    w, prose = PaperWriter(columns=2, side_margin=54.0, gutter=18.0), Prose(9)
+    w.title("Knowledge Graph Attention for Recommendation", "Anonymous Authors")
+    w.paragraph(prose.sentences(14))
+    w.tables_side_by_side(
+        [
+            (
+                Table([["", "Amazon", "Last-FM"], ["", "recall", "ndcg"], ["GCN", "0.1381", "0.0931"], ["Sage", "0.1372", "0.0929"]]),
+                Caption("table", "4", "Effect of aggregators.", "Table {n}:"),
+            ),
+            (
+                Table([["", "Amazon-Book", "Last-FM"], ["w/o K", "0.1393", "0.0877"], ["w/o A", "0.1401", "0.0891"]]),
+                Caption("table", "5", "Effect of knowledge graph embedding and attention mechanism.", "Table {n}:"),
+            ),
+            (
+                Table([["Depth", "Yelp2018", "Last-FM"], ["1", "0.0641", "0.0870"], ["2", "0.0651", "0.0875"], ["3", "0.0654", "0.0877"]]),
+                Caption("table", "6", "Effect of embedding propagation layer numbers.", "Table {n}:"),
+            ),
+        ],
+        case="three tables side by side, the middle caption crossing the gutter (as in KGAT)",
+    )
+    w.paragraph(prose.sentences(40))
+    w.table(Table(_TABLE_ABLATION), Caption("table", "7", "Ablation of the attention terms.", "Table {n}:"), case="table right above a figure in one column")
+    w.figure(LinePlot(seed=91, series=("KGAT", "NFM")), Caption("figure", "1", "Recall as the training proceeds.", "Figure {n}:"), case="figure right under a table in one column")
+    w.paragraph(prose.sentences(40))
+    w.paragraph(prose.sentences(40))
+    return w.save(path)
+
+
 def ieee_paper(path: Path) -> SyntheticPaper:
     """IEEE-like: two columns, "Fig. 1." captions, "TABLE I" labels in roman on their own line."""
     w, prose = PaperWriter(columns=2, side_margin=45.0, gutter=14.0), Prose(3)
@@ -1463,6 +1495,7 @@ PAPERS = {
     "journal": journal_paper,
     "acl": acl_paper,
     "lncs": lncs_paper,
+    "dense": dense_paper,
 }
 
 

@@ -291,10 +291,12 @@ def _span(caption: Caption, captions: list[Caption], doc: DocumentLayout) -> tup
     if (x1 - x0) < _NARROW_CAPTION * width and abs(center - (left + right) / 2) > _OFF_CENTRE * width:
         mid = (left + right) / 2
         return (left, mid) if center < mid else (mid, right)
+    # Captions level with this one and over its extent (side-by-side minipages, in one column or
+    # across the gutter: three tables in a row under a page-wide band) share it at the midpoints.
     beside = [
         o for o in captions
         if o is not caption and o.bbox[1] < caption.bbox[3] and caption.bbox[1] < o.bbox[3]
-        and doc.column_of(o.bbox[0], o.bbox[2]) == (left, right)
+        and o.bbox[0] < right and o.bbox[2] > left
     ]  # fmt: skip
     for other in beside:
         other_center = (other.bbox[0] + other.bbox[2]) / 2
