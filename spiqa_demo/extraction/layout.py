@@ -109,9 +109,9 @@ _HEADING_SMALLER = 0.5
 _INDENTED_MIN_LINES = 3
 _JUSTIFIED = 2
 _INDENTED_WORDS = 0.8
-# A paragraph wrapped around a figure set at the column's right: at least this many lines before
-# its last, each starting at the column's left edge and this share of the column wide at least,
-# ending at the column's right edge or at one wrap edge further in (within `_JUSTIFIED` points).
+# A paragraph wrapped around a figure at one side of the column: at least this many lines before its
+# last cut at one wrap edge (within `_JUSTIFIED` points), each at least this share of the column wide,
+# the others reaching the column's edge on that side.
 _WRAPPED_MIN_LINES = 2
 _WRAPPED_WIDTH = 0.3
 # Most of those lines (this share; the others end a paragraph inside the block) end at either edge.
@@ -562,25 +562,34 @@ def _is_indented_paragraph(block: Block, width: float) -> bool:
 
 
 def _is_wrapped_paragraph(block: Block, left: float, right: float) -> bool:
-    """A paragraph whose lines are cut short beside a figure or table on the column's right
-    (`wrapfigure`): justified to a wrap edge instead of the column's right edge, then, past the
-    figure, to the column's edge. A caption is never one (it bounds its figure as a caption)."""
-    lines = block.lines[:-1]
+    """A paragraph whose lines are cut short beside a figure or table (`wrapfigure`): on the
+    column's right, they end at one wrap edge instead of the column's right edge; on its left, they
+    start at one. Past the figure they run to the column's edges. A caption is never one (it bounds
+    its figure as a caption)."""
+    lines = block.lines[:-1]  # a paragraph's last line ends where it ends
     if len(lines) < _WRAPPED_MIN_LINES or parse_caption_label(block.lines[0].text) is not None:
         return False
-    short: Counter[int] = Counter(round(ln.x1 / _JUSTIFIED) for ln in lines if ln.x1 < right - _FULL_LINE_END)
-    if not short:
-        return False
-    edge, wrapped = short.most_common(1)[0]
-    justified = sum(ln.x1 >= right - _FULL_LINE_END or abs(ln.x1 / _JUSTIFIED - edge) <= 1 for ln in lines)
     tokens = block.text.split()
     words = sum(any(ch.isalpha() for ch in token) for token in tokens)
-    starts_at_edge = all(abs(ln.x0 - left) <= _MAX_INDENT for ln in lines)
-    wide = all(ln.width >= _WRAPPED_WIDTH * (right - left) for ln in lines)
-    return (
-        wrapped >= _WRAPPED_MIN_LINES and justified >= _WRAPPED_JUSTIFIED * len(lines) and starts_at_edge and wide
-        and words >= _INDENTED_WORDS * len(tokens)
-    )  # fmt: skip
+    if words < _INDENTED_WORDS * len(tokens) or any(ln.width < _WRAPPED_WIDTH * (right - left) for ln in lines):
+        return False
+    at_right = [ln.x1 >= right - _FULL_LINE_END for ln in lines]
+    at_left = [abs(ln.x0 - left) <= _MAX_INDENT for ln in lines]
+    if all(at_left):  # the figure on the right
+        return _one_wrap_edge([ln.x1 for ln, full in zip(lines, at_right) if not full], len(lines))
+    if all(at_right):  # the figure on the left
+        return _one_wrap_edge([ln.x0 for ln, edge in zip(lines, at_left) if not edge], len(lines))
+    return False
+
+
+def _one_wrap_edge(cut: list[float], lines: int) -> bool:
+    """The `cut` edges of a wrapped paragraph's short lines (of `lines`) are one edge: at least
+    `_WRAPPED_MIN_LINES` of them within `_JUSTIFIED` points, and with the full lines, most lines."""
+    if not cut:
+        return False
+    edge, _ = Counter(round(x / _JUSTIFIED) for x in cut).most_common(1)[0]
+    at_edge = sum(abs(x / _JUSTIFIED - edge) <= 1 for x in cut)
+    return at_edge >= _WRAPPED_MIN_LINES and lines - len(cut) + at_edge >= _WRAPPED_JUSTIFIED * lines
 
 
 def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
