@@ -892,29 +892,32 @@ class PaperWriter:
         self.heading(heading)
         self.part = part
 
-    def wrapped_figure(self, graphic: Graphic, caption: Caption, sentences: list[str], *, case: str, share: float = 0.45) -> None:
-        """A figure at the right of a one-column page, its caption under it, and a paragraph wrapped
+    def wrapped_figure(
+        self, graphic: Graphic, caption: Caption, sentences: list[str], *, case: str, share: float = 0.45, side: str = "right"
+    ) -> None:
+        """A figure at the `side` of a one-column page, its caption under it, and a paragraph wrapped
         beside it (LaTeX's wrapfigure) that runs full width once past the figure."""
         x0, x1 = self.column_x(self.col)
         fw = (x1 - x0) * share
         gw, gh = graphic.size(fw)
         height = gh + 8 + self._caption_height(caption, fw)
         self._make_room(height + 4)
-        y0, fx0 = self.y + 4, x1 - fw
+        y0, fx0 = self.y + 4, (x1 - fw if side == "right" else x0)
         self.y = y0
         region = (fx0 + (fw - gw) / 2, y0, fx0 + (fw + gw) / 2, y0 + gh)
         words = graphic.draw(self.canvas, region)
         cap_area, hyph = self._caption_block(caption, fx0, fw, y0 + gh + 8)
         self._expect(caption, "figure", region, cap_area, case, words, hyph)
         tokens = [t for sentence in sentences for t in tokenize(sentence)]
-        narrow_width = fx0 - 12 - x0
+        narrow_width = x1 - x0 - fw - 12
+        text_x = x0 if side == "right" else x0 + fw + 12
         narrow_lines = int(height // self.leading) + 1
         narrow = break_lines(tokens, narrow_width, self.size)[0][:narrow_lines]
         rest = tokens[sum(len(line) for line in narrow) :]
-        lines = [(line, narrow_width) for line in narrow] + [(line, x1 - x0) for line in break_lines(rest, x1 - x0, self.size)[0]]
-        for i, (line, width) in enumerate(lines):
+        lines = [(line, text_x, narrow_width) for line in narrow] + [(line, x0, x1 - x0) for line in break_lines(rest, x1 - x0, self.size)[0]]
+        for i, (line, x, width) in enumerate(lines):
             align = "left" if i == len(lines) - 1 else "justify"
-            draw_line(self.canvas, line, x0, self.y + 0.8 * self.size, width, self.size, align)
+            draw_line(self.canvas, line, x, self.y + 0.8 * self.size, width, self.size, align)
             self.y += self.leading
         self.y = max(self.y, y0 + height + 14)
         self.page_has_text = True
@@ -1253,6 +1256,13 @@ def lncs_paper(path: Path) -> SyntheticPaper:
         case="figure at the right of the column, a paragraph wrapped beside it",
     )
     w.paragraph(prose.sentences(5))
+    w.wrapped_figure(
+        BarChart(seed=85, categories=("VGG", "ResNet")),
+        Caption("figure", "4", "Recall per backbone.", "Fig. {n}.", bold_label=True),
+        prose.sentences(12),
+        case="figure at the left of the column, a paragraph wrapped beside it",
+        side="left",
+    )
     w.side_captioned(
         RasterImage(seed=82, pixels=(300, 140)),
         Caption("figure", "2", "Embeddings of the seen and unseen classes projected to two dimensions with t-SNE.", "Fig. {n}.", bold_label=True),

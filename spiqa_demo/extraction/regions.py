@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from spiqa_demo.extraction.captions import Caption
 from spiqa_demo.extraction.geometry import area, contains, expand, overlap, union
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, PageFrame
+from spiqa_demo.extraction.layout import Block, ClassifiedPage, DocumentLayout, PageFrame
 from spiqa_demo.types import BBox
 
 # -- assigning candidates to captions (scores are points of gap) ----------------------------------
@@ -51,6 +51,9 @@ _IN_CAPTION = 0.5
 # hairline belongs to it when its ends lie within the paragraph give or take this much (pt).
 _IN_PARAGRAPH = 0.6
 _HAIRLINE_SLACK = 1
+# ... and it is no taller than a line of it, or lies on one of its lines give or take this much (pt:
+# a radical sign, an underline).
+_ON_LINE = 2
 
 # -- how far a caption's region reaches -----------------------------------------------------------
 # A caption narrower than this share of its column and off its centre by more than this share of
@@ -246,16 +249,24 @@ def _starves(cand: Candidate, pending: list[Candidate]) -> bool:
 
 def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Element]:
     """Graphics and non-body, non-caption text lines outside the running header and footer."""
-    body = [page.blocks[i].bbox for i in page.body_blocks]
+    body = [page.blocks[i] for i in page.body_blocks]
 
     def inside_margins(b: BBox) -> bool:
         return b[1] >= page.header_bottom - _MARGIN_SLACK and b[3] <= page.footer_top + _MARGIN_SLACK
+
+    def in_paragraph(box: BBox, block: Block) -> bool:
+        # Inside the paragraph's box, and no taller than a line of it or on one of its lines: a
+        # figure inside the box of a paragraph wrapped around it is taller and lies beside its lines.
+        if not _contains(block.bbox, box):
+            return False
+        glyph_like = box[3] - box[1] <= max(line.y1 - line.y0 for line in block.lines)
+        return glyph_like or any(_meet(expand(line.bbox, _ON_LINE), box) for line in block.lines)
 
     out: list[Element] = []
     for box in page.drawings + page.images:
         if not inside_margins(box):
             continue
-        if any(_contains(b, box) for b in body):
+        if any(in_paragraph(box, b) for b in body):
             continue  # rules and glyph-like paths inside paragraphs (fraction bars, underlines)
         out.append(Element(box, graphic=True))
     caption_boxes = [c.bbox for c in captions]
@@ -269,6 +280,11 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
                 continue
             out.append(Element(line.bbox, graphic=False, size=line.size))
     return out
+
+
+def _meet(a: BBox, b: BBox) -> bool:
+    """`a` and `b` share a point (a hairline, with no area, meets what it touches)."""
+    return max(a[0], b[0]) <= min(a[2], b[2]) and max(a[1], b[1]) <= min(a[3], b[3])
 
 
 def _contains(outer: BBox, inner: BBox) -> bool:
