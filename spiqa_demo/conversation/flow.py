@@ -130,7 +130,12 @@ def ask_turn_stream(
 
 def _model_reading(backend: ModelBackend, history: Sequence[tuple[str, str]], question: str, settings: QASettings) -> str:
     """The model's standalone question, or "" when its reply is no question (empty, a paragraph)."""
-    reply = backend.generate(prompts.rewrite_messages(history, question), settings.reader_rewrite_tokens)
+    turns = list(history)
+    request = prompts.rewrite_messages(turns, question)
+    while turns and backend.count_tokens(request) + settings.reader_rewrite_tokens + CONTEXT_MARGIN_TOKENS > backend.context_tokens:
+        turns.pop(0)  # the oldest first, as in the answer's request
+        request = prompts.rewrite_messages(turns, question)
+    reply = backend.generate(request, settings.reader_rewrite_tokens)
     text = clean_answer(reply).splitlines()[0].strip().strip("\"'“”*`").strip() if reply.strip() else ""
     limit = REWRITE_GROWTH * (len(question) + len(history[-1][0] if history else ""))
     return text if text and len(text) <= limit else ""
