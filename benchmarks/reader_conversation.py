@@ -70,7 +70,7 @@ def _text(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settin
 
 
 def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings) -> dict[str, float]:
-    chat = alone = 0
+    chat = alone = chat1 = alone1 = 0
     for row in rows:
         paper = papers[row["paper"]]
         labels = {item.title for item in paper.items}
@@ -80,12 +80,16 @@ def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: S
         got, got_alone = _labels(turn.evidence)[:TOP], _labels(baseline.evidence)[:TOP]
         chat += row["second_label"] in got
         alone += row["second_label"] in got_alone
+        chat1 += got[:1] == [row["second_label"]]
+        alone1 += got_alone[:1] == [row["second_label"]]
         print(f"{'right' if row['second_label'] in got else 'WRONG'} {'(alone right)' if row['second_label'] in got_alone else '             '} "
               f"{row['paper'][:18]:18s} {row['second']:28s} read as {turn.read_as[:70]!r:72s} {row['second_label']} <- {got}")
     n = len(rows)
     print(f"follow-ups: right figure/table in the top {TOP}: in the conversation {chat}/{n} = {chat / n:.3f} "
-          f"(bar {BARS['followup_top3']:.2f}); asked alone (today) {alone}/{n} = {alone / n:.3f}")
-    return {"followups": n, "followup_top3": round(chat / n, 3), "followup_alone_top3": round(alone / n, 3)}
+          f"(bar {BARS['followup_top3']:.2f}); asked alone (today) {alone}/{n} = {alone / n:.3f}; "
+          f"top-1: in the conversation {chat1 / n:.3f}, alone {alone1 / n:.3f}")
+    return {"followups": n, "followup_top3": round(chat / n, 3), "followup_alone_top3": round(alone / n, 3),
+            "followup_top1": round(chat1 / n, 3), "followup_alone_top1": round(alone1 / n, 3)}
 
 
 def _figures(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings) -> dict[str, float]:
