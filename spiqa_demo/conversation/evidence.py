@@ -1,0 +1,112 @@
+"""One shortlist over a paper's figures, tables and passages for a (standalone) question.
+
+Figures and tables are ranked by the paper's figure index (dense + BM25 + labels, `qa.shortlist`),
+passages by BM25 over the paper's paragraphs (the store's passage index). The two scores live on
+different scales, so each kind's scores are rescaled to 0..1 (the best of the kind is 1) before the
+lists are merged: the reader always sees the best figure or table and the best passage on top.
+Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it).
+A follow-up's `focus` (the words it brought: "and on CIFAR-10?") is searched on its own as well and
+its rescaled scores added: the completed question still holds the previous question's words, which
+pull toward the previous answer's table, while what the reader just said is what changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+import numpy as np
+
+from spiqa_demo.conversation.types import Evidence
+from spiqa_demo.paper_text import split_sentences
+from spiqa_demo.settings import QASettings, RetrievalSettings
+from spiqa_demo.types import BBox, Figure, Paper, Passage
+
+FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
+KEEP_BONUS = 0.25  # added to the rescaled score of the previous turn's evidence when it is kept
+MIN_PASSAGE_WORDS = 6  # shorter paragraphs are headings or page-break fragments, no answer on their own
+_KIND_ORDER = {"table": 0, "figure": 0, "passage": 1}
+
+
+def rank_evidence(
+    paper: Paper,
+    question: str,
+    settings: QASettings,
+    retrieval: RetrievalSettings | None = None,
+    keep: Iterable[Evidence] = (),
+    focus: str = "",
+) -> list[Evidence]:
+    """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
+    `question` (and its `focus`), merged best first (see the module docstring); `keep` gets `KEEP_BONUS`."""
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval)
+    passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
+    kept = {e.key for e in keep}
+    merged = [replace(e, score=e.score + KEEP_BONUS) if e.key in kept else e for e in items + passages]
+    return sorted(merged, key=lambda e: (-e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
+
+
+def figure_evidence(item: Figure, score: float) -> Evidence:
+    return Evidence(kind=item.kind, page=item.page, label=item.title, text=item.caption, score=score, box=item.bbox, item=item)
+
+
+def passage_evidence(passage: Passage, score: float) -> Evidence:
+    return Evidence(kind="passage", page=passage.page, label="", text=passage.text, score=score, box=passage.bbox, item=passage)
+
+
+def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
+    if not paper.items:
+        return []
+    from spiqa_demo.qa.shortlist import paper_index
+
+    index = paper_index(paper, retrieval)
+    scores: dict[str, float] = {}
+    named: set[str] = set()
+    for query, weight in _queries(question, focus):
+        hits = index.search(query, len(paper.items))
+        named.update(h.item.id for h in hits if h.scores.label)
+        for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
+            scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
+    total = sum(w for _, w in _queries(question, focus))
+    ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
+    return [figure_evidence(i, 1.0 if i.id in named else scores[i.id] / total) for i in ranked[:k]]
+
+
+def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
+    if not paper.passages:
+        return []
+    from retrieval.embedder import get_embedder
+    from retrieval.store import get_store
+
+    index = get_store(get_embedder(retrieval)).passages({paper.sha256: paper})
+    scores: dict[tuple[int, BBox, str], float] = {}
+    for query, weight in _queries(question, focus):
+        hits = [h for h in index.search(query, len(index)) if len(h.passage.text.split()) >= MIN_PASSAGE_WORDS]
+        for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=False)):
+            scores[_key(h.passage)] = scores.get(_key(h.passage), 0.0) + weight * float(s)
+    total = sum(w for _, w in _queries(question, focus))
+    # The store may hold the index of an equal copy of the paper: its passages are matched by content.
+    found = [p for p in paper.passages if _key(p) in scores]
+    ranked = sorted(found, key=lambda p: (-scores[_key(p)], p.page, p.bbox[1]))
+    return [passage_evidence(p, scores[_key(p)] / total) for p in ranked[:k]]
+
+
+def _key(passage: Passage) -> tuple[int, BBox, str]:
+    return passage.page, passage.bbox, passage.text
+
+
+def _queries(question: str, focus: str) -> list[tuple[str, float]]:
+    return [(question, 1.0), (focus, FOCUS_WEIGHT)] if focus.strip() else [(question, 1.0)]
+
+
+def _rescaled(scores: np.ndarray, floor: bool) -> np.ndarray:
+    """Scores as fractions of the best one; `floor`: from the worst one up (fused scores can be negative)."""
+    if scores.size == 0:
+        return scores
+    low = float(scores.min()) if floor else 0.0
+    span = float(scores.max()) - low
+    return (scores - low) / span if span > 1e-9 else np.ones_like(scores)
+
+
+def sentences_of(passage: Passage) -> list[str]:
+    """The passage's sentences, whitespace collapsed."""
+    return [" ".join(s.split()) for s in split_sentences(passage.text)]
