@@ -51,7 +51,13 @@ def test_numbers_are_matched_as_numbers(answer: str, truth: str, right: bool) ->
     ("Yes.", "Yes. The paper reports a macro avg F1 of 0.7 on the held-out set.", True),  # and so is a curt one
     (": No, the data is not only in English.", "Yes", False),
     (": No, they do not.", "No", True),
-    ("The visual data suggests that younger authors are cited more than older authors.", "Yes", False),  # says neither
+    # No leading yes/no: the first sentence negates, asserts, or says the sources do not tell.
+    ("The model is not state of the art, as there are other models with higher F1 scores.",
+     "No, supervised models perform better for this task.", True),  # 1603.04553/448, GPT-4o
+    ("Table 3 compares the DeepER approach against three other approaches: Quant, traditional NER.", "Yes", True),  # 1605.08675/504, Gemini
+    ("The provided context does not contain the answer to whether crowdsourcing platforms were used.", "No", False),
+    ("The image and caption do not provide information on whether the three tagging problems are tackled jointly.", "No", False),
+    ("The question is unanswerable. While the caption of Image 3 mentions Twitter Sentiment Analysis...", "Yes", False),
 ])
 def test_yes_no_questions_are_judged_by_agreement(answer: str, truth: str, right: bool) -> None:
     found = text_verdict(answer, truth)

@@ -25,7 +25,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, Comparison, JudgedFile, compare_files, judge_file
 from spiqa_demo.evaluation.metrics.classic import answer_scores
 from spiqa_demo.evaluation.scoring import Overview, overview
-from spiqa_demo.evaluation.taxonomy import CELL_NAMES, CELLS, cell
+from spiqa_demo.evaluation.taxonomy import CELL_NAMES, CELL_SHORT, CELLS, cell
 from spiqa_demo.evaluation.verdicts import clean_answer
 
 if TYPE_CHECKING:
@@ -197,16 +197,14 @@ def by_retrieval(results: Results) -> pd.DataFrame:
 
 
 def taxonomy_counts(*files: Results) -> pd.DataFrame:
-    """SPIQA's error taxonomy of each file, for a grouped bar chart: `cell`, `file`, `questions`, per figure type too
-    (`figure type` "all" is the whole file)."""
+    """SPIQA's error taxonomy of each file, for a chart: `cell` (its short name), `file`, `figure type` ("all" is the
+    whole file) and `questions`, cell by cell (the files of one cell side by side)."""
     import pandas as pd
 
-    rows = []
-    for results in files:
-        found = results.judged.taxonomy
-        for kind, counts in {"all": found.counts, **found.by_figure_type}.items():
-            rows += [{"cell": CELL_NAMES[name], "file": results.name, "figure type": kind, "questions": counts[name]}
-                     for name in CELLS]
+    found = [(results.name, results.judged.taxonomy) for results in files]
+    rows = [{"cell": CELL_SHORT[name], "file": file, "figure type": kind, "questions": counts[name]}
+            for name in CELLS for file, taxonomy in found
+            for kind, counts in {"all": taxonomy.counts, **taxonomy.by_figure_type}.items()]
     return pd.DataFrame(rows, columns=["cell", "file", "figure type", "questions"])
 
 

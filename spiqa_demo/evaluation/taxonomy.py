@@ -23,6 +23,12 @@ CELL_NAMES: dict[Cell, str] = {
     "wrong_figure_right_answer": "wrong figure, right answer",
     "wrong_figure_wrong_answer": "wrong figure, wrong answer (retrieval)",
 }
+CELL_SHORT: dict[Cell, str] = {  # for chart axes
+    "right_figure_right_answer": "figure ✓ answer ✓",
+    "right_figure_wrong_answer": "figure ✓ answer ✗",
+    "wrong_figure_right_answer": "figure ✗ answer ✓",
+    "wrong_figure_wrong_answer": "figure ✗ answer ✗",
+}
 UNKNOWN_TYPE = "unknown"
 
 

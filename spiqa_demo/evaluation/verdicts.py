@@ -8,8 +8,10 @@ deterministic check people trust for short answers decides, in this order:
 - `exact`: the answer equals the ground truth after normalisation (case, punctuation, articles,
   spacing), as SQuAD's exact match normalises.
 - `yes/no`: a ground truth that starts with a bare "Yes" or "No" is a polar question; the answer is
-  right when its first word agrees (one that says neither is wrong). A long "Yes. The paper
-  reports..." and a curt "Yes." are the same verdict.
+  right when its first word agrees. A long "Yes. The paper reports..." and a curt "Yes." are the
+  same verdict. An answer that starts with neither says "no" when its first sentence negates ("The
+  model is not state of the art") and "yes" when it asserts ("Table 3 compares DeepER against three
+  other approaches"); one that says the context does not tell is wrong.
 - `number`: a short ground truth carrying numbers (few words besides them) is right when every one of
   its numbers occurs in the answer as a number: "12" and "11." differ, "0.35" equals "35%",
   "twelve" equals "12", "85.3 ± 0.2" is 85.3, "10k" is 10000, and a value written with fewer
@@ -58,6 +60,17 @@ _NUMBER = re.compile(
 )
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 _POLAR = re.compile(r"^\W*(yes|no)\b(?!\s+[a-z])|^\W*(yes)\b", re.I)
+_NEGATION = re.compile(r"\b(not|no|never|none|neither|nor|cannot|without)\b|n't\b", re.I)
+_ABSTENTION = re.compile(
+    r"\b(provided|given) (context|images?|captions?|information|document|data)\b|\bnot (explicitly )?(mentioned|specified|stated|"
+    r"provided|given|clear)\b|\b(does|do|did)(n't| not) (explicitly )?(state|mention|specify|say|indicate)\b|\bunclear\b|\b(un|not )answerable\b|"
+    r"\bcannot be (determined|answered|inferred|told)\b|\b(cannot|can't|unable to) (answer|determine|tell)\b|"
+    r"\bnot possible to (answer|determine|tell)\b|\b(no|not enough|insufficient) information\b",
+    re.I,
+)
+
+# A negated sentence about what the sources say ("does not provide information", "does not answer the question").
+_ABOUT_THE_CONTEXT = re.compile(r"\binformation\b|\banswer (the|this) question\b|\bdefinitively\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,16 @@ def token_f1(answer: str, truth: str) -> float:
         return 0.0
     precision, recall = common / len(predicted), common / len(expected)
     return 2 * precision * recall / (precision + recall)
+
+
+def implied_polarity(text: str) -> str | None:
+    """What an answer without a leading yes/no says: "no" when its first sentence negates, "yes" when it
+    asserts, None when it says the context does not tell."""
+    first = re.split(r"(?<=[.!?])\s", clean_answer(text), maxsplit=1)[0]
+    negated = _NEGATION.search(first)
+    if _ABSTENTION.search(first) or (negated and _ABOUT_THE_CONTEXT.search(first)):
+        return None
+    return "no" if negated else "yes"
 
 
 def polarity(text: str) -> str | None:
@@ -154,10 +177,15 @@ def text_verdict(answer: str, truth: str) -> Verdict:
         return Verdict(True, "exact", 1.0, "the same text as the ground truth")
     expected = polarity(truth)
     if expected is not None:
-        given = polarity(answer)
+        given, how = polarity(answer), "says"
         if given is None:
-            return Verdict(False, "yes/no", 0.0, f"the ground truth is {expected!r}; the answer says neither yes nor no")
-        return Verdict(given == expected, "yes/no", float(given == expected), f"the ground truth is {expected!r}, the answer {given!r}")
+            given, how = implied_polarity(answer), "implies"
+        if given is None:
+            return Verdict(False, "yes/no", 0.0, f"the ground truth is {expected!r}; the answer says the context does not tell")
+        return Verdict(given == expected, "yes/no", float(given == expected),
+                       f"the ground truth is {expected!r}; the answer {how} {given!r}"
+                       + (" (its first sentence negates)" if how == "implies" and given == "no" else "")
+                       + (" (its first sentence asserts, with no negation)" if how == "implies" and given == "yes" else ""))
     by_number = _number_verdict(answer, truth)
     if by_number is not None:
         return by_number

@@ -29,7 +29,7 @@ from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session_expiry import visitor_state
-from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view
+from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
 
 log = logging.getLogger(__name__)
 
@@ -303,6 +303,8 @@ def build() -> ErrorAnalysis:
                                       visible=bool(files), elem_id="results-file")
         summary = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
         with gr.Accordion("SPIQA's figures (images and captions) for the detail views", open=False):
+            gr.Markdown("Result files name the figures only. Get test-C's images and captions from the hub with the "
+                        f"button, or by hand: {missing_help()}.")
             figures_button = gr.Button("Get SPIQA's test-C figures from the Hugging Face hub (once; cached)", size="sm",
                                        elem_id="figures-button")
             figures_status = gr.Markdown("", elem_id="figures-status")

@@ -19,13 +19,15 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
 from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, OUTCOMES
+from spiqa_demo.evaluation.taxonomy import CELL_SHORT
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.spiqa_figures import figure_view
 
 OUTCOME_CHOICES = [analysis.ANY, *(OUTCOME_NAMES[o] for o in OUTCOMES)]
-WIDTHS = {"#": 3, "paper": 7, "key": 4, "category": 5, "question": 16, "ground truth": 13, "answer A": 16, "verdict A": 7,
-          "figure A": 7, "answer B": 16, "verdict B": 7, "figure B": 7, "outcome": 7}
+TAXONOMY_COLORS = dict(zip(CELL_SHORT.values(), ("#16a34a", "#f59e0b", "#60a5fa", "#dc2626")))
+WIDTHS = {"#": 4, "paper": 7, "key": 5, "category": 6, "question": 15, "ground truth": 13, "answer A": 16, "verdict A": 7,
+          "figure A": 8, "answer B": 16, "verdict B": 7, "figure B": 8, "outcome": 7}
 
 
 def widths(columns: list[str], sizes: dict[str, int]) -> list[str | int]:
@@ -35,16 +37,16 @@ def widths(columns: list[str], sizes: dict[str, int]) -> list[str | int]:
 
 
 def taxonomy_plot(*files: analysis.Results) -> Any:
-    """An update of a bar plot of SPIQA's error taxonomy, one bar per cell and file."""
+    """An update of a bar plot of SPIQA's error taxonomy: one bar per cell (and file, side by side, when there are two)."""
     counts = analysis.taxonomy_counts(*files)
     counts = counts[counts["figure type"] == "all"]
     letters = {results.name: chr(ord("A") + i) for i, results in enumerate(files)}
-    counts = counts.assign(bar=[f"{cell} · {letters[name]}" if len(files) > 1 else cell
-                                for cell, name in zip(counts["cell"], counts["file"])],
-                           file=[f"{letters[name]}: {name}" if len(files) > 1 else name for name in counts["file"]])
-    return gr.update(value=counts, x="bar", y="questions", color="file", x_title="", x_label_angle=-20, visible=True,
-                     label="SPIQA error taxonomy: figure right/wrong × answer right/wrong (questions)",
-                     sort=list(counts["bar"]))
+    two = len(files) > 1
+    counts = counts.assign(bar=[f"{cell} ({letters[name]})" if two else cell for cell, name in zip(counts["cell"], counts["file"])],
+                           file=[f"{letters[name]}: {name}" for name in counts["file"]])
+    return gr.update(value=counts, x="bar", y="questions", color="file" if two else "cell", x_title=" ", x_label_angle=0,
+                     visible=True, sort=list(counts["bar"]), color_map=None if two else TAXONOMY_COLORS,
+                     label="SPIQA error taxonomy (questions): chosen figure right ✓ / wrong ✗, answer right ✓ / wrong ✗")
 
 
 def _table(side: analysis.SideBySide, filters: analysis.SideFilters) -> tuple[Any, list[int]]:
@@ -125,7 +127,7 @@ def _answer_block(letter: str, results: analysis.Results, index: int) -> str:
         f"##### {letter}: {escape(results.name)}",
         f"**Answer:** {escape(row['answer']) or '*(empty)*'}",
         f"**Verdict:** **{verdict.label}** — {escape(verdict.why)}",
-        "**Rationale (raw reply):**\n\n```text\n" + record.raw_response.replace("```", "'''")[:3000] + "\n```",
+        "**Rationale (raw reply):**\n\n" + "\n".join(f"> {escape(line)}" for line in record.raw_response[:3000].splitlines()),
     ])
 
 
@@ -194,7 +196,7 @@ def build(files: list[str]) -> CompareWidgets:
         server_file_b = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
                                     elem_id="results-file-b")
     verdict = gr.Markdown("", elem_id="compare-verdict")
-    plot_compare = gr.BarPlot(None, label="SPIQA error taxonomy", height=300, visible=False, elem_id="plot-compare")
+    plot_compare = gr.BarPlot(None, label="SPIQA error taxonomy", height=340, visible=False, elem_id="plot-compare")
     with gr.Row():
         outcome = gr.Radio(OUTCOME_CHOICES, value=analysis.ANY, label="Outcome", elem_id="compare-outcome", min_width=420)
         side_category = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Figure type", min_width=140)

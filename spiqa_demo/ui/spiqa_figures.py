@@ -60,7 +60,7 @@ def figure_view(paper_id: str, file: str | None, label: str, right: bool | None 
     mark = "" if right is None else (" ✓ a ground-truth figure" if right else " ✗ not a ground-truth figure")
     markdown = f"**{label}:** `{escape(file)}`{mark}" + (f" — {escape(text)}" if text else "")
     if image is None and not text:
-        markdown += f"\n\n*No image or caption of it on this machine: use “Get SPIQA's test-C figures”, or {missing_help()}.*"
+        markdown += "\n\n*No image or caption of it on this machine (see “SPIQA's figures” above).*"
     return image, markdown
 
 
