@@ -140,8 +140,11 @@ def test_error_analysis_tab(page, shared: Path) -> None:
     page.click("li:has-text('test-C_Gemini_QA__gemini_1-5_cot_image+caption_size_full.json')")
     wait_for_text(page, "#compare-verdict", "493 shared questions")
     wait_for_text(page, "#compare-count", "493 of 493")
+    page.wait_for_selector("#compare-outcome input[value='(all)']:checked")  # the comparison's reset of the filter is in
     page.click("#compare-outcome label:has-text('right in A, wrong in B')")
     wait_for_text(page, "#compare-count", f"{a_only} of 493")
+    checked = "#compare-outcome input:checked"
+    assert page.locator(checked).get_attribute("value") == "right in A, wrong in B", page.locator(checked).get_attribute("value")
     page.wait_for_selector("#compare-table [data-testid='cell-0-4']")
     assert page.locator("#compare-table").inner_text().count("right in A, wrong in B") >= 1
     page.click("#compare-table [data-testid='cell-0-4']")
@@ -159,6 +162,7 @@ def test_error_analysis_tab(page, shared: Path) -> None:
     csv = Path(download.value.path()).read_text(encoding="utf-8")
     assert csv.count("right in A, wrong in B") == a_only and csv.startswith("paper,key,category,question,ground truth")
     page.wait_for_timeout(500)  # the progress overlay fades out
+    assert page.locator(checked).get_attribute("value") == "right in A, wrong in B", page.locator(checked).get_attribute("value")
     page.locator("#compare-verdict").scroll_into_view_if_needed()
     shot(page, "6-compare")
 

@@ -46,6 +46,7 @@ def taxonomy_plot(*files: analysis.Results) -> Any:
                            file=[f"{letters[name]}: {name}" for name in counts["file"]])
     return gr.update(value=counts, x="bar", y="questions", color="file" if two else "cell", x_title=" ", x_label_angle=0,
                      visible=True, sort=list(counts["bar"]), color_map=None if two else TAXONOMY_COLORS,
+                     colors_in_legend=None if two else [], color_title="" if two else None,
                      label="SPIQA error taxonomy (questions): chosen figure right ✓ / wrong ✗, answer right ✓ / wrong ✗")
 
 
@@ -196,7 +197,7 @@ def build(files: list[str]) -> CompareWidgets:
         server_file_b = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
                                     elem_id="results-file-b")
     verdict = gr.Markdown("", elem_id="compare-verdict")
-    plot_compare = gr.BarPlot(None, label="SPIQA error taxonomy", height=340, visible=False, elem_id="plot-compare")
+    plot_compare = gr.BarPlot(None, label="SPIQA error taxonomy", height=400, visible=False, elem_id="plot-compare")
     with gr.Row():
         outcome = gr.Radio(OUTCOME_CHOICES, value=analysis.ANY, label="Outcome", elem_id="compare-outcome", min_width=420)
         side_category = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Figure type", min_width=140)
