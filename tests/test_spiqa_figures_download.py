@@ -114,11 +114,13 @@ def app_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_test_c_figures_download_once_then_show(hub: tuple[str, list[str]], app_on: None,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view
+    from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
 
     url, fetched = hub
     image, text = figure_view(PAPER, FIGURE, "Ground truth")
-    assert image is None and "No image or caption" in text and "SPIQA_testC_Images.zip" in text  # says what goes where
+    assert image is None and "No image or caption" in text
+    where = missing_help()  # what the tab says goes where
+    assert "SPIQA_testC_Images.zip" in where and str(Path(get_settings().evaluation.cache_dir) / "spiqa" / "test-C" / "images") in where
 
     monkeypatch.setenv("SPIQA_HF_ENDPOINT", url)
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)  # conftest sets the tests offline
