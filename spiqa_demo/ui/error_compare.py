@@ -19,13 +19,15 @@ import gradio as gr
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
 from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, OUTCOMES
-from spiqa_demo.evaluation.taxonomy import CELL_SHORT
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.spiqa_figures import figure_view
 
 OUTCOME_CHOICES = [analysis.ANY, *(OUTCOME_NAMES[o] for o in OUTCOMES)]
-TAXONOMY_COLORS = dict(zip(CELL_SHORT.values(), ("#16a34a", "#f59e0b", "#60a5fa", "#dc2626")))
+TYPE_COLORS = {  # figure type -> (colour, its name in the plot's label)
+    "table": ("#f59e0b", "orange"), "plot": ("#3b82f6", "blue"), "schematic": ("#8b5cf6", "purple"),
+    "visualization": ("#10b981", "green"), "other": ("#64748b", "grey"), "unknown": ("#cbd5e1", "light grey"),
+}
 WIDTHS = {"#": 4, "paper": 7, "key": 5, "category": 6, "question": 15, "ground truth": 13, "answer A": 16, "verdict A": 7,
           "figure A": 8, "answer B": 16, "verdict B": 7, "figure B": 8, "outcome": 7}
 
@@ -37,17 +39,19 @@ def widths(columns: list[str], sizes: dict[str, int]) -> list[str | int]:
 
 
 def taxonomy_plot(*files: analysis.Results) -> Any:
-    """An update of a bar plot of SPIQA's error taxonomy: one bar per cell (and file, side by side, when there are two)."""
+    """An update of a bar plot of SPIQA's error taxonomy: one bar per cell (and file, side by side, when there are
+    two), stacked by figure type; the label names the colours, as the plot's own legend falls below its frame."""
     counts = analysis.taxonomy_counts(*files)
-    counts = counts[counts["figure type"] == "all"]
+    counts = counts[counts["figure type"] != "all"]
     letters = {results.name: chr(ord("A") + i) for i, results in enumerate(files)}
-    two = len(files) > 1
-    counts = counts.assign(bar=[f"{cell} ({letters[name]})" if two else cell for cell, name in zip(counts["cell"], counts["file"])],
-                           file=[f"{letters[name]}: {name}" for name in counts["file"]])
-    return gr.update(value=counts, x="bar", y="questions", color="file" if two else "cell", x_title=" ", x_label_angle=0,
-                     visible=True, sort=list(counts["bar"]), color_map=None if two else TAXONOMY_COLORS,
-                     colors_in_legend=None if two else [], color_title="" if two else None,
-                     label="SPIQA error taxonomy (questions): chosen figure right ✓ / wrong ✗, answer right ✓ / wrong ✗")
+    counts = counts.assign(bar=[f"{cell} ({letters[name]})" if len(files) > 1 else cell
+                                for cell, name in zip(counts["cell"], counts["file"])])
+    kinds = sorted(set(counts["figure type"]), key=lambda kind: list(TYPE_COLORS).index(kind) if kind in TYPE_COLORS else 99)
+    colors = {kind: TYPE_COLORS.get(kind, TYPE_COLORS["unknown"]) for kind in kinds}
+    legend = ", ".join(f"{kind} {name}" for kind, (_, name) in colors.items())
+    return gr.update(value=counts, x="bar", y="questions", color="figure type", x_title=" ", x_label_angle=0, visible=True,
+                     sort=list(dict.fromkeys(counts["bar"])), color_map={kind: colour for kind, (colour, _) in colors.items()},
+                     label=f"SPIQA error taxonomy: chosen figure right ✓ / wrong ✗, answer right ✓ / wrong ✗ (questions; {legend})")
 
 
 def _table(side: analysis.SideBySide, filters: analysis.SideFilters) -> tuple[Any, list[int]]:
