@@ -137,14 +137,18 @@ class LoadOutputs(NamedTuple):
 
 
 def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutputs:
-    """The file's summary, plots, filter choices, score sliders and table."""
+    """The file's summary, plots, filter choices, score sliders and table; the same file picked again changes
+    nothing (a dropdown repeats its input event when it loses focus, which would undo the filters set since)."""
     state = dict(state or {})
+    source = upload or name
+    if "a" in state and state.get("a_source") == source:
+        return LoadOutputs(state=state, summary=gr.skip())
     try:
         results = _open(upload, name)
     except PaperError as exc:
         gr.Warning(str(exc))
         return LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {escape(str(exc))}")
-    state = {"a": results}  # a comparison with the previous file no longer holds
+    state = {"a": results, "a_source": source}  # a comparison with the previous file no longer holds
     table, view = _table(results, analysis.Filters())
     state["view"] = view
     score = results.score_column

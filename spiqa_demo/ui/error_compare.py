@@ -72,16 +72,22 @@ class CompareOutputs(NamedTuple):
     side_count: Any = gr.skip()
 
 
-def compare_with(opened: analysis.Results | PaperError, state: dict | None) -> CompareOutputs:
-    """The counts, taxonomy plot, filter choices and side-by-side table against a second file (`opened`, or why it is not)."""
+def compare_with(upload: str | None, name: str | None, state: dict | None, open_file: Any) -> CompareOutputs:
+    """The counts, taxonomy plot, filter choices and side-by-side table against a second file, uploaded or picked
+    (`open_file(upload, name)` opens it: a `Results`, or the `PaperError` saying why not). The same choice again
+    changes nothing: a dropdown repeats its input event when it loses focus, which would undo the filters set since."""
     state = dict(state or {})
     first: analysis.Results | None = state.get("a")
     if first is None:
         return CompareOutputs(state=state, verdict="Load the first result file above first.")
+    source = upload or name
+    if "side" in state and state.get("b_source") == source:
+        return CompareOutputs(state=state, verdict=gr.skip())
+    opened = open_file(upload, name)
     if isinstance(opened, PaperError):
         return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {escape(str(opened))}")
     side = analysis.side_by_side(first, opened)
-    state["b"], state["side"] = opened, side
+    state["b"], state["side"], state["b_source"] = opened, side, source
     table, state["side_view"] = _table(side, analysis.SideFilters())
     categories = [analysis.ANY, *sorted(v for v in side.frame["category"].unique() if v)]
     papers = [analysis.ANY, *sorted(side.frame["paper"].unique())]
@@ -269,9 +275,9 @@ def wire(widgets: CompareWidgets, state: gr.State, open_file: Any) -> None:
     """Connect the side-by-side part; `open_file(upload, name)` opens a result file within the app's bounds
     (a `Results`, or the `PaperError` saying why not)."""
     compared = components(CompareOutputs, widgets, state=state)
-    widgets.upload_b.upload(lambda upload, state: compare_with(open_file(upload, None), state), [widgets.upload_b, state],
+    widgets.upload_b.upload(lambda upload, state: compare_with(upload, None, state, open_file), [widgets.upload_b, state],
                             compared, api_name="compare_results", concurrency_id="results")
-    widgets.server_file_b.input(lambda name, state: compare_with(open_file(None, name), state), [widgets.server_file_b, state],
+    widgets.server_file_b.input(lambda name, state: compare_with(None, name, state, open_file), [widgets.server_file_b, state],
                                 compared, api_name="compare_server_results", concurrency_id="results")
     filters = [state, widgets.outcome, widgets.side_category, widgets.side_paper, widgets.side_search]
     gr.on([widgets.outcome.input, widgets.side_category.input, widgets.side_paper.input, widgets.side_search.submit],
