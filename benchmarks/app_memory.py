@@ -149,7 +149,7 @@ def expiry(pid: int, visitors: list[Any], ttl: float) -> None:
     """Once idle for the TTL, the sessions are forgotten: their result files are gone (the tab asks for one again)."""
     before = resident_mb(pid)
     time.sleep(ttl + SWEEP_S + 2)
-    _table, count = visitors[0].predict("(all)", "(all)", "(all)", "(all)", 0, 1, "", api_name="/filter_results")
+    _table, count = visitors[0].predict("(all)", "(all)", "(all)", "(all)", "(all)", "(all)", 0, 1, "", api_name="/filter_results")
     print(f"after {ttl:.0f} s idle (SPIQA_UI_SESSION_TTL_S): a session's result file is "
           f"{'freed' if 'Load a result file first' in count else 'still kept'}; server RSS {before:.0f} -> "
           f"{resident_mb(pid):.0f} MB (the allocator need not return freed memory to the system)")

@@ -185,6 +185,8 @@ class EvaluationSettings(_Cached):
 
     # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
     spiqa_hf_repo: str = Field(default="google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO", "spiqa_hf_repo"))
+    # The hub the dataset is fetched from; empty = huggingface.co (or HF_ENDPOINT): a mirror, or a test's loopback server.
+    spiqa_hf_endpoint: str = Field(default="", validation_alias=AliasChoices("SPIQA_HF_ENDPOINT", "spiqa_hf_endpoint"))
     # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
     spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR", "spiqa_images_dir"))
     # BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the model's tuned layer from

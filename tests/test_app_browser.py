@@ -116,23 +116,54 @@ def test_spiqa_check_in_the_browser(page, grnet_pdf: Path, tiny_llama: Path) -> 
     shot(page, "4-spiqa-check")
 
 
-def test_error_analysis_tab(page) -> None:
+def test_error_analysis_tab(page, shared: Path) -> None:
+    from spiqa_demo.evaluation import read_results
+    from spiqa_demo.evaluation.comparison import compare_files, judge_file
+
+    files = [f"test-C_{name}_cot_image+caption_size_full.json" for name in ("GPT4_QA__gpt4o", "Gemini_QA__gemini_1-5")]
+    judged = [judge_file(name, read_results(shared / "spiqa" / "test-C-responses" / name).records) for name in files]
+    a_only = compare_files(*judged).counts["a_only_right"]
     page.click("button[role=tab]:has-text('Error analysis')")
     page.click("#results-file")
     page.click("li:has-text('test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json')")
     wait_for_text(page, "#results-summary", "493 questions")
+    assert "answers right" in page.inner_text("#results-summary")
     page.click("#results-table [data-testid='cell-2-4']")
     wait_for_text(page, "#results-detail", "Raw response")
     detail = page.inner_text("#results-detail")
-    assert "Ground truth" in detail and "retrieval" in detail
+    assert "Ground truth" in detail and "retrieval" in detail and "Verdict:" in detail
     shot(page, "5-error-analysis")
 
+    # Side by side with Gemini 1.5: filter the questions GPT-4o gets right and Gemini wrong, open one, export them.
     page.click("text=Compare with a second result file")
     page.click("#results-file-b")
-    page.click("li:has-text('test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json')")
-    wait_for_text(page, "#compare-verdict", "shared questions")
-    page.wait_for_selector("#compare-table [data-testid='cell-0-3']")
+    page.click("li:has-text('test-C_Gemini_QA__gemini_1-5_cot_image+caption_size_full.json')")
+    wait_for_text(page, "#compare-verdict", "493 shared questions")
+    wait_for_text(page, "#compare-count", "493 of 493")
+    page.wait_for_selector("#compare-outcome input[value='(all)']:checked")  # the comparison's reset of the filter is in
+    page.click("#compare-outcome label:has-text('right in A, wrong in B')")
+    wait_for_text(page, "#compare-count", f"{a_only} of 493")
+    checked = "#compare-outcome input:checked"
+    assert page.locator(checked).get_attribute("value") == "right in A, wrong in B", page.locator(checked).get_attribute("value")
+    page.wait_for_selector("#compare-table [data-testid='cell-0-4']")
+    assert page.locator("#compare-table").inner_text().count("right in A, wrong in B") >= 1
+    page.click("#compare-table [data-testid='cell-0-4']")
+    wait_for_text(page, "#compare-detail", "Rationale")
+    detail = page.inner_text("#compare-detail")
+    assert "A: test-C_GPT4_QA" in detail and "B: test-C_Gemini_QA" in detail and "Ground truth" in detail, detail
+    assert "right (" in detail and "wrong (" in detail
+    wait_for_text(page, "#compare-figure-truth", "Ground truth")
+    assert "No image or caption" in page.inner_text("#compare-figure-truth")  # ../shared has no SPIQA images: says where
+    page.click("#export-csv")
+    link = page.locator("#export-file a").first
+    link.wait_for()
+    with page.expect_download() as download:
+        link.click()
+    csv = Path(download.value.path()).read_text(encoding="utf-8")
+    assert csv.count("right in A, wrong in B") == a_only and csv.startswith("paper,key,category,question,ground truth")
     page.wait_for_timeout(500)  # the progress overlay fades out
+    assert page.locator(checked).get_attribute("value") == "right in A, wrong in B", page.locator(checked).get_attribute("value")
+    page.locator("#compare-verdict").scroll_into_view_if_needed()
     shot(page, "6-compare")
 
 

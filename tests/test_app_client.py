@@ -215,23 +215,39 @@ def test_only_the_apps_own_files_are_served(app_url: str, grnet_pdf: Path, share
 
 def test_error_analysis(client: Client, shared: Path, tmp_path: Path) -> None:
     official = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
-    summary, _, by_category, by_retrieval, _, *_, table = client.predict(
+    summary, _, by_category, by_retrieval, taxonomy, *_, table = client.predict(
         official, api_name="/load_server_results")
     assert "493 questions" in summary and "retrieval accuracy 0.704" in summary, summary
-    assert len(table["data"]) == 493 and table["headers"][:3] == ["#", "paper", "key"]
-    assert by_category and by_retrieval
-    rows, count = client.predict("(all)", "(all)", "table", "wrong", 0, 1, "", api_name="/filter_results")
+    assert "answers right** (verdicts by rule: token-F1" in summary, summary
+    assert table["headers"][:7] == ["#", "paper", "key", "category", "question", "ground truth", "answer"]
+    assert len(table["data"]) == 493 and not any(row[6].startswith(":") for row in table["data"])  # no stray ": "
+    assert by_category and by_retrieval and taxonomy
+    rows, count = client.predict("(all)", "(all)", "table", "wrong", "(all)", "(all)", 0, 1, "", api_name="/filter_results")
     assert count.startswith(f"{len(rows['data'])} of 493") and 0 < len(rows["data"]) < 493
-    assert all(row[3] == "table" and row[6] == "wrong" for row in rows["data"])
-    rows, count = client.predict("(all)", "(all)", "(all)", "(all)", 0, 1, "wikipedia", api_name="/filter_results")
+    assert all(row[3] == "table" and row[8] == "wrong" for row in rows["data"])
+    from spiqa_demo.evaluation import read_results
+    from spiqa_demo.evaluation.comparison import compare_files, judge_file
+
+    gemini = "test-C_Gemini_QA__gemini_1-5_cot_image+caption_size_full.json"
+    first, second = (judge_file(name, read_results(shared / "spiqa" / "test-C-responses" / name).records) for name in (official, gemini))
+    expected = compare_files(first, second).counts
+    rows, _ = client.predict("(all)", "(all)", "(all)", "(all)", "wrong", "right figure, wrong answer (reasoning)", 0, 1, "",
+                             api_name="/filter_results")
+    assert len(rows["data"]) == first.taxonomy.counts["right_figure_wrong_answer"] and all(row[7].startswith("wrong (") and row[8] == "right" for row in rows["data"])
+    rows, count = client.predict("(all)", "(all)", "(all)", "(all)", "(all)", "(all)", 0, 1, "wikipedia", api_name="/filter_results")
     assert 0 < len(rows["data"]) < 50
-    verdict, diff = client.predict("test-C_GPT4_QA__gpt4v_cot_image+caption_size_full.json", api_name="/compare_server_results")
-    assert "493 shared questions, scored by ROUGE-L" in verdict and "better on" in verdict, verdict
-    assert diff["headers"][3:7] == ["answer A", "answer B", "score A", "score B"] and len(diff["data"]) == 493
+    verdict, plot, *_, side, side_count = client.predict(gemini, api_name="/compare_server_results")
+    assert "493 shared questions" in verdict and f"right in A only **{expected['a_only_right']}**" in verdict, verdict
+    assert side["headers"][1:9] == ["paper", "key", "category", "question", "ground truth", "answer A", "verdict A", "figure A"]
+    assert len(side["data"]) == 493 and side_count == "493 of 493 shared questions" and plot
+    side, side_count = client.predict("right in A, wrong in B", "(all)", "(all)", "", api_name="/filter_compare")
+    assert side_count == f"{expected['a_only_right']} of 493 shared questions" and all(r[7].startswith("right") and r[10].startswith("wrong") for r in side["data"])
+    exported = Path(client.predict(api_name="/export_csv")["value"])  # an update: the file and its widget shown
+    assert exported.read_text(encoding="utf-8").count("right in A, wrong in B") == expected["a_only_right"]
+    report = Path(client.predict(api_name="/export_markdown")["value"]).read_text(encoding="utf-8")
+    assert f"| right in A, wrong in B | {expected['a_only_right']} |" in report and "█" in report, report[:2000]
 
     # Our own results.jsonl (here: 30 official answers) uploaded, scored with the SPIQA metrics.
-    from spiqa_demo.evaluation import read_results
-
     records = read_results(shared / "spiqa" / "test-C-responses" / official).records[:30]
     results = tmp_path / "results.jsonl"
     results.write_text("\n".join(r.to_json() for r in records) + "\n{truncated", encoding="utf-8")

@@ -71,7 +71,7 @@ def test_a_result_file_over_the_bounds_is_refused_with_a_message(app_url: str, s
     reconfigure(monkeypatch, SPIQA_UI_MAX_RESULTS_MB="10", SPIQA_UI_MAX_RESULTS_ROWS="100")
     summary, *_ = client.predict(OFFICIAL, api_name="/load_server_results")
     assert "holds 493 answers, more than the 100 read here" in summary, summary
-    _, count = client.predict("(all)", "(all)", "(all)", "(all)", 0, 1, "", api_name="/filter_results")
+    _, count = client.predict("(all)", "(all)", "(all)", "(all)", "(all)", "(all)", 0, 1, "", api_name="/filter_results")
     assert count == "Load a result file first."  # nothing of the refused files was kept
 
 

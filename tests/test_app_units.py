@@ -220,7 +220,7 @@ def test_every_named_output_has_one_widget() -> None:
     widget (or naming one twice) fails here, not when a visitor fires the event."""
     import gradio as gr
 
-    from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, paper_tab, spiqa_check
+    from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, error_compare, paper_tab, spiqa_check
     from spiqa_demo.ui.outputs import components
 
     with gr.Blocks():
@@ -244,7 +244,10 @@ def test_every_named_output_has_one_widget() -> None:
         error_analysis.LoadOutputs: components(error_analysis.LoadOutputs, errors),
         error_analysis.FilterOutputs: components(error_analysis.FilterOutputs, errors),
         error_analysis.RowOutputs: components(error_analysis.RowOutputs, errors),
-        error_analysis.CompareOutputs: components(error_analysis.CompareOutputs, errors),
+        error_analysis.FigureOutputs: components(error_analysis.FigureOutputs, errors),
+        error_compare.CompareOutputs: components(error_compare.CompareOutputs, errors.compare, state=errors.state),
+        error_compare.SideFilterOutputs: components(error_compare.SideFilterOutputs, errors.compare, state=errors.state),
+        error_compare.SideRowOutputs: components(error_compare.SideRowOutputs, errors.compare),
     }
     for outputs, widgets in listed.items():
         assert len(widgets) == len(outputs._fields) == len({id(c) for c in widgets}), outputs.__qualname__

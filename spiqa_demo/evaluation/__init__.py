@@ -20,7 +20,11 @@ CLI's `evaluate`, `score`, `bench-*` commands are its users.
   resumable; `each_done` is the question loop it shares with the app.
 - `check`: the app's SPIQA check: `check_answer` scores one answer about an extracted PDF against
   its SPIQA question, `check_paper` runs all questions of the paper.
-- `analysis`: a result file as a pandas table for error analysis (filters, plots, comparisons).
+- `verdicts`: is an answer right? L3Score when stored, else deterministic rules, each verdict naming its rule.
+- `taxonomy`: SPIQA's error taxonomy (right/wrong figure x right/wrong answer), per model and figure type.
+- `comparison`: two result files judged and compared question by question (the `compare` command).
+- `export`: what error analysis found, as CSV and as a Markdown report with the counts and a chart.
+- `analysis`: a result file as a pandas table for error analysis (filters, plots, the side-by-side table).
 - `retrieval_benchmark`: `run_retrieval_benchmark` measures figure retrieval alone on a split
   (top-k accuracy against the random baseline, per figure category) and `run_ablation` what each
   retrieval signal adds (the `bench-retrieval` command).

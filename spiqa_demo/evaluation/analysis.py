@@ -3,8 +3,12 @@
 Rows come from `spiqa_demo.evaluation.read_results` (our results.jsonl or the official SPIQA
 responses). Each row carries the question, ground truth, answer, chosen and reference figures,
 the figure category, whether the chosen figure was the reference (CoT runs; for other runs a stored
-`retrieval_hit`, e.g. M3SciQA's "the gold cited paper was in the context"), the stored L3Score, a
-graded judge's score (`judge`: M3SciQA's 1 / 0.5 / 0) and per-answer ROUGE-L / BLEU-1. The "score"
+`retrieval_hit`, e.g. M3SciQA's "the gold cited paper was in the context"), the answer's verdict
+(`verdicts`: right or wrong, and the rule that decided) and its cell of SPIQA's error taxonomy
+(`taxonomy`), the stored L3Score, a graded judge's score (`judge`: M3SciQA's 1 / 0.5 / 0) and
+per-answer ROUGE-L / BLEU-1. Answers are shown without the stray ": " official replies keep (the
+metrics score them as SPIQA's scripts cut them). `side_by_side` lays two files out question by
+question with both verdicts (`comparison`). The "score"
 filters and plots use L3Score when the file has verdicts, else the graded judge's, else ROUGE-L.
 `Results.overview` gives the file's headline numbers (`scoring.overview`) from this table's values.
 The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables.
@@ -18,8 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, Comparison, JudgedFile, compare_files, judge_file
 from spiqa_demo.evaluation.metrics.classic import answer_scores
 from spiqa_demo.evaluation.scoring import Overview, overview
+from spiqa_demo.evaluation.taxonomy import CELL_NAMES, CELL_SHORT, CELLS, cell
+from spiqa_demo.evaluation.verdicts import clean_answer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,9 +34,10 @@ if TYPE_CHECKING:
     from spiqa_demo.evaluation.records import ResultRecord
 
 COLUMNS = ["paper", "key", "split", "model", "category", "question", "ground truth", "answer",
-           "chosen", "reference", "retrieval", "L3Score", "judge", "ROUGE-L", "BLEU-1"]
-TABLE_COLUMNS = ["paper", "key", "category", "question", "answer", "retrieval", "L3Score", "ROUGE-L"]
-COMPARE_COLUMNS = ["paper", "key", "question", "answer A", "answer B", "score A", "score B", "retrieval A", "retrieval B", "better"]
+           "chosen", "reference", "retrieval", "correct", "verdict", "taxonomy", "L3Score", "judge", "ROUGE-L", "BLEU-1"]
+TABLE_COLUMNS = ["paper", "key", "category", "question", "ground truth", "answer", "verdict", "retrieval", "ROUGE-L"]
+SIDE_COLUMNS = ["paper", "key", "category", "question", "ground truth", "answer A", "verdict A", "figure A",
+                "answer B", "verdict B", "figure B", "outcome"]
 ANY = "(all)"
 BINS = 10
 
@@ -41,6 +49,7 @@ class Results:
     name: str
     records: list[ResultRecord]
     frame: pd.DataFrame
+    judged: JudgedFile
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -61,7 +70,6 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Res
     grow with the answers: a caller serving many people bounds them)."""
     import pandas as pd
 
-    from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit
     from spiqa_demo.evaluation.reader import read_results
 
     result = read_results(path)
@@ -75,10 +83,10 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Res
     except PaperError as exc:
         scores = [{}] * len(records)
         warnings.append(f"ROUGE-L and BLEU not computed: {exc}")
+    judged = judge_file(name or path.name, records)
     rows = []
-    for record, text in zip(records, scores):
-        hit = (is_retrieval_hit(record.chosen_figure, record.reference_figures) if record.task == "cot"
-               else record.retrieval_hit)
+    for record, text, hit, verdict in zip(records, scores, judged.figures, judged.verdicts):
+        found = cell(hit, verdict.right)
         rows.append({
             "paper": record.paper_id,
             "key": record.question_key,
@@ -87,10 +95,13 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Res
             "category": record.figure_category,
             "question": record.question,
             "ground truth": record.ground_truth,
-            "answer": record.answer,
+            "answer": clean_answer(record.answer),
             "chosen": record.chosen_figure or "",
             "reference": ", ".join(record.reference_figures),
             "retrieval": "" if hit is None else ("right" if hit else "wrong"),
+            "correct": "right" if verdict.right else "wrong",
+            "verdict": verdict.label,
+            "taxonomy": CELL_NAMES[found] if found else "",
             "L3Score": record.metrics.get("L3Score"),
             "judge": record.metrics.get("judge"),
             "ROUGE-L": text.get("ROUGE-L"),
@@ -99,7 +110,7 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Res
     frame = pd.DataFrame(rows, columns=COLUMNS)
     for column in ("L3Score", "judge", "ROUGE-L", "BLEU-1"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").round(3)
-    return Results(name=name or path.name, records=records, frame=frame, warnings=warnings)
+    return Results(name=name or path.name, records=records, frame=frame, judged=judged, warnings=warnings)
 
 
 @dataclass(frozen=True)
@@ -110,6 +121,8 @@ class Filters:
     model: str = ANY
     category: str = ANY
     retrieval: str = ANY  # right | wrong
+    correct: str = ANY  # right | wrong: the answer's verdict
+    taxonomy: str = ANY  # a `taxonomy.CELL_NAMES` value
     low: float = 0.0
     high: float = 1.0
     text: str = ""
@@ -125,17 +138,23 @@ def filtered(results: Results, filters: Filters) -> pd.DataFrame:
     frame = results.frame
     mask = frame["question"].notna()
     for column, value in (("split", filters.split), ("model", filters.model), ("category", filters.category),
-                          ("retrieval", filters.retrieval)):
+                          ("retrieval", filters.retrieval), ("correct", filters.correct), ("taxonomy", filters.taxonomy)):
         if value and value != ANY:
             mask &= frame[column] == value
     score = frame[results.score_column]
     if filters.low > 0.0 or filters.high < 1.0:
         mask &= score.between(filters.low, filters.high)
     if filters.text.strip():
-        needle = filters.text.strip().lower()
-        text = (frame["question"] + " " + frame["answer"] + " " + frame["ground truth"] + " " + frame["paper"]).str.lower()
-        mask &= text.str.contains(needle, regex=False)
+        mask &= _contains(frame, ["question", "answer", "ground truth", "paper"], filters.text)
     return frame[mask]
+
+
+def _contains(frame: pd.DataFrame, columns: list[str], text: str) -> pd.Series:
+    """Rows where any of `columns` contains `text` (case ignored)."""
+    joined = frame[columns[0]].astype(str)
+    for column in columns[1:]:
+        joined = joined + " " + frame[column].astype(str)
+    return joined.str.lower().str.contains(text.strip().lower(), regex=False)
 
 
 def distribution(results: Results) -> pd.DataFrame:
@@ -177,25 +196,86 @@ def by_retrieval(results: Results) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["retrieval", "questions", f"mean {results.score_column}"]).fillna(0.0)
 
 
-def compare(a: Results, b: Results) -> tuple[pd.DataFrame, str]:
-    """Question-by-question comparison of two files on their shared questions, and a one-line verdict."""
+def taxonomy_counts(*files: Results) -> pd.DataFrame:
+    """SPIQA's error taxonomy of each file, for a chart: `cell` (its short name), `file`, `figure type` ("all" is the
+    whole file) and `questions`, cell by cell (the files of one cell side by side)."""
     import pandas as pd
 
-    column = a.score_column if a.score_column == b.score_column else "ROUGE-L"
-    keep = ["paper", "key", "question", "answer", "retrieval", column]
-    joined = a.frame[keep].merge(b.frame[keep], on=["paper", "key"], suffixes=(" A", " B"))
-    if joined.empty:
-        return pd.DataFrame(columns=COMPARE_COLUMNS), f"{a.name} and {b.name} share no questions (compared by arXiv id and question key)."
-    joined = joined.rename(columns={"question A": "question", f"{column} A": "score A", f"{column} B": "score B"})
-    difference = joined["score A"].fillna(0) - joined["score B"].fillna(0)
-    joined["better"] = ["A" if d > 0.05 else "B" if d < -0.05 else "=" for d in difference]
-    joined = joined.assign(_gap=difference.abs()).sort_values("_gap", ascending=False)[COMPARE_COLUMNS]
-    counts = joined["better"].value_counts()
-    verdict = (f"{len(joined)} shared questions, scored by {column} (a difference over 0.05 counts): "
-               f"**A** ({a.name}) better on {counts.get('A', 0)}, **B** ({b.name}) better on {counts.get('B', 0)}, "
-               f"{counts.get('=', 0)} about equal; mean {column} A {joined['score A'].mean():.3f}, "
-               f"B {joined['score B'].mean():.3f}.")
-    if (joined["retrieval A"] != "").any() and (joined["retrieval B"] != "").any():
-        verdict += (f" Chosen figure right: A {(joined['retrieval A'] == 'right').sum()}, "
-                    f"B {(joined['retrieval B'] == 'right').sum()}.")
-    return joined.reset_index(drop=True), verdict
+    found = [(results.name, results.judged.taxonomy) for results in files]
+    rows = [{"cell": CELL_SHORT[name], "file": file, "figure type": kind, "questions": counts[name]}
+            for name in CELLS for file, taxonomy in found
+            for kind, counts in {"all": taxonomy.counts, **taxonomy.by_figure_type}.items()]
+    return pd.DataFrame(rows, columns=["cell", "file", "figure type", "questions"])
+
+
+@dataclass
+class SideBySide:
+    """Two files question by question: the comparison and its table (row i = `comparison.pairs[i]`)."""
+
+    comparison: Comparison
+    frame: pd.DataFrame
+
+    def summary(self) -> str:
+        """The counts in one Markdown paragraph."""
+        a, b, counts = self.comparison.a, self.comparison.b, self.comparison.counts
+        if not self.comparison.pairs:
+            return f"{a.name} and {b.name} share no questions (compared by arXiv id and question key)."
+        text = (f"{len(self.comparison.pairs)} shared questions · **A** {escape_markdown(a.name)}: {a.right} right · "
+                f"**B** {escape_markdown(b.name)}: {b.right} right · right in both **{counts['both_right']}**, "
+                f"right in A only **{counts['a_only_right']}**, right in B only **{counts['b_only_right']}**, "
+                f"wrong in both **{counts['both_wrong']}**")
+        apart = [f"{len(keys)} only in {side}" for side, keys in (("A", self.comparison.only_a), ("B", self.comparison.only_b)) if keys]
+        return text + (f" · counted apart: {', '.join(apart)}" if apart else "") + "."
+
+
+def escape_markdown(text: str) -> str:
+    """A file name as Markdown text (its underscores are not emphasis)."""
+    return text.replace("_", "\\_").replace("*", "\\*")
+
+
+def _figure_cell(file: str | None, hit: bool | None) -> str:
+    if hit is None:
+        return file or ""
+    return f"{'✓' if hit else '✗'} {file or '(none)'}"
+
+
+def side_by_side(a: Results, b: Results) -> SideBySide:
+    """The shared questions of two files with both answers, verdicts and chosen figures."""
+    import pandas as pd
+
+    comparison = compare_files(a.judged, b.judged)
+    rows = []
+    for i, j in comparison.pairs:
+        first, second = a.records[i], b.records[j]
+        rows.append({
+            "paper": first.paper_id, "key": first.question_key, "category": a.frame.at[i, "category"],
+            "question": first.question, "ground truth": first.ground_truth,
+            "answer A": a.frame.at[i, "answer"], "verdict A": a.frame.at[i, "verdict"],
+            "figure A": _figure_cell(first.chosen_figure, a.judged.figures[i]),
+            "answer B": b.frame.at[j, "answer"], "verdict B": b.frame.at[j, "verdict"],
+            "figure B": _figure_cell(second.chosen_figure, b.judged.figures[j]),
+            "outcome": OUTCOME_NAMES[comparison.outcome((i, j))],
+        })
+    return SideBySide(comparison, pd.DataFrame(rows, columns=SIDE_COLUMNS))
+
+
+@dataclass(frozen=True)
+class SideFilters:
+    """What the side-by-side table shows; `ANY` / empty means no restriction."""
+
+    outcome: str = ANY  # a `comparison.OUTCOME_NAMES` value
+    category: str = ANY
+    paper: str = ANY
+    text: str = ""
+
+
+def side_filtered(side: SideBySide, filters: SideFilters) -> pd.DataFrame:
+    """The side-by-side rows that pass `filters` (the row index is kept: it points back to the pairs)."""
+    frame = side.frame
+    mask = frame["question"].notna()
+    for column, value in (("outcome", filters.outcome), ("category", filters.category), ("paper", filters.paper)):
+        if value and value != ANY:
+            mask &= frame[column] == value
+    if filters.text.strip():
+        mask &= _contains(frame, ["question", "ground truth", "answer A", "answer B", "paper"], filters.text)
+    return frame[mask]

@@ -1,9 +1,11 @@
-"""The error-analysis tab: load a result file, see where a model fails, compare two runs.
+"""The error-analysis tab: load a result file, see where a model fails and why, compare two runs.
 
-Summary numbers and plots (score distribution, scores by figure category, score when the chosen
-figure was right vs wrong) on top; a filterable table below; selecting a row shows question,
-ground truth, answer, raw reply and the chosen and reference figures side by side (SPIQA's images
-when they are on this machine, captions otherwise). A second file is compared question by question.
+Summary numbers (how many answers are right, by which verdict rule) and plots (SPIQA's error
+taxonomy, score distribution, scores by figure category, score when the chosen figure was right vs
+wrong) on top; a filterable table below with the ground truth and each answer's verdict; selecting
+a row shows question, ground truth, answer, verdict, raw reply and the chosen and reference figures
+(SPIQA's images and captions when they are on this machine; a button fetches test-C's from the hub).
+A second file is laid side by side question by question (`error_compare`).
 Files come from an upload or from the server's results folder, picked by name. A file over
 `SPIQA_UI_MAX_RESULTS_MB` is refused before it is read, one of more than `SPIQA_UI_MAX_RESULTS_ROWS`
 answers before they are scored: a session keeps its file's table, so both bound its memory.
@@ -21,11 +23,13 @@ import gradio as gr
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
+from spiqa_demo.evaluation.taxonomy import CELL_NAMES, CELLS
+from spiqa_demo.ui import error_compare
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session_expiry import visitor_state
-from spiqa_demo.ui.spiqa_images import find_image
+from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +58,12 @@ def _open(upload: str | None, name: str | None) -> analysis.Results:
     return analysis.load_results(path, path.name, max_rows=settings.ui_max_results_rows)
 
 
-def _caption(paper_id: str, file: str) -> str:
-    """The SPIQA caption of a figure file, when a loaded SPIQA file has it."""
-    from spiqa_demo.ui.spiqa_check import benchmark_datasets
-
-    for dataset in benchmark_datasets():
-        paper = dataset.paper(paper_id)
-        if paper is not None and (figure := paper.figure(file)) is not None and figure.caption:
-            return figure.caption
-    return ""
+def _opened(upload: str | None, name: str | None) -> analysis.Results | PaperError:
+    """`_open`'s file, or the `PaperError` saying why it cannot be read."""
+    try:
+        return _open(upload, name)
+    except PaperError as exc:
+        return exc
 
 
 def summary_markdown(results: analysis.Results) -> str:
@@ -78,6 +79,9 @@ def summary_markdown(results: analysis.Results) -> str:
     parts += [f"mean L3Score {mean:.3f} (judge {escape(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
     if totals.rouge_l is not None:
         parts.append(f"ROUGE-L {totals.rouge_l:.3f}")
+    judged = results.judged
+    rules = ", ".join(f"{rule} {n}" for rule, n in judged.verdict_rules.items())
+    parts.append(f"**{judged.right} answers right** (verdicts by rule: {rules})")
     text = " · ".join(parts)
     if results.warnings:
         shown = results.warnings[:5]
@@ -87,7 +91,7 @@ def summary_markdown(results: analysis.Results) -> str:
 
 
 def _plots(results: analysis.Results) -> tuple[Any, Any, Any]:
-    """Updates of the three plots: score distribution, by figure category, retrieval right vs wrong."""
+    """Updates of three plots: score distribution, by figure category, retrieval right vs wrong."""
     score = results.score_column
     retrieval = analysis.by_retrieval(results)
     top = float(retrieval[f"mean {score}"].max()) if not retrieval.empty else 1.0
@@ -103,14 +107,9 @@ def _plots(results: analysis.Results) -> tuple[Any, Any, Any]:
 
 
 # Relative column widths: the texts get the room.
-WIDTHS = {"#": 4, "paper": 8, "key": 5, "category": 7, "question": 28, "answer": 28, "retrieval": 7, "L3Score": 6,
-          "ROUGE-L": 7, "answer A": 22, "answer B": 22, "score A": 6, "score B": 6, "retrieval A": 6,
-          "retrieval B": 6, "better": 5}
-
-
-def _widths(columns: list[str]) -> list[str | int]:
-    sizes = [WIDTHS.get(c, 7) for c in columns]
-    return [f"{100 * size / sum(sizes):.1f}%" for size in sizes]
+WIDTHS = {"#": 4, "paper": 8, "key": 5, "category": 6, "question": 22, "ground truth": 18, "answer": 22, "verdict": 9,
+          "retrieval": 7, "ROUGE-L": 6}
+CELL_CHOICES = [analysis.ANY, *(CELL_NAMES[c] for c in CELLS)]
 
 
 def _table(results: analysis.Results, filters: analysis.Filters) -> tuple[Any, list[int]]:
@@ -127,6 +126,7 @@ class LoadOutputs(NamedTuple):
     plot_distribution: Any = gr.skip()
     plot_category: Any = gr.skip()
     plot_retrieval: Any = gr.skip()
+    plot_taxonomy: Any = gr.skip()
     split: Any = gr.skip()
     model: Any = gr.skip()
     category: Any = gr.skip()
@@ -137,14 +137,18 @@ class LoadOutputs(NamedTuple):
 
 
 def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutputs:
-    """The file's summary, plots, filter choices, score sliders and table."""
+    """The file's summary, plots, filter choices, score sliders and table; the same file picked again changes
+    nothing (a dropdown repeats its input event when it loses focus, which would undo the filters set since)."""
     state = dict(state or {})
+    source = upload or name
+    if "a" in state and state.get("a_source") == source:
+        return LoadOutputs(state=state, summary=gr.skip())
     try:
         results = _open(upload, name)
     except PaperError as exc:
         gr.Warning(str(exc))
         return LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {escape(str(exc))}")
-    state["a"] = results
+    state = {"a": results, "a_source": source}  # a comparison with the previous file no longer holds
     table, view = _table(results, analysis.Filters())
     state["view"] = view
     score = results.score_column
@@ -155,6 +159,7 @@ def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutput
         plot_distribution=distribution,
         plot_category=by_category,
         plot_retrieval=by_retrieval,
+        plot_taxonomy=error_compare.taxonomy_plot(results),
         split=gr.update(choices=analysis.choices(results, "split"), value=analysis.ANY),
         model=gr.update(choices=analysis.choices(results, "model"), value=analysis.ANY),
         category=gr.update(choices=analysis.choices(results, "category"), value=analysis.ANY),
@@ -173,7 +178,7 @@ class FilterOutputs(NamedTuple):
 
 
 
-def apply_filters(state: dict | None, split: str, model: str, category: str, retrieval: str,
+def apply_filters(state: dict | None, split: str, model: str, category: str, retrieval: str, correct: str, cell: str,
                   low: float, high: float, text: str) -> FilterOutputs:
     """The rows that pass the current filters, and how many they are."""
     state = dict(state or {})
@@ -181,22 +186,10 @@ def apply_filters(state: dict | None, split: str, model: str, category: str, ret
     if results is None:
         return FilterOutputs(state=state, count="Load a result file first.")
     low, high = min(float(low), float(high)), max(float(low), float(high))
-    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY, low, high,
-                               capped(text, "search"))
+    filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY,
+                               correct or analysis.ANY, cell or analysis.ANY, low, high, capped(text, "search"))
     table, state["view"] = _table(results, filters)
     return FilterOutputs(state=state, table=table, count=f"{len(table)} of {len(results.frame)} questions")
-
-
-def _figure(paper_id: str, file: str | None, label: str) -> tuple[str | None, str]:
-    """(image or None, markdown) for one figure file of the detail view."""
-    if not file:
-        return None, f"**{label}:** none"
-    image = find_image(file, paper_id)
-    caption = _caption(paper_id, file)
-    text = f"**{label}:** `{escape(file)}`" + (f" — {escape(caption)}" if caption else "")
-    if image is None and not caption:
-        text += " *(no image or caption on this machine)*"
-    return image, text
 
 
 class RowOutputs(NamedTuple):
@@ -221,17 +214,19 @@ def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
     record = results.records[view[position]]
     metrics = ", ".join(f"{k} {v:.3f}" for k, v in record.metrics.items() if isinstance(v, (int, float)))
     row = results.frame.iloc[view[position]]
+    verdict = results.judged.verdicts[view[position]]
     detail = "\n\n".join([
         f"#### {escape(record.paper_id)} · question {escape(record.question_key)}",
         f"**Question:** {escape(record.question)}",
         f"**Ground truth:** {escape(record.ground_truth) or '—'}",
-        f"**Answer:** {escape(record.answer) or '*(empty)*'}",
+        f"**Answer:** {escape(row['answer']) or '*(empty)*'}",
+        f"**Verdict:** **{verdict.label}** — {escape(verdict.why)}" + (f" · {escape(row['taxonomy'])}" if row["taxonomy"] else ""),
         f"**Scores:** ROUGE-L {row['ROUGE-L']}, BLEU-1 {row['BLEU-1']}" + (f", {metrics}" if metrics else "")
         + (f" · retrieval **{row['retrieval']}**" if row["retrieval"] else ""),
         "**Raw response:**\n\n```text\n" + record.raw_response.replace("```", "'''")[:4000] + "\n```",
     ])
-    chosen = _figure(record.paper_id, record.chosen_figure, "Chosen")
-    reference = _figure(record.paper_id, record.reference_figures[0] if record.reference_figures else None, "Reference")
+    chosen = figure_view(record.paper_id, record.chosen_figure, "Chosen", results.judged.figures[view[position]])
+    reference = figure_view(record.paper_id, record.reference_figures[0] if record.reference_figures else None, "Reference")
     return RowOutputs(detail=detail, chosen_image=gr.update(value=chosen[0], visible=chosen[0] is not None),
                       chosen_text=chosen[1], reference_image=gr.update(value=reference[0], visible=reference[0] is not None),
                       reference_text=reference[1])
@@ -253,37 +248,31 @@ def spiqa_metrics(state: dict | None) -> str:
             "here: it needs its model). Values ×100.\n\n```text\n" + format_summary(summary) + "\n```")
 
 
-class CompareOutputs(NamedTuple):
-    """The comparison with a second file (the table left out stays as it is), in the order of `components`."""
+class FigureOutputs(NamedTuple):
+    """What fetching SPIQA's figures says, in the order of `components`."""
 
-    verdict: str
-    compare_table: Any = gr.skip()
-
+    figures_status: str
 
 
-def compare_with(upload: str | None, name: str | None, state: dict | None) -> CompareOutputs:
-    """The verdict and the question-by-question table against a second file (which is not kept: the table says it all)."""
-    first: analysis.Results | None = (state or {}).get("a")
-    if first is None:
-        return CompareOutputs(verdict="Load the first result file above first.")
-    try:
-        other = _open(upload, name)
-    except PaperError as exc:
-        return CompareOutputs(verdict=f"> ⚠️ **Could not load the second file.** {escape(str(exc))}")
-    table, verdict = analysis.compare(first, other)
-    return CompareOutputs(verdict=verdict, compare_table=table)
+def get_figures(progress: gr.Progress = gr.Progress(track_tqdm=True)) -> FigureOutputs:
+    """Download test-C's figure images and captions from the hub (once), showing the download's progress."""
+    progress(0, desc="Fetching SPIQA test-C figures")
+    return FigureOutputs(figures_status=fetch_test_c())
 
 
 @dataclass(frozen=True)
 class ErrorAnalysis:
     """The tab's widgets."""
 
-    state: gr.State  # {"a": the loaded Results, "view": the table's row indices}
+    state: gr.State  # {"a": Results, "view": its table's rows, "b", "side": SideBySide, "side_view": its rows}
     upload: gr.File
     server_file: gr.Dropdown
     summary: gr.Markdown
+    figures_button: gr.Button
+    figures_status: gr.Markdown
     metrics_button: gr.Button
     metrics: gr.Markdown
+    plot_taxonomy: gr.BarPlot
     plot_distribution: gr.BarPlot
     plot_category: gr.BarPlot
     plot_retrieval: gr.BarPlot
@@ -291,6 +280,8 @@ class ErrorAnalysis:
     model: gr.Dropdown
     category: gr.Dropdown
     retrieval: gr.Radio
+    correct: gr.Radio
+    cell: gr.Dropdown
     score_min: gr.Slider
     score_max: gr.Slider
     search: gr.Textbox
@@ -301,10 +292,7 @@ class ErrorAnalysis:
     chosen_text: gr.Markdown
     reference_image: gr.Image
     reference_text: gr.Markdown
-    upload_b: gr.File
-    server_file_b: gr.Dropdown
-    verdict: gr.Markdown
-    compare_table: gr.Dataframe
+    compare: error_compare.CompareWidgets
 
 
 def build() -> ErrorAnalysis:
@@ -318,9 +306,16 @@ def build() -> ErrorAnalysis:
             server_file = gr.Dropdown(files, value=None, label="…or a file on the server (official SPIQA test-C responses)",
                                       visible=bool(files), elem_id="results-file")
         summary = gr.Markdown("Load a result file to analyse its errors.", elem_id="results-summary")
+        with gr.Accordion("SPIQA's figures (images and captions) for the detail views", open=False):
+            gr.Markdown("Result files name the figures only. Get test-C's images and captions from the hub with the "
+                        f"button, or by hand: {missing_help()}.")
+            figures_button = gr.Button("Get SPIQA's test-C figures from the Hugging Face hub (once; cached)", size="sm",
+                                       elem_id="figures-button")
+            figures_status = gr.Markdown("", elem_id="figures-status")
         with gr.Accordion("SPIQA metrics for this file (BLEU, METEOR, ROUGE-L, CIDEr, L3Score)", open=False):
             metrics_button = gr.Button("Compute (slow the first time: METEOR starts a Java process)", size="sm")
             metrics = gr.Markdown("", elem_id="results-metrics")
+        plot_taxonomy = gr.BarPlot(None, label="SPIQA error taxonomy", height=270, visible=False, elem_id="plot-taxonomy")
         with gr.Row():
             plot_distribution = gr.BarPlot(None, label="Score distribution", height=270, elem_id="plot-distribution")
             plot_category = gr.BarPlot(None, label="By figure category", height=270, elem_id="plot-category")
@@ -330,13 +325,18 @@ def build() -> ErrorAnalysis:
             model = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Model", min_width=160)
             category = gr.Dropdown([analysis.ANY], value=analysis.ANY, label="Figure category", min_width=140)
             retrieval = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Chosen figure", min_width=200)
+            correct = gr.Radio([analysis.ANY, "right", "wrong"], value=analysis.ANY, label="Answer", min_width=200,
+                               elem_id="results-correct")
+            cell = gr.Dropdown(CELL_CHOICES, value=analysis.ANY, label="Taxonomy cell", min_width=240, elem_id="results-cell")
+        with gr.Row():
             score_min = gr.Slider(0, 1, value=0, step=0.05, label="Lowest score", min_width=140)
             score_max = gr.Slider(0, 1, value=1, step=0.05, label="Highest score", min_width=140)
-            search = gr.Textbox(label="Search", placeholder="words in question, answer or paper id", min_width=200,
+            search = gr.Textbox(label="Search", placeholder="words in question, answer, ground truth or paper id", min_width=200,
                                 max_length=limit("search"))
         count = gr.Markdown("")
         table = gr.Dataframe(headers=["#", *analysis.TABLE_COLUMNS], interactive=False, wrap=True, max_height=420,
-                             elem_id="results-table", column_widths=_widths(["#", *analysis.TABLE_COLUMNS]))
+                             elem_id="results-table",
+                             column_widths=error_compare.widths(["#", *analysis.TABLE_COLUMNS], WIDTHS))
         with gr.Row():
             detail = gr.Markdown("Select a row to see the question in detail.", elem_id="results-detail")
             with gr.Column():
@@ -345,21 +345,17 @@ def build() -> ErrorAnalysis:
             with gr.Column():
                 reference_image = gr.Image(label="Reference figure", height=220, interactive=False, visible=False)
                 reference_text = gr.Markdown("")
-        with gr.Accordion("Compare with a second result file", open=False):
-            with gr.Row(equal_height=True):
-                upload_b = gr.File(label="Second result file", file_types=[".json", ".jsonl"], type="filepath", height=110)
-                server_file_b = gr.Dropdown(files, value=None, label="…or a file on the server", visible=bool(files),
-                                            elem_id="results-file-b")
-            verdict = gr.Markdown("", elem_id="compare-verdict")
-            compare_table = gr.Dataframe(headers=analysis.COMPARE_COLUMNS, interactive=False, wrap=True, max_height=420,
-                                         elem_id="compare-table", column_widths=_widths(analysis.COMPARE_COLUMNS))
+        with gr.Accordion("Compare with a second result file: who is right, side by side", open=False,
+                          elem_id="compare-accordion"):
+            compare = error_compare.build(files)
     return ErrorAnalysis(
-        state=state, upload=upload, server_file=server_file, summary=summary, metrics_button=metrics_button,
-        metrics=metrics, plot_distribution=plot_distribution, plot_category=plot_category, plot_retrieval=plot_retrieval,
-        split=split, model=model, category=category, retrieval=retrieval, score_min=score_min, score_max=score_max,
-        search=search, count=count, table=table, detail=detail, chosen_image=chosen_image, chosen_text=chosen_text,
-        reference_image=reference_image, reference_text=reference_text, upload_b=upload_b, server_file_b=server_file_b,
-        verdict=verdict, compare_table=compare_table,
+        state=state, upload=upload, server_file=server_file, summary=summary, figures_button=figures_button,
+        figures_status=figures_status, metrics_button=metrics_button, metrics=metrics, plot_taxonomy=plot_taxonomy,
+        plot_distribution=plot_distribution, plot_category=plot_category, plot_retrieval=plot_retrieval,
+        split=split, model=model, category=category, retrieval=retrieval, correct=correct, cell=cell,
+        score_min=score_min, score_max=score_max, search=search, count=count, table=table, detail=detail,
+        chosen_image=chosen_image, chosen_text=chosen_text, reference_image=reference_image,
+        reference_text=reference_text, compare=compare,
     )
 
 
@@ -370,14 +366,13 @@ def wire(tab: ErrorAnalysis) -> None:
                       concurrency_id="results", concurrency_limit=2)
     tab.server_file.input(lambda name, state: load(None, name, state), [tab.server_file, tab.state], loaded,
                           api_name="load_server_results", concurrency_id="results")
-    filters = [tab.state, tab.split, tab.model, tab.category, tab.retrieval, tab.score_min, tab.score_max, tab.search]
-    gr.on([tab.split.input, tab.model.input, tab.category.input, tab.retrieval.input,
+    filters = [tab.state, tab.split, tab.model, tab.category, tab.retrieval, tab.correct, tab.cell, tab.score_min,
+               tab.score_max, tab.search]
+    gr.on([tab.split.input, tab.model.input, tab.category.input, tab.retrieval.input, tab.correct.input, tab.cell.input,
            tab.score_min.release, tab.score_max.release, tab.search.submit],
           apply_filters, filters, components(FilterOutputs, tab), api_name="filter_results")
     tab.metrics_button.click(spiqa_metrics, [tab.state], [tab.metrics], api_name="results_metrics", concurrency_id="results")
+    tab.figures_button.click(get_figures, None, components(FigureOutputs, tab), api_name="get_figures",
+                             concurrency_id="figures", concurrency_limit=1)
     tab.table.select(show_row, [tab.state], components(RowOutputs, tab))
-    compared = components(CompareOutputs, tab)
-    tab.upload_b.upload(compare_with, [tab.upload_b, tab.server_file_b, tab.state], compared, api_name="compare_results",
-                        concurrency_id="results")
-    tab.server_file_b.input(lambda name, state: compare_with(None, name, state), [tab.server_file_b, tab.state], compared,
-                            api_name="compare_server_results", concurrency_id="results")
+    error_compare.wire(tab.compare, tab.state, _opened)

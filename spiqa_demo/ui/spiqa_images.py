@@ -27,6 +27,11 @@ def _folder(root: Path) -> ImageFolder:
     return ImageFolder(root)
 
 
+def forget_index() -> None:
+    """Index the folders again on the next look-up (images were just downloaded)."""
+    _folder.cache_clear()
+
+
 def find_image(file: str, paper_id: str = "") -> str | None:
     """The local path of a SPIQA figure file of the paper `paper_id`, or None."""
     for root in image_roots():

@@ -137,6 +137,15 @@ def gradio_temp_dir(settings: Settings | None = None) -> Path:
     return ui_root(settings) / "gradio"
 
 
+def export_path(name: str, settings: Settings | None = None) -> Path:
+    """A fresh path for a file a visitor downloads (an error-analysis export), in a folder of its own
+    under Gradio's temp folder: served from there, deleted with Gradio's old files, bounded by `evict`."""
+    folder = gradio_temp_dir(settings) / "exports" / secrets.token_hex(16)
+    folder.mkdir(parents=True, exist_ok=True)
+    evict(settings)
+    return folder / name
+
+
 def prepare_environment(settings: Settings) -> None:
     """Point Gradio's temp folder into the app's bounded folder and turn telemetry off.
 

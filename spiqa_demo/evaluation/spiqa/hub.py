@@ -1,6 +1,7 @@
 """Fetch SPIQA files from the Hugging Face dataset `google/spiqa` (downloaded once, then cached).
 
-JSON files live in huggingface_hub's own cache; image zips are unpacked under
+Downloads show huggingface_hub's progress bar (the app shows it through `gr.Progress(track_tqdm=True)`);
+`SPIQA_HF_ENDPOINT` points them at a mirror. JSON files live in huggingface_hub's own cache; image zips are unpacked under
 `<SPIQA_CACHE_DIR>/spiqa/<split>/images/`. Without a network (or with `HF_HUB_OFFLINE=1`) and
 nothing cached, the functions raise `PaperError` saying how to get the files by hand.
 """
@@ -67,7 +68,8 @@ def _download(filename: str, settings: EvaluationSettings) -> Path:
         raise PaperError("huggingface_hub is not installed; pip install huggingface_hub") from exc
     url = f"https://huggingface.co/datasets/{settings.spiqa_hf_repo}/blob/main/{filename}"
     try:
-        return Path(hf_hub_download(repo_id=settings.spiqa_hf_repo, repo_type="dataset", filename=filename))
+        return Path(hf_hub_download(repo_id=settings.spiqa_hf_repo, repo_type="dataset", filename=filename,
+                                    endpoint=settings.spiqa_hf_endpoint or None))
     except LocalEntryNotFoundError as exc:
         raise PaperError(
             f"cannot download {filename} from the Hugging Face dataset {settings.spiqa_hf_repo}: offline "
