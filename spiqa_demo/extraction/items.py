@@ -1,5 +1,5 @@
 """Figures and tables from regions: one item per label, each with the text inside its region (a
-Markdown table for a table, the words in reading order for a figure).
+table's structure and its Markdown, the words in reading order for a figure).
 
 Words are read here, only for pages that have items: they are most of the memory a long paper
 would otherwise hold. Scanned pages' words come from OCR, and raster figures' from `FigureOcr`
@@ -14,7 +14,7 @@ from spiqa_demo.extraction.layout import PageFrame
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.regions import Region
-from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_markdown
+from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_structure
 from spiqa_demo.types import Figure, round_bbox
 
 
@@ -47,6 +47,7 @@ def make_items(
         kind = caption.kind if caption else "figure"
         if kind == "figure" and figure_ocr is not None and page.number not in ocr_words:
             words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
+        table = table_structure(words) if kind == "table" else None
         items.append(
             Figure(
                 kind=kind,
@@ -56,7 +57,8 @@ def make_items(
                 bbox=round_bbox(region.bbox),
                 caption=caption.text if caption else "",
                 caption_bbox=round_bbox(caption.bbox) if caption else None,
-                text=table_markdown(words) if kind == "table" else figure_text(words),
+                text=table.to_markdown() if table is not None else figure_text(words),
+                table=table,
             )
         )
     return sorted(items, key=lambda f: (f.page, f.bbox[1], f.bbox[0]))
