@@ -220,17 +220,19 @@ class RetrievalScores:
     """The signals behind an item's retrieval rank.
 
     `dense` is the cosine similarity (-1..1), `bm25` the raw BM25 score, `label` whether the
-    question names this item ("Table 3"), `prior` the kind prior added from the question's wording.
+    question names this item ("Table 3"), `prior` the kind prior added from the question's wording,
+    `table` how much of the question the item's table structure holds (headings, row names, cells).
     """
 
     dense: float
     bm25: float
     label: bool
     prior: float = 0.0
+    table: float = 0.0
 
     def to_dict(self) -> dict[str, float]:
         """JSON numbers; `label` as 1.0/0.0, the shape `ask --json` has always printed."""
-        return {"dense": self.dense, "bm25": self.bm25, "label": float(self.label), "prior": self.prior}
+        return {"dense": self.dense, "bm25": self.bm25, "label": float(self.label), "prior": self.prior, "table": self.table}
 
 
 @dataclass
