@@ -4,6 +4,7 @@ a table's headings, its methods to row names and its numbers to cells."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,9 +13,13 @@ from retrieval_fixtures import embedder, item  # the session's embedder fixture
 
 from retrieval import Embedder, FigureIndex, FusionConfig
 from retrieval.table_match import values_in
-from spiqa_demo.extraction import extract_paper
+from spiqa_demo.extraction import extract_paper, ocr
+from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.tables import grid_structure, is_number_cell
+from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, TableStructure
+
+needs_tesseract = pytest.mark.skipif(isinstance(ocr.find_tesseract("eng"), str), reason="Tesseract OCR is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +154,39 @@ def test_items_without_structure_leave_the_ranking_as_before(embedder: Embedder)
     off = FigureIndex.build(plain, embedder, FusionConfig(table_structure=0.0)).signals(question)
     assert signals.structure is None
     assert signals.fused.tolist() == off.fused.tolist()
+
+
+def _raster_table_pdf(path: Path) -> Path:
+    """A page whose Table 1 is a bitmap (no text layer), its caption above it."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (1000, 420), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=40)
+    rows = [("Method", "Yelp2018", "Gowalla"), ("NGCF", "0.0579", "0.1570"), ("LightGCN", "0.0649", "0.1830")]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            draw.text((40 + c * 330, 30 + r * 95), cell, font=font, fill=0)
+    draw.line([(20, 100), (980, 100)], fill=0, width=3)
+    png = io.BytesIO()
+    image.save(png, format="PNG")
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), "A study of recommenders", fontsize=16)
+    for n, y in enumerate(range(130, 300, 14)):
+        page.insert_text((72, y), f"Body text line {n} of the paper describes the experiments in words.", fontsize=10)
+    page.insert_text((106, 330), "Table 1: Recall of the methods on the two datasets.", fontsize=10)
+    page.insert_image(pymupdf.Rect(106, 340, 506, 508), stream=png.getvalue())
+    doc.save(path)
+    return path
+
+
+@needs_tesseract
+def test_a_raster_table_is_laid_out_from_its_ocr_words(tmp_path: Path) -> None:
+    pdf = _raster_table_pdf(tmp_path / "raster-table.pdf")
+    assert extract_paper(pdf).tables[0].table is None  # no text layer: nothing to lay out
+    [table] = extract_paper(pdf, settings=get_settings().extraction.with_overrides(ocr_figures=True)).tables
+    assert table.table is not None
+    assert table.table.header == (("Method", "Yelp2018", "Gowalla"),)
+    assert table.table.row_names == ("NGCF", "LightGCN")
+    assert ("LightGCN", "0.0649", "0.1830") in table.table.body

@@ -2,8 +2,9 @@
 table's structure and its Markdown, the words in reading order for a figure).
 
 Words are read here, only for pages that have items: they are most of the memory a long paper
-would otherwise hold. Scanned pages' words come from OCR, and raster figures' from `FigureOcr`
-when it is on.
+would otherwise hold. Scanned pages' words come from OCR, and raster figures' and raster tables'
+from `FigureOcr` when it is on: OCR'd words have boxes, so a table's rows and columns are laid out
+from them as from a text layer.
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ def make_items(
             words_of[page.number] = _words(doc, page.number)
         words = region_words(words_of[page.number], region.bbox, caption.bbox if caption else None)
         kind = caption.kind if caption else "figure"
-        if kind == "figure" and figure_ocr is not None and page.number not in ocr_words:
+        if figure_ocr is not None and page.number not in ocr_words:  # a table pasted as an image is read too
             words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
-        table = table_structure(words) if kind == "table" else None
+        table = table_structure(words) if kind == "table" and words else None
         items.append(
             Figure(
                 kind=kind,
