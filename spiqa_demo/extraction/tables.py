@@ -92,9 +92,22 @@ def region_words(words: list[Word], bbox: BBox, caption_bbox: BBox | None) -> li
 
 
 def table_grid(words: list[Word]) -> list[list[str]]:
-    """The cells of a table region, row by row (every row as wide as the widest)."""
+    """The cells of a table region, row by row (every row as wide as the widest).
+
+    Columns are first split by the gaps through every row; when that finds header rows above the
+    numbers, the gaps through the body rows alone split them again, and header words go to the
+    column of their centre: a heading spanning several columns (a dataset over its metrics) crosses
+    the gaps between them and would otherwise join their cells.
+    """
     rows = _rows(words)
-    boundaries = _column_boundaries(rows)
+    grid = _cells(rows, _column_boundaries(rows))
+    header = _header_rows(grid)
+    if 0 < header < len(rows):
+        grid = _cells(rows, _column_boundaries(rows[header:]))
+    return grid
+
+
+def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[str]]:
     grid = []
     for row in rows:
         cells = [""] * (len(boundaries) + 1)
@@ -119,14 +132,18 @@ def _is_number_row(row: list[str]) -> bool:
     return bool(cells) and 2 * sum(is_number_cell(c) for c in cells) >= len(cells)
 
 
-def grid_structure(grid: list[list[str]]) -> TableStructure:
-    """The header and body of `grid` (see module docstring); no header when it starts with numbers."""
+def _header_rows(grid: list[list[str]]) -> int:
+    """How many rows of `grid` are headings: those above the first row of numbers (see module docstring)."""
     first_numbers = next((i for i, row in enumerate(grid) if _is_number_row(row)), None)
     if first_numbers is None or first_numbers > _MAX_HEADER_ROWS:
-        first_numbers = min(1, len(grid))
-    return TableStructure(
-        header=tuple(tuple(r) for r in grid[:first_numbers]), body=tuple(tuple(r) for r in grid[first_numbers:])
-    )
+        return min(1, len(grid))
+    return first_numbers
+
+
+def grid_structure(grid: list[list[str]]) -> TableStructure:
+    """The header and body of `grid`; no header when it starts with numbers."""
+    header = _header_rows(grid)
+    return TableStructure(header=tuple(tuple(r) for r in grid[:header]), body=tuple(tuple(r) for r in grid[header:]))
 
 
 def grid_markdown(grid: list[list[str]]) -> str:
