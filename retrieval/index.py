@@ -25,7 +25,7 @@ from retrieval.documents import ItemDocument, item_document
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
-from retrieval.lexical import BM25Index
+from retrieval.lexical import BM25Index, tokenize
 from retrieval.table_match import TableMatcher, TableTerms
 from spiqa_demo.paper_text import find_label_refs
 from spiqa_demo.questions import check_k, check_question
@@ -168,8 +168,9 @@ class FigureIndex:
         assert self._faiss is not None  # every item has a main text, so there are vectors when there are items
         vector_scores = dense_ops.all_scores(self._faiss, query)
         dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items), self.config.dense_views)
-        structure = self._tables.scores(question) if self._tables.active else None
-        return score_candidates(question, self.items, dense, self._bm25.scores(question), self.config, structure)
+        tokens = tokenize([question])[0]
+        structure = self._tables.scores(question, tokens) if self._tables.active else None
+        return score_candidates(question, self.items, dense, self._bm25.token_scores(tokens), self.config, structure)
 
     def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:
         """The `k` items most likely to answer `question`, best first (fewer if the paper has fewer)."""

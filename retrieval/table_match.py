@@ -39,8 +39,13 @@ def values_in(text: str) -> frozenset[float]:
 
 
 def _words(text: str) -> frozenset[str]:
-    """Stemmed words of `text` as BM25 reads them (its word-pair tokens left out)."""
-    return frozenset(t for t in tokenize([text])[0] if " " not in t)
+    """Stemmed words of `text` as BM25 reads them."""
+    return _single(tokenize([text])[0])
+
+
+def _single(tokens: list[str]) -> frozenset[str]:
+    """The words among BM25's tokens (its word-pair tokens left out)."""
+    return frozenset(t for t in tokens if " " not in t)
 
 
 @dataclass(frozen=True)
@@ -74,15 +79,16 @@ class TableMatcher:
         self.active = any(t.headings or t.rows or t.values for t in terms)
         self._weight: dict[str, float] = {}
         if self.active:
-            counts = Counter(word for words in tokenize(documents) for word in set(words) if " " not in word)
+            counts = Counter(word for tokens in tokenize(documents) for word in _single(tokens))
             n = len(documents)
             self._weight = {word: math.log(1 + (n - c + 0.5) / (c + 0.5)) for word, c in counts.items()}
 
-    def scores(self, question: str) -> np.ndarray:
-        """The structure match of every item for `question` (zeros when no item has a structure)."""
+    def scores(self, question: str, tokens: list[str]) -> np.ndarray:
+        """The structure match of every item for `question`, whose BM25 `tokens` the caller has
+        (zeros when no item has a structure)."""
         if not self.active:
             return np.zeros(len(self.terms))
-        words = _words(question)
+        words = _single(tokens)
         values = values_in(question)
         out = np.zeros(len(self.terms))
         for i, terms in enumerate(self.terms):
