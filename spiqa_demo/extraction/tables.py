@@ -1,7 +1,8 @@
 """Text inside a region: plain words for figures, a table's structure (and its Markdown) for tables.
 
 Table cells are rebuilt from the words already read for the page (rows by baseline, columns by
-the vertical gaps that run through every row). The header is the rows above the first row of
+the vertical gaps that run through every row, or through every body row under a header; see
+`table_grid`). The header is the rows above the first row of
 numbers (a spanning row of datasets above a row of metrics is two header rows); each body row's
 first cell is its name (`spiqa_demo.types.TableStructure`). PyMuPDF's `find_tables` and pdfplumber's
 `extract_tables` were measured against it on every table of the shared papers
