@@ -94,6 +94,20 @@ def test_question_values_ignore_numbers_inside_words() -> None:
     assert values_in("Which method is best on Yelp2018 in ndcg@20 with 0.0649 and 1,000 users?") == {20.0, 0.0649, 1000.0}
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which model size gives the best MRPC accuracy on the dev set?", "table-6"),  # dataset + metric headings
+        ("How does No NSP compare to BERTBASE on QNLI?", "table-5"),  # row names + a heading
+        ("Which system scores 80.5 on the GLUE average?", "table-1"),  # a cell
+    ],
+)
+def test_real_paper_questions_find_their_table(bert: Paper, embedder: Embedder, question: str, expected: str) -> None:
+    hits = FigureIndex.build(bert, embedder).search(question, k=3)
+    assert hits[0].item.id == expected, [h.explain() for h in hits]
+    assert hits[0].scores.table > 0
+
+
 def _recommender_paper() -> Paper:
     """The issue's case: a plot whose axis says "ndcg on Yelp2018" beside the results table whose
     spanning header holds the datasets and whose sub-header holds the metrics."""
