@@ -14,8 +14,10 @@ text alignment ("text") as the strategy. Printed per method:
     non-empty cells in the same order; cells are also counted one by one against the best row;
 (c) retrieval: test-B's items come from the SPIQA JSON (no PDF, so no table text at all) and the
     shared papers have no questions, so instead each gold row becomes a lookup question ("Which
-    table reports <first cell> <last cell>?") over its paper's extracted items, whose table text
-    is each method's; top-1/top-3 of the table (with no table text as the baseline).
+    table reports <first cell> <last cell>?") over its paper's extracted items, whose table
+    structure (and its Markdown as the text) is each method's grid; top-1/top-3 of the table and
+    search time per question (questions embedded beforehand), with no table text as the
+    baseline and the hand grid with the table-structure signal off.
 The last line is JSON with the headline numbers. Data: `SPIQA_SHARED` (default ../shared).
 """
 
@@ -36,8 +38,8 @@ import pdfplumber
 from evalsuite.paths import REPO, SHARED
 from spiqa_demo.extraction import extract_paper
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.extraction.tables import Word, grid_markdown, page_words, region_words, table_grid
-from spiqa_demo.types import Figure, Paper
+from spiqa_demo.extraction.tables import Word, grid_structure, page_words, region_words, table_grid
+from spiqa_demo.types import Figure, Paper, TableStructure
 
 # find_tables prints an advert for the layout package (which `spiqa_demo.extraction.pdf` keeps out) on stdout.
 os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
@@ -139,7 +141,7 @@ def main() -> int:
     gold = {(t["paper"], t["label"]): t["rows"] for t in json.loads(GOLD.read_text(encoding="utf-8"))["tables"]}
     tallies = {name: Tally() for name in METHODS}
     papers: dict[str, Paper] = {}
-    texts: dict[str, dict[tuple[str, str], str]] = {name: {} for name in METHODS}
+    texts: dict[str, dict[tuple[str, str], TableStructure]] = {name: {} for name in METHODS}
     for pdf in sorted((SHARED / "papers").glob("*.pdf")):
         paper = papers[pdf.name] = extract_paper(pdf)
         tables = [t for t in paper.items if t.kind == "table"]
@@ -154,7 +156,7 @@ def main() -> int:
                     tally.tables += 1
                     tally.grids += has_grid(grid)
                     tally.cells += sum(len(row_cells(r)) for r in grid)
-                    texts[name][(pdf.name, table.label)] = grid_markdown(grid)
+                    texts[name][(pdf.name, table.label)] = grid_structure(grid)
                     if (pdf.name, table.label) in gold:
                         score_rows(grid, gold[(pdf.name, table.label)], tally)
         print(f"{pdf.name}: {len(tables)} tables", flush=True)
@@ -178,35 +180,54 @@ def main() -> int:
 
 
 def lookup_retrieval(
-    papers: dict[str, Paper], texts: dict[str, dict[tuple[str, str], str]], gold: dict[tuple[str, str], list[list[str]]]
+    papers: dict[str, Paper], texts: dict[str, dict[tuple[str, str], TableStructure]], gold: dict[tuple[str, str], list[list[str]]]
 ) -> dict[str, dict[str, float]]:
-    """Top-1/3 of the gold table for a question naming one of its rows, per method's table text."""
-    from retrieval import FigureIndex, get_embedder
+    """Top-1/3 of the gold table for a question naming one of its rows, per method's table structure
+    (its Markdown as the table's text), and for the hand grid with the table-structure signal off."""
+    from retrieval import FigureIndex, FusionConfig, get_embedder
     from retrieval.embedder import MemoEmbedder
 
     embedder = MemoEmbedder(get_embedder())  # the methods' indexes embed the same captions
+    embedder.encode([_lookup_question(row) for rows in gold.values() for row in rows])  # searches alone are timed
     print("\nretrieval: test-B items have no PDF-derived table text (SPIQA JSON only) and the shared papers")
     print("have no questions; lookup questions from the gold rows instead (each paper's extracted items)")
-    print(f"{'table text':28s} {'questions':>9s} {'top-1':>6s} {'top-3':>6s}")
+    print(f"{'table text':36s} {'questions':>9s} {'top-1':>6s} {'top-3':>6s} {'ms/question':>11s}")
+    hand = next(iter(texts))
+    runs = [("no table text", None, FusionConfig()), (f"{hand}, structure signal off", hand, FusionConfig(table_structure=0.0))]
+    runs += [(name, name, FusionConfig()) for name in texts]
     out = {}
-    for name in ["no table text", *texts]:
+    for row_name, method, config in runs:
         ranks = []
+        seconds = 0.0
         for (file, label), gold_rows in gold.items():
             items = [
-                replace(i, text="" if name == "no table text" else texts[name][(file, i.label)]) if i.kind == "table" else i
+                (replace(i, text="", table=None) if method is None else _with_structure(i, texts[method][(file, i.label)]))
+                if i.kind == "table"
+                else i
                 for i in papers[file].items
             ]
-            index = FigureIndex.build(replace(papers[file], items=items), embedder)
+            index = FigureIndex.build(replace(papers[file], items=items), embedder, config)
             target = next(n for n, i in enumerate(items) if i.kind == "table" and i.label == label)
             for row in gold_rows:
-                cells = [c for c in row if c]
-                order = list(index.signals(f"Which table reports {cells[0]} {cells[-1]}?").order())
+                started = time.perf_counter()
+                order = list(index.signals(_lookup_question(row)).order())
+                seconds += time.perf_counter() - started
                 ranks.append(order.index(target))
         top1 = round(statistics.mean(r < 1 for r in ranks), 3)
         top3 = round(statistics.mean(r < 3 for r in ranks), 3)
-        print(f"{name:28s} {len(ranks):>9d} {top1:>6.3f} {top3:>6.3f}")
-        out[name] = {"questions": len(ranks), "top1": top1, "top3": top3}
+        ms = round(1000 * seconds / max(len(ranks), 1), 2)
+        print(f"{row_name:36s} {len(ranks):>9d} {top1:>6.3f} {top3:>6.3f} {ms:>11.2f}")
+        out[row_name] = {"questions": len(ranks), "top1": top1, "top3": top3, "search_ms_per_question": ms}
     return out
+
+
+def _lookup_question(row: list[str]) -> str:
+    cells = [c for c in row if c]
+    return f"Which table reports {cells[0]} {cells[-1]}?"
+
+
+def _with_structure(item: Figure, structure: TableStructure) -> Figure:
+    return replace(item, text=structure.to_markdown(), table=structure)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """Retrieval: find the figure or table of a paper that answers a question (no LLM involved).
 
 Signals: dense sentence embeddings in FAISS (`embedder`, `dense`), BM25 over stemmed words and
-bigrams (`lexical`), labels the question names ("Table 3", `spiqa_demo.paper_text`) and a small kind prior,
-fused by z-scored weighted sum (`fusion`). Documents are built from each item's label, caption,
-inner text and citing sentences (`documents`).
+bigrams (`lexical`), labels the question names ("Table 3", `spiqa_demo.paper_text`), a small kind prior
+and, for tables with a structure, the question's words in their headings and row names and its
+numbers in their cells (`table_match`), fused by z-scored weighted sum (`fusion`). Documents are
+built from each item's label, caption, inner text and citing sentences (`documents`).
 
 - `FigureIndex.build(paper)` / `.search(question, k) -> list[Hit]` / `.save(folder)` /
   `FigureIndex.load_or_build(paper, folder)`: the figures and tables of one paper.
@@ -11,7 +12,7 @@ inner text and citing sentences (`documents`).
   passages of many papers, searched whole or per paper.
 - `IndexStore` / `get_store()`: where the product gets both, each built once (`store`): memory,
   then the folder its caller names, else built and saved.
-- `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior);
+- `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior, table);
   `PassageHit`: a passage, its paper key, rank and BM25 score.
 - `Embedder` / `get_embedder()`: sentence-transformers, offline MiniLM by default.
 

@@ -7,6 +7,9 @@ Default (`method="zsum"`): each signal is z-scored over the candidate items of t
   held-out test-C alike. Trend words ("as X increases") were not kept: they pointed to figures on
   test-A but to tables on test-C.
 - a question that says "table" favours tables; "figure", "plot", "graph", "diagram"... figures.
+The table-structure match (`retrieval.table_match`: the question's dataset and metric in a table's
+headings, its methods in the row names, its numbers in the cells) is z-scored and added like the
+others; it is flat, so it changes nothing, where no item has a structure (SPIQA's captions).
 Items the question names by label ("Table 3") are ranked first (see `retrieval.index`); the
 fused score itself leaves labels out, so scores stay comparable.
 `method="rrf"` (reciprocal-rank fusion, k=60) is kept for comparison in the ablation.
@@ -41,6 +44,7 @@ class FusionConfig:
     bm25: float = 0.75
     results_table: float = 0.6  # results/comparison question -> table
     kind_word: float = 0.6  # "table" -> table, "figure"/"plot"/... -> figure
+    table_structure: float = 0.5  # question words in a table's headings / row names, its numbers in cells
     labels: bool = True  # items the question names by label rank first
     dense_views: bool = True  # dense score uses the best view too (False: main text only)
     rrf_k: float = 60.0
@@ -76,8 +80,11 @@ def kind_prior(question: str, kinds: list[str], config: FusionConfig) -> np.ndar
     return prior
 
 
-def fuse(dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, config: FusionConfig) -> np.ndarray:
-    """The fused score of every candidate (higher is better; label hits are ranked separately)."""
+def fuse(
+    dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, config: FusionConfig, structure: np.ndarray | None = None
+) -> np.ndarray:
+    """The fused score of every candidate (higher is better; label hits are ranked separately).
+    `structure` is the table-structure match (none: no item has a structure)."""
     if config.method == "rrf":
         score = np.zeros(len(dense))
         if config.dense:
@@ -86,4 +93,6 @@ def fuse(dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, config: FusionC
             score += config.bm25 / (config.rrf_k + _ranks(np.asarray(bm25, dtype=np.float64)))
     else:
         score = config.dense * zscore(dense) + config.bm25 * zscore(bm25) + prior
+        if structure is not None and config.table_structure:
+            score = score + config.table_structure * zscore(structure)
     return score

@@ -27,6 +27,8 @@ class Hit:
         parts = [f"dense {scores.dense:.2f}", f"bm25 {scores.bm25:.1f}"]
         if scores.prior:
             parts.append(f"kind prior {scores.prior:+.1f}")
+        if scores.table:
+            parts.append(f"table match {scores.table:.1f}")
         if scores.label:
             parts.append("label match")
         return f"{self.item.title}  score {self.score:.2f} ({', '.join(parts)})"

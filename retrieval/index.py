@@ -25,7 +25,8 @@ from retrieval.documents import ItemDocument, item_document
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
-from retrieval.lexical import BM25Index
+from retrieval.lexical import BM25Index, tokenize
+from retrieval.table_match import TableMatcher, TableTerms
 from spiqa_demo.paper_text import find_label_refs
 from spiqa_demo.questions import check_k, check_question
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
@@ -69,6 +70,7 @@ class Signals:
     prior: np.ndarray
     labelled: np.ndarray  # the question names this item ("Table 3"); always False with labels off
     fused: np.ndarray
+    structure: np.ndarray | None = None  # the table-structure match; None when no item has a structure
 
     def order(self) -> np.ndarray:
         """Candidate positions best first: label hits, then by fused score (ties keep input order)."""
@@ -76,13 +78,18 @@ class Signals:
 
 
 def score_candidates(
-    question: str, items: list[Figure], dense: np.ndarray, bm25: np.ndarray, config: FusionConfig
+    question: str,
+    items: list[Figure],
+    dense: np.ndarray,
+    bm25: np.ndarray,
+    config: FusionConfig,
+    structure: np.ndarray | None = None,
 ) -> Signals:
     """Label hits, kind prior and fusion over one question's candidate items."""
     refs = set(find_label_refs(question)) if config.labels else set()
     labelled = np.array([bool(i.number) and (i.kind, i.number) in refs for i in items], dtype=bool)
     prior = kind_prior(question, [i.kind for i in items], config)
-    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config))
+    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config, structure), structure)
 
 
 def ranked_hits(items: list[Figure], signals: Signals, k: int) -> list[Hit]:
@@ -98,6 +105,7 @@ def ranked_hits(items: list[Figure], signals: Signals, k: int) -> list[Hit]:
                 bm25=float(signals.bm25[i]),
                 label=bool(signals.labelled[i]),
                 prior=float(signals.prior[i]),
+                table=0.0 if signals.structure is None else float(signals.structure[i]),
             ),
         )
         for rank, i in enumerate(order, start=1)
@@ -125,6 +133,7 @@ class FigureIndex:
         self._owners = owners
         self._main_rows = main_rows
         self._bm25 = BM25Index([d.lexical for d in documents])
+        self._tables = TableMatcher([TableTerms.of(item.table) for item in items], [d.lexical for d in documents])
 
     def __len__(self) -> int:
         return len(self.items)
@@ -159,7 +168,9 @@ class FigureIndex:
         assert self._faiss is not None  # every item has a main text, so there are vectors when there are items
         vector_scores = dense_ops.all_scores(self._faiss, query)
         dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items), self.config.dense_views)
-        return score_candidates(question, self.items, dense, self._bm25.scores(question), self.config)
+        tokens = tokenize([question])[0]
+        structure = self._tables.scores(question, tokens) if self._tables.active else None
+        return score_candidates(question, self.items, dense, self._bm25.token_scores(tokens), self.config, structure)
 
     def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:
         """The `k` items most likely to answer `question`, best first (fewer if the paper has fewer)."""

@@ -50,7 +50,10 @@ class BM25Index:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every document for `query` (zeros when no query word is indexed)."""
-        tokens = tokenize([query])[0]
+        return self.token_scores(tokenize([query])[0])
+
+    def token_scores(self, tokens: list[str]) -> np.ndarray:
+        """BM25 score of every document for a query already tokenized by `tokenize`."""
         if self._bm25 is None or not tokens:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)

@@ -20,7 +20,7 @@ from spiqa_demo.paper_text import Kind
 BBox = tuple[float, float, float, float]
 Progress = Callable[[float, str], None]  # (fraction done, a message for people): extraction reports, the UI shows
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def round_bbox(value: Sequence[float]) -> BBox:
@@ -103,6 +103,62 @@ class Mention:
         return cls(passage=int(d["passage"]), sentence=d["sentence"], citations=_citations(d))
 
 
+def _markdown_row(cells: Sequence[str], width: int) -> str:
+    padded = [c.replace("|", "\\|") for c in cells] + [""] * (width - len(cells))
+    return "| " + " | ".join(padded) + " |"
+
+
+@dataclass(frozen=True)
+class TableStructure:
+    """A table's cells as printed: `header` rows (column headings; a spanning row such as the
+    datasets above a sub-header row of metrics), then `body` rows, each starting with its row name
+    (a method, a setting). Empty cells are "" (a heading spanning several columns is written once)."""
+
+    header: tuple[tuple[str, ...], ...] = ()
+    body: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def width(self) -> int:
+        return max((len(r) for r in (*self.header, *self.body)), default=0)
+
+    @property
+    def row_names(self) -> tuple[str, ...]:
+        """The first cell of every body row that has one."""
+        return tuple(r[0] for r in self.body if r and r[0])
+
+    def column_headings(self) -> tuple[str, ...]:
+        """Per column, its heading path top-down ("Yelp2018 ndcg@20"): above the last header row,
+        an empty cell lies under a spanning heading and takes the nearest heading to its left."""
+        paths: list[list[str]] = [[] for _ in range(self.width)]
+        for i, row in enumerate(self.header):
+            spanning = ""
+            for j in range(self.width):
+                cell = row[j] if j < len(row) else ""
+                spanning = cell or (spanning if i < len(self.header) - 1 else "")
+                if spanning:
+                    paths[j].append(spanning)
+        return tuple(" ".join(p) for p in paths)
+
+    def to_markdown(self) -> str:
+        """A Markdown table: the header rows, the separator, then the body (a header row of empty
+        cells when none was recognised, as Markdown needs one)."""
+        width = self.width
+        if not width:
+            return ""
+        header = self.header or (("",) * width,)
+        lines = [_markdown_row(r, width) for r in header]
+        lines.append("|" + "---|" * width)
+        lines += [_markdown_row(r, width) for r in self.body]
+        return "\n".join(lines)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TableStructure:
+        return cls(
+            header=tuple(tuple(str(c) for c in r) for r in d.get("header", ())),
+            body=tuple(tuple(str(c) for c in r) for r in d.get("body", ())),
+        )
+
+
 @dataclass
 class Figure:
     """A figure or a table (`kind`), as printed in the paper.
@@ -110,7 +166,8 @@ class Figure:
     `label` keeps the printed form ("Fig. 3", "TABLE IV"); `number` is normalised ("3", "4", "A1");
     unlabelled figures (no caption found) have `label == number == ""`. `bbox` is the graphic or
     table body without its caption; `image` is the PNG crop's path (relative to the `Paper`'s folder
-    when saved by `extract`); `text` is the words inside the region (a Markdown table for tables).
+    when saved by `extract`); `text` is the words inside the region (a Markdown table for tables);
+    `table` is a table's structure (header rows, row names, cells) when its words were read.
     `citations` are the references cited in the caption or inside the region (a table row
     "BERT [12]"), as indices in `Paper.references`; the mentions carry their own. `part` names the
     part bound after the paper that numbers from 1 again ("supplement", "appendix"; "" in the paper
@@ -130,6 +187,7 @@ class Figure:
     mentions: list[Mention] = field(default_factory=list)
     citations: tuple[int, ...] = ()
     part: str = ""
+    table: TableStructure | None = None
 
     @property
     def id(self) -> str:
@@ -158,6 +216,7 @@ class Figure:
             mentions=[Mention.from_dict(m) for m in d.get("mentions", [])],
             citations=_citations(d),
             part=d.get("part", ""),
+            table=TableStructure.from_dict(d["table"]) if d.get("table") else None,
         )
 
 
@@ -166,17 +225,19 @@ class RetrievalScores:
     """The signals behind an item's retrieval rank.
 
     `dense` is the cosine similarity (-1..1), `bm25` the raw BM25 score, `label` whether the
-    question names this item ("Table 3"), `prior` the kind prior added from the question's wording.
+    question names this item ("Table 3"), `prior` the kind prior added from the question's wording,
+    `table` how much of the question the item's table structure holds (headings, row names, cells).
     """
 
     dense: float
     bm25: float
     label: bool
     prior: float = 0.0
+    table: float = 0.0
 
     def to_dict(self) -> dict[str, float]:
         """JSON numbers; `label` as 1.0/0.0, the shape `ask --json` has always printed."""
-        return {"dense": self.dense, "bm25": self.bm25, "label": float(self.label), "prior": self.prior}
+        return {"dense": self.dense, "bm25": self.bm25, "label": float(self.label), "prior": self.prior, "table": self.table}
 
 
 @dataclass

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [
             {"rank": h.rank, "id": h.item.id, "label": h.item.title, "page": h.item.page, "score": round(h.score, 4),
              "dense": round(h.scores.dense, 4), "bm25": round(h.scores.bm25, 4), "label_match": h.scores.label,
-             "prior": h.scores.prior,
+             "prior": h.scores.prior, "table_match": h.scores.table,
              "caption": h.item.caption, "image": h.item.image}
             for h in hits
         ]

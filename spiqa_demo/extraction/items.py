@@ -1,9 +1,10 @@
 """Figures and tables from regions: one item per label, each with the text inside its region (a
-Markdown table for a table, the words in reading order for a figure).
+table's structure and its Markdown, the words in reading order for a figure).
 
 Words are read here, only for pages that have items: they are most of the memory a long paper
-would otherwise hold. Scanned pages' words come from OCR, and raster figures' from `FigureOcr`
-when it is on.
+would otherwise hold. Scanned pages' words come from OCR, and raster figures' and raster tables'
+from `FigureOcr` when it is on: OCR'd words have boxes, so a table's rows and columns are laid out
+from them as from a text layer.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from spiqa_demo.extraction.page_errors import MUPDF_ERRORS
 from spiqa_demo.extraction.parts import PartStart, number_parts
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.regions import Region
-from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_markdown
+from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_structure
 from spiqa_demo.types import Figure, round_bbox
 
 
@@ -51,8 +52,9 @@ def make_items(
             words_of[page.number] = _words(doc, page.number)
         words = region_words(words_of[page.number], region.bbox, caption.bbox if caption else None)
         kind = caption.kind if caption else "figure"
-        if kind == "figure" and figure_ocr is not None and page.number not in ocr_words:
+        if figure_ocr is not None and page.number not in ocr_words:  # a table pasted as an image is read too
             words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
+        table = table_structure(words) if kind == "table" and words else None
         items.append(
             Figure(
                 kind=kind,
@@ -62,7 +64,8 @@ def make_items(
                 bbox=round_bbox(region.bbox),
                 caption=caption.text if caption else "",
                 caption_bbox=round_bbox(caption.bbox) if caption else None,
-                text=table_markdown(words) if kind == "table" else figure_text(words),
+                text=table.to_markdown() if table is not None else figure_text(words),
+                table=table,
                 part=part.name if part is not None and page.number >= part.page else "",
             )
         )

@@ -1,7 +1,10 @@
-"""Text inside a region: plain words for figures, a Markdown grid for tables.
+"""Text inside a region: plain words for figures, a table's structure (and its Markdown) for tables.
 
 Table cells are rebuilt from the words already read for the page (rows by baseline, columns by
-the vertical gaps that run through every row). PyMuPDF's `find_tables` and pdfplumber's
+the vertical gaps that run through every row, or through every body row under a header; see
+`table_grid`). The header is the rows above the first row of
+numbers (a spanning row of datasets above a row of metrics is two header rows); each body row's
+first cell is its name (`spiqa_demo.types.TableStructure`). PyMuPDF's `find_tables` and pdfplumber's
 `extract_tables` were measured against it on every table of the shared papers
 (`benchmarks/table_text.py`): with ruling lines they find almost none of the booktabs tables
 papers print; aligned by text, PyMuPDF reorders digits ("0.1952" -> "01952.") and both split
@@ -11,10 +14,11 @@ matches more hand-checked cells at a small fraction of the cost.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.types import BBox
+from spiqa_demo.types import BBox, TableStructure
 
 # A word is inside a box when its centre is within this many points of it (words on the edge).
 _WORD_SLACK = 1
@@ -23,6 +27,12 @@ _SAME_ROW = 0.45
 # Columns are apart where a gap wider than this share of the median word height (wider than a
 # space) runs through every row.
 _COLUMN_GAP = 0.8
+# More rows than this above the first row of numbers are not all headings (a table of text, a
+# table whose numbers start late): then only the first row is the header.
+_MAX_HEADER_ROWS = 3
+_NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*")
+# What may sit around a number in a cell: signs, spreads, units, marks of best results and notes.
+_NUMBER_DECOR = re.compile(r"[\s%±()\[\]*†‡§¶/~<>=≈×x✓✗-]")
 
 
 class Word(NamedTuple):
@@ -83,9 +93,22 @@ def region_words(words: list[Word], bbox: BBox, caption_bbox: BBox | None) -> li
 
 
 def table_grid(words: list[Word]) -> list[list[str]]:
-    """The cells of a table region, row by row (every row as wide as the widest)."""
+    """The cells of a table region, row by row (every row as wide as the widest).
+
+    Columns are first split by the gaps through every row; when that finds header rows above the
+    numbers, the gaps through the body rows alone split them again, and header words go to the
+    column of their centre: a heading spanning several columns (a dataset over its metrics) crosses
+    the gaps between them and would otherwise join their cells.
+    """
     rows = _rows(words)
-    boundaries = _column_boundaries(rows)
+    grid = _cells(rows, _column_boundaries(rows))
+    header = _header_rows(grid)
+    if 0 < header < len(rows):
+        grid = _cells(rows, _column_boundaries(rows[header:]))
+    return grid
+
+
+def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[str]]:
     grid = []
     for row in rows:
         cells = [""] * (len(boundaries) + 1)
@@ -96,19 +119,42 @@ def table_grid(words: list[Word]) -> list[list[str]]:
     return grid
 
 
+def is_number_cell(cell: str) -> bool:
+    """Whether a cell holds a figure ("0.81", "78.5%", "12.3 ± 0.4", "**91.2**", "1.2M"): numbers,
+    with at most one letter (a unit) besides the signs and marks around them."""
+    if not _NUMBER.search(cell):
+        return False
+    rest = _NUMBER_DECOR.sub("", _NUMBER.sub("", cell))
+    return len(rest) <= 1
+
+
+def _is_number_row(row: list[str]) -> bool:
+    cells = [c for c in row[1:] if c]
+    return bool(cells) and 2 * sum(is_number_cell(c) for c in cells) >= len(cells)
+
+
+def _header_rows(grid: list[list[str]]) -> int:
+    """How many rows of `grid` are headings: those above the first row of numbers (see module docstring)."""
+    first_numbers = next((i for i, row in enumerate(grid) if _is_number_row(row)), None)
+    if first_numbers is None or first_numbers > _MAX_HEADER_ROWS:
+        return min(1, len(grid))
+    return first_numbers
+
+
+def grid_structure(grid: list[list[str]]) -> TableStructure:
+    """The header and body of `grid`; no header when it starts with numbers."""
+    header = _header_rows(grid)
+    return TableStructure(header=tuple(tuple(r) for r in grid[:header]), body=tuple(tuple(r) for r in grid[header:]))
+
+
 def grid_markdown(grid: list[list[str]]) -> str:
-    """A Markdown table of `grid` (first row as the header)."""
-    if not grid:
-        return ""
-    grid = [[c.replace("|", "\\|") for c in row] for row in grid]
-    lines = ["| " + " | ".join(grid[0]) + " |", "|" + "---|" * len(grid[0])]
-    lines += ["| " + " | ".join(r) + " |" for r in grid[1:]]
-    return "\n".join(lines)
+    """A Markdown table of `grid`, its header rows above the separator."""
+    return grid_structure(grid).to_markdown()
 
 
-def table_markdown(words: list[Word]) -> str:
-    """A Markdown table from the words of a table region."""
-    return grid_markdown(table_grid(words))
+def table_structure(words: list[Word]) -> TableStructure:
+    """The structure of a table from the words of its region."""
+    return grid_structure(table_grid(words))
 
 
 def _column_boundaries(rows: list[list[Word]]) -> list[float]:

@@ -1,0 +1,206 @@
+"""Tables as tables: the structure extraction keeps (header rows, row names, cells) on a real
+paper, its Markdown and JSON round trip, and retrieval matching a question's dataset and metric to
+a table's headings, its methods to row names and its numbers to cells."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from retrieval_fixtures import embedder, item  # the session's embedder fixture
+
+from retrieval import Embedder, FigureIndex, FusionConfig
+from retrieval.table_match import values_in
+from spiqa_demo.extraction import extract_paper, ocr
+from spiqa_demo.extraction.pdf import pymupdf
+from spiqa_demo.extraction.tables import grid_structure, is_number_cell
+from spiqa_demo.settings import get_settings
+from spiqa_demo.types import Paper, TableStructure
+
+needs_tesseract = pytest.mark.skipif(isinstance(ocr.find_tesseract("eng"), str), reason="Tesseract OCR is not installed")
+
+
+@pytest.fixture(scope="module")
+def bert(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Paper:
+    return extract_paper(shared / "papers" / "bert-1810.04805.pdf", image_dir=tmp_path_factory.mktemp("bert"), dpi=72)
+
+
+def test_real_table_keeps_spanning_header_sub_headers_row_names_and_cells(bert: Paper) -> None:
+    table = next(t for t in bert.tables if t.number == "5")  # ablation over pre-training tasks, three header rows
+    assert table.table is not None
+    structure = table.table
+    assert len(structure.header) == 3  # "Dev Set" over the tasks over their metrics
+    assert structure.row_names[:4] == ("BERTBASE", "No NSP", "LTR & No NSP", "+ BiLSTM")
+    headings = structure.column_headings()
+    assert any("SQuAD" in h and "(F1)" in h for h in headings), headings
+    assert any("MNLI-m" in h and "(Acc)" in h for h in headings), headings
+    no_nsp = next(r for r in structure.body if r[0] == "No NSP")
+    assert "83.9" in no_nsp and "87.9" in no_nsp
+    assert table.text == structure.to_markdown()
+
+
+def test_results_table_without_spanning_header(bert: Paper) -> None:
+    glue = next(t for t in bert.tables if t.number == "1")  # GLUE results: one header row, systems as rows
+    assert glue.table is not None and len(glue.table.header) == 1
+    assert any("BERTLARGE" in name for name in glue.table.row_names)
+
+
+def test_structure_round_trips_through_json(bert: Paper) -> None:
+    again = Paper.from_json(bert.to_json())
+    assert [t.table for t in again.tables] == [t.table for t in bert.tables]
+    assert all(f.table is None for f in again.figures)
+
+
+def test_markdown_puts_header_rows_above_the_separator() -> None:
+    structure = TableStructure(
+        header=(("", "Yelp2018", "", "Gowalla", ""), ("Method", "recall", "ndcg", "recall", "ndcg")),
+        body=(("NGCF", "0.0579", "0.0477", "0.1570", "0.1327"), ("LightGCN", "0.0649", "0.0530", "0.1830", "0.1554")),
+    )
+    lines = structure.to_markdown().splitlines()
+    assert lines[0] == "|  | Yelp2018 |  | Gowalla |  |"
+    assert lines[2] == "|---|---|---|---|---|"
+    assert lines[4] == "| LightGCN | 0.0649 | 0.0530 | 0.1830 | 0.1554 |"
+    assert structure.column_headings() == ("Method", "Yelp2018 recall", "Yelp2018 ndcg", "Gowalla recall", "Gowalla ndcg")
+    assert structure.row_names == ("NGCF", "LightGCN")
+    assert TableStructure.from_dict({"header": [list(r) for r in structure.header], "body": structure.body}) == structure
+    assert TableStructure().to_markdown() == ""
+
+
+@pytest.mark.parametrize(
+    ("grid", "header_rows"),
+    [
+        ([["", "A", "", "B", ""], ["Method", "P", "R", "P", "R"], ["x", "1.0", "2.0", "3.0", "4.0"]], 2),
+        ([["Method", "Acc"], ["x", "91.2"], ["y", "**93.4**"]], 1),
+        ([["1", "2"], ["3", "4"]], 0),  # numbers from the first row: no header
+        ([["Term", "Meaning"], ["a", "first"], ["b", "second"]], 1),  # a table of words: its first row
+    ],
+)
+def test_header_ends_at_the_first_row_of_numbers(grid: list[list[str]], header_rows: int) -> None:
+    assert len(grid_structure(grid).header) == header_rows
+
+
+@pytest.mark.parametrize(
+    ("cell", "number"),
+    [("0.81", True), ("78.5%", True), ("12.3 ± 0.4", True), ("**91.2**", True), ("1.2M", True), ("8.43†", True),
+     ("ResNet-50", False), ("top-1 err.", False), ("", False)],
+)  # fmt: skip
+def test_number_cells(cell: str, number: bool) -> None:
+    assert is_number_cell(cell) is number
+
+
+def test_question_values_ignore_numbers_inside_words() -> None:
+    assert values_in("Which method is best on Yelp2018 in ndcg@20 with 0.0649 and 1,000 users?") == {20.0, 0.0649, 1000.0}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which model size gives the best MRPC accuracy on the dev set?", "table-6"),  # dataset + metric headings
+        ("How does No NSP compare to BERTBASE on QNLI?", "table-5"),  # row names + a heading
+        ("Which system scores 80.5 on the GLUE average?", "table-1"),  # a cell
+    ],
+)
+def test_real_paper_questions_find_their_table(bert: Paper, embedder: Embedder, question: str, expected: str) -> None:
+    hits = FigureIndex.build(bert, embedder).search(question, k=3)
+    assert hits[0].item.id == expected, [h.explain() for h in hits]
+    assert hits[0].scores.table > 0
+
+
+def _recommender_paper() -> Paper:
+    """The issue's case: a plot whose axis says "ndcg on Yelp2018" beside the results table whose
+    spanning header holds the datasets and whose sub-header holds the metrics."""
+    results = TableStructure(
+        header=(("", "Yelp2018", "", "Amazon-Book", ""), ("Method", "recall@20", "ndcg@20", "recall@20", "ndcg@20")),
+        body=(
+            ("NGCF", "0.0579", "0.0477", "0.0344", "0.0263"),
+            ("Mult-VAE", "0.0584", "0.0450", "0.0407", "0.0315"),
+            ("LightGCN", "0.0649", "0.0530", "0.0411", "0.0315"),
+        ),
+    )
+    statistics = TableStructure(
+        header=(("Dataset", "User #", "Item #", "Interaction #"),),
+        body=(("Yelp2018", "31,668", "38,048", "1,561,406"), ("Amazon-Book", "52,643", "91,599", "2,984,108")),
+    )
+    items = [
+        item("figure", "3", "Figure 3: Results of LightGCN and NGCF with different layers.",
+             text="ndcg on Yelp2018\nrecall on Yelp2018\nLayer number"),
+        item("table", "2", "Table 2: Statistics of the experimented data.", text=statistics.to_markdown()),
+        item("table", "3", "Table 3: Overall performance comparison.", text=results.to_markdown()),
+        item("figure", "4", "Figure 4: Performance of LightGCN w.r.t. different regularization coefficients on Yelp2018.",
+             text="ndcg@20 on Yelp2018\nregularization"),
+    ]  # fmt: skip
+    items[1] = replace(items[1], table=statistics)
+    items[2] = replace(items[2], table=results)
+    return Paper(sha256="t", source="t", title="t", arxiv_id=None, page_sizes=[(612.0, 792.0)], items=items)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which method is best on Yelp2018 in ndcg@20?",  # dataset in the spanning header, metric below it
+        "How does Mult-VAE compare to NGCF on Amazon-Book?",  # methods are row names
+        "Which method reaches 0.0649?",  # a number of the question is a cell
+    ],
+)
+def test_question_finds_the_table_whose_structure_holds_it(embedder: Embedder, question: str) -> None:
+    index = FigureIndex.build(_recommender_paper(), embedder)
+    hits = index.search(question, k=4)
+    assert hits[0].item.id == "table-3", [h.explain() for h in hits]
+    assert hits[0].scores.table > max(h.scores.table for h in hits[1:])
+
+
+def test_dataset_and_metric_question_ranks_table_first_only_with_the_structure_signal(embedder: Embedder) -> None:
+    """Without the structure signal the plot whose axis names the dataset and metric wins (the issue's case)."""
+    paper = _recommender_paper()
+    question = "Which method is best on Yelp2018 in ndcg@20?"
+    without = FigureIndex.build(paper, embedder, FusionConfig(table_structure=0.0)).search(question, k=1)
+    assert without[0].item.id != "table-3"
+    assert FigureIndex.build(paper, embedder).search(question, k=1)[0].item.id == "table-3"
+
+
+def test_items_without_structure_leave_the_ranking_as_before(embedder: Embedder) -> None:
+    paper = _recommender_paper()
+    plain = replace(paper, items=[replace(i, table=None) for i in paper.items])
+    question = "Which method is best on Yelp2018 in ndcg@20?"
+    signals = FigureIndex.build(plain, embedder).signals(question)
+    off = FigureIndex.build(plain, embedder, FusionConfig(table_structure=0.0)).signals(question)
+    assert signals.structure is None
+    assert signals.fused.tolist() == off.fused.tolist()
+
+
+def _raster_table_pdf(path: Path) -> Path:
+    """A page whose Table 1 is a bitmap (no text layer), its caption above it."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (1000, 420), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=40)
+    rows = [("Method", "Yelp2018", "Gowalla"), ("NGCF", "0.0579", "0.1570"), ("LightGCN", "0.0649", "0.1830")]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            draw.text((40 + c * 330, 30 + r * 95), cell, font=font, fill=0)
+    draw.line([(20, 100), (980, 100)], fill=0, width=3)
+    png = io.BytesIO()
+    image.save(png, format="PNG")
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), "A study of recommenders", fontsize=16)
+    for n, y in enumerate(range(130, 300, 14)):
+        page.insert_text((72, y), f"Body text line {n} of the paper describes the experiments in words.", fontsize=10)
+    page.insert_text((106, 330), "Table 1: Recall of the methods on the two datasets.", fontsize=10)
+    page.insert_image(pymupdf.Rect(106, 340, 506, 508), stream=png.getvalue())
+    doc.save(path)
+    return path
+
+
+@needs_tesseract
+def test_a_raster_table_is_laid_out_from_its_ocr_words(tmp_path: Path) -> None:
+    pdf = _raster_table_pdf(tmp_path / "raster-table.pdf")
+    assert extract_paper(pdf).tables[0].table is None  # no text layer: nothing to lay out
+    [table] = extract_paper(pdf, settings=get_settings().extraction.with_overrides(ocr_figures=True)).tables
+    assert table.table is not None
+    assert table.table.header == (("Method", "Yelp2018", "Gowalla"),)
+    assert table.table.row_names == ("NGCF", "LightGCN")
+    assert ("LightGCN", "0.0649", "0.1830") in table.table.body
