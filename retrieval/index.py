@@ -27,7 +27,7 @@ from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
 from retrieval.lexical import BM25Index, tokenize
 from retrieval.table_match import TableMatcher, TableTerms
-from spiqa_demo.paper_text import find_label_refs
+from spiqa_demo.paper_text import find_label_refs, part_qualified
 from spiqa_demo.questions import check_k, check_question
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
 
@@ -86,7 +86,8 @@ def score_candidates(
     structure: np.ndarray | None = None,
 ) -> Signals:
     """Label hits, kind prior and fusion over one question's candidate items."""
-    refs = set(find_label_refs(question)) if config.labels else set()
+    present = {(i.kind, i.number) for i in items}
+    refs = set(part_qualified(find_label_refs(question), present)) if config.labels else set()
     labelled = np.array([bool(i.number) and (i.kind, i.number) in refs for i in items], dtype=bool)
     prior = kind_prior(question, [i.kind for i in items], config)
     return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config, structure), structure)

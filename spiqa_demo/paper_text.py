@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Literal
 
@@ -145,6 +146,12 @@ def part_name(text: str) -> str | None:
     if found is None:
         return None
     return "appendix" if found[0].lower().startswith("append") else "supplement"
+
+
+def part_qualified(refs: list[LabelKey], present: Container[LabelKey]) -> list[LabelKey]:
+    """`refs` without the paper's item where the same reference names a part's item that exists
+    ("Table 3 in the supplement" names S3, not also the paper's Table 3, when the supplement has one)."""
+    return [(kind, n) for kind, n in refs if not (n.isdigit() and (kind, PART_PREFIX + n) in refs and (kind, PART_PREFIX + n) in present)]
 
 
 def find_label_refs(text: str) -> list[LabelKey]:

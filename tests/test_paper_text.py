@@ -31,6 +31,7 @@ from spiqa_demo.paper_text import (
     normalise_arxiv_id,
     one_line,
     parse_caption_label,
+    part_qualified,
     roman_to_int,
     split_sentences,
     strip_caption_label,
@@ -194,6 +195,12 @@ def test_canonical_number(printed: str, canonical: str) -> None:
 )
 def test_find_label_refs_in_running_text(text: str, refs: list[tuple[str, str]]) -> None:
     assert find_label_refs(text) == refs
+
+
+def test_a_part_qualified_reference_names_only_the_parts_item_where_it_exists() -> None:
+    refs = find_label_refs("What does Table 2 of the appendix show?")
+    assert part_qualified(refs, {("table", "2"), ("table", "S2")}) == [("table", "S2")]
+    assert part_qualified(refs, {("table", "2")}) == refs  # no numbering restarts: the paper's Table 2
 
 
 def test_running_text_is_not_a_caption_label() -> None:

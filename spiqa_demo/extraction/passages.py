@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
-from spiqa_demo.paper_text import PART_PREFIX, LabelKey, find_label_refs, split_sentences
+from spiqa_demo.paper_text import PART_PREFIX, LabelKey, find_label_refs, part_qualified, split_sentences
 from spiqa_demo.types import Figure, Mention, Passage, round_bbox
 
 # A block crossing the gutter by more than this many points on both sides spans the columns.
@@ -70,4 +70,4 @@ def _in_numbering(refs: list[LabelKey], items: Mapping[LabelKey, object], in_par
     """
     if in_part:
         refs = [(kind, PART_PREFIX + n) if n.isdigit() and (kind, PART_PREFIX + n) in items else (kind, n) for kind, n in refs]
-    return [(kind, n) for kind, n in refs if not (n.isdigit() and (kind, PART_PREFIX + n) in refs and (kind, PART_PREFIX + n) in items)]
+    return part_qualified(refs, items)
