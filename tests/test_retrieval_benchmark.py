@@ -18,6 +18,10 @@ TEST_A_TOP1, TEST_A_TOP3, TEST_B_TOP1 = 0.70, 0.88, 0.50
 # The test-A top-3 bar is not reached (the ablation and the methods tried are in the issue notes):
 # its test is a strict xfail, and this floor, just under the level reached, still catches a regression.
 TEST_A_TOP3_FLOOR = 0.865
+# Issue 23's bars: test-A top-1 >= 0.75 overall and >= 0.72 on table questions. SPIQA's test-A here is
+# captions only (no table images, so no table structure to read), and nothing measured on captions
+# reaches them: both are strict xfails.
+TEST_A_TOP1_ISSUE_23, TEST_A_TABLE_TOP1 = 0.75, 0.72
 
 
 def test_random_baseline() -> None:
@@ -44,6 +48,16 @@ def test_test_a_bars(test_a: RetrievalReport) -> None:
 @pytest.mark.xfail(reason="test-A top-3 is below issue 3's 0.88 bar (see the ablation in benchmarks/retrieval.py)", strict=True)
 def test_test_a_top3_bar(test_a: RetrievalReport) -> None:
     assert test_a.summary()["top3"] >= TEST_A_TOP3
+
+
+@pytest.mark.xfail(reason="test-A top-1 is below issue 23's 0.75 bar on captions alone (no table images here)", strict=True)
+def test_test_a_top1_bar_of_issue_23(test_a: RetrievalReport) -> None:
+    assert test_a.summary()["top1"] >= TEST_A_TOP1_ISSUE_23
+
+
+@pytest.mark.xfail(reason="test-A table questions' top-1 is below issue 23's 0.72 bar on captions alone", strict=True)
+def test_test_a_table_top1_bar(test_a: RetrievalReport) -> None:
+    assert test_a.summary()["by_figure_type"]["table"]["top1"] >= TEST_A_TABLE_TOP1
 
 
 def test_test_b_bar_and_cli(shared: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]) -> None:
