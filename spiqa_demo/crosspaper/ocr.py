@@ -105,7 +105,7 @@ def ocr_words(image: Path, reading: FigureReading) -> list[OcrWord]:
     if cached:
         cached.parent.mkdir(parents=True, exist_ok=True)
         staging = cached.with_suffix(".tmp")
-        rows = [[w.text, *(round(v, 1) for v in w.bbox), round(w.confidence, 1), w.line] for w in words]
+        rows = [[w.text, *w.bbox, w.confidence, w.line] for w in words]
         staging.write_text(json.dumps({"image": image.name, "words": rows}), encoding="utf-8")
         staging.replace(cached)
     return words
