@@ -29,6 +29,7 @@ from typing import get_args
 from evalsuite.paths import REPO, SHARED
 from spiqa_demo.crosspaper.names import normalise, printed_forms
 from spiqa_demo.crosspaper.ocr import FigureReading, find_engine, ocr_text
+from spiqa_demo.errors import InputError
 from spiqa_demo.extraction.ocr import FigureEngine
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.settings import ExtractionSettings
@@ -92,7 +93,11 @@ def main() -> int:
             texts[engine], seconds[engine] = [], []
             for figure in figures:
                 before = cpu_seconds()
-                texts[engine].append(ocr_text(figure.image, reading))
+                try:
+                    texts[engine].append(ocr_text(figure.image, reading))
+                except InputError as exc:  # counted as nothing read
+                    print(f"{engine}: {exc}", file=sys.stderr)
+                    texts[engine].append("")
                 seconds[engine].append(cpu_seconds() - before)
     engines = list(texts)
     print(f"\n{'figure':58s} " + " ".join(f"{e + ' recall':>16s} {'words':>6s} {'CPU s':>6s}" for e in engines))

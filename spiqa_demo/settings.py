@@ -87,10 +87,10 @@ class ExtractionSettings(_Cached):
     # retrieval text; off by default (a Tesseract run per raster figure, and no measurement here shows
     # retrieval gaining from it; see extraction/figure_ocr.py).
     ocr_figures: bool = False
-    # The engine that reads the words inside figure images (raster figures of a PDF, M3SciQA's anchor
-    # images): rapidocr (PP-OCR through ONNX Runtime, models in its wheel) reads the names in tables
-    # and small plot labels better than tesseract, at more CPU per figure (measured in
-    # benchmarks/figure_ocr.py). Scanned pages are always read by Tesseract.
+    # The engine that reads the words inside a figure image whose cited papers are ranked (M3SciQA's
+    # anchor images, `cited --image`): rapidocr (PP-OCR through ONNX Runtime, its models in its wheel)
+    # reads table rows and small plot labels better than tesseract, at several times the CPU per
+    # figure (benchmarks/figure_ocr.py). Scanned pages and SPIQA_OCR_FIGURES stay on Tesseract.
     figure_ocr_engine: Literal["tesseract", "rapidocr"] = "rapidocr"
     # Where an arXiv id's PDF is fetched from.
     arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
