@@ -48,12 +48,16 @@ SIGNALS = (*FUSED, "question_target")
 class RankWeights:
     """Weight of each z-scored signal (0 switches it off; the ablation uses that).
 
-    Chosen on a grid (`evaluation.m3sciqa.benchmark.GRID`) by anchor-level 5-fold cross-validation on
-    M3SciQA's shared half: four of the five folds chose these weights. The figure's BM25 and the
-    question's dense score add nothing once the others are in; names the question spells out count
-    against a candidate. Citation markers are not in M3SciQA; when a figure prints them they name
-    the reference outright, hence the large weight. The paper a question names has no weight: it
-    orders the candidates before the fused score does (`ordering`).
+    Points of a grid (`evaluation.m3sciqa.benchmark.GRID`) are scored on M3SciQA's shared half by
+    anchor-level 5-fold cross-validation (weights chosen on the other folds' anchors), which is what
+    unseen anchors can expect. The row a question points at in a table (`question_rows`) is the
+    strongest evidence there, the figure's names next; names the question spells out count against
+    a candidate. The grid's best point there drops the question's BM25, which only M3SciQA can
+    afford (every question has a figure to read): it is kept, so that a question about a figure
+    with no readable text still ranks by its own words (README gives both scores). Citation
+    markers are not in M3SciQA; when a figure prints them they name the reference outright, hence
+    the large weight. The paper a question names has no weight: it orders the candidates before the
+    fused score does (`ordering`).
     """
 
     figure_names: float = 1.0
