@@ -12,8 +12,9 @@ A question about a table usually points at one row without naming it (`pointed_r
 Each cue that finds rows shares a weight of 1 among them; the names in the pointed rows then
 score the candidates that define them (`ranking`). A table may print its methods as columns and
 its datasets as rows: a value asked about in a row the question names itself points at the
-header over the value (`pointed_names`). The rows come from plain text lines, so vector
-text and both OCR engines give them alike.
+header over the value (`pointed_names`). The rows come from printed lines: OCR words with their
+boxes, where a column is the cells under its header word, or plain text (vector text), where it
+is the cells at the header word's place.
 """
 
 from __future__ import annotations
