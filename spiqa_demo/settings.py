@@ -87,8 +87,18 @@ class ExtractionSettings(_Cached):
     # retrieval text; off by default (a Tesseract run per raster figure, and no measurement here shows
     # retrieval gaining from it; see extraction/figure_ocr.py).
     ocr_figures: bool = False
+    # The engine that reads the words inside a figure image whose cited papers are ranked (M3SciQA's
+    # anchor images, `cited --image`): rapidocr (PP-OCR through ONNX Runtime, its models in its wheel)
+    # reads table rows and small plot labels better than tesseract, at several times the CPU per
+    # figure (benchmarks/figure_ocr.py). Scanned pages and SPIQA_OCR_FIGURES stay on Tesseract.
+    figure_ocr_engine: Literal["tesseract", "rapidocr"] = "rapidocr"
     # Where an arXiv id's PDF is fetched from.
     arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
+
+    @field_validator("figure_ocr_engine", mode="before")
+    @classmethod
+    def _engine_name(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("ocr", mode="before")
     @classmethod

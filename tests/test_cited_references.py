@@ -60,7 +60,7 @@ def test_the_baselines_a_results_table_cites_come_first(papers: dict[str, Paper]
     assert json.loads(json.dumps(ranking.to_dict(), default=str))["ranked"][0]["index"] == ranking.ranked[0].index
 
 
-@pytest.mark.skipif(isinstance(ocr.find_engine(), str), reason="Tesseract is not installed here")
+@pytest.mark.skipif(isinstance(ocr.find_engine(), str), reason="the figure OCR engine is not installed here")
 def test_a_table_given_as_an_image_is_read_by_ocr(papers: dict[str, Paper], tmp_path: Path) -> None:
     paper = papers["resnet"]
     ranking = rank_references("Which baseline has the lowest top-5 error?", paper, Path(_item(paper, "table-3").image),
@@ -74,7 +74,8 @@ def test_without_tesseract_a_clear_note_and_the_ranking_still_works(
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `tesseract` program to be found
     paper = papers["resnet"]
-    ranking = rank_references("Which rectifier model surpasses human-level performance?", paper, Path(_item(paper, "table-3").image))
+    ranking = rank_references("Which rectifier model surpasses human-level performance?", paper, Path(_item(paper, "table-3").image),
+                              CitationRanker(reading=ocr.FigureReading("tesseract", cache_dir=tmp_path)))
     assert any("Tesseract OCR is not installed" in n for n in ranking.notes)
     assert len(ranking.ranked) == len(paper.references)
     assert ranking.ranked[0].reference.key == "[13]"  # "Delving deep into rectifiers: Surpassing human-level ..."

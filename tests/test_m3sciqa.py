@@ -159,7 +159,8 @@ def test_ocr_reads_the_names_and_caches_by_image_content(tmp_path: Path) -> None
 def test_without_tesseract_a_clear_note_and_the_other_signals_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no `tesseract` program to be found
     image = _drawn(tmp_path / "fig.png", ["TFN"])
-    ranking = CitationRanker(reading=ocr.FigureReading(cache_dir=tmp_path / "ocr")).rank("Which Tensor Fusion Network?", AnchorFigure(image=image), CANDIDATES)
+    reading = ocr.FigureReading("tesseract", cache_dir=tmp_path / "ocr")
+    ranking = CitationRanker(reading=reading).rank("Which Tensor Fusion Network?", AnchorFigure(image=image), CANDIDATES)
     assert any("Tesseract OCR is not installed" in n and "apt-get install tesseract-ocr" in n for n in ranking.notes)
     assert ranking.ranked[0].candidate.id == "a" * 40  # the question's own words still rank
 

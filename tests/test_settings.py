@@ -97,6 +97,7 @@ def test_the_api_key_falls_back_to_openais_and_never_shows(env: pytest.MonkeyPat
         ("SPIQA_BACKEND", "gpt", "SPIQA_BACKEND: expected one of local, openai, none, got 'gpt'"),
         ("SPIQA_JUDGE_BACKEND", "api", "SPIQA_JUDGE_BACKEND: expected one of local, openai, got 'api'"),
         ("SPIQA_EMBED_BF16", "fast", "SPIQA_EMBED_BF16: expected one of auto, 0, 1, got 'fast'"),
+        ("SPIQA_FIGURE_OCR_ENGINE", "easyocr", "SPIQA_FIGURE_OCR_ENGINE: expected one of tesseract, rapidocr, got 'easyocr'"),
         ("SPIQA_EMBED_BATCH", "x", "SPIQA_EMBED_BATCH: expected an integer, got 'x'"),
         ("SPACES_ZERO_GPU", "maybe", "SPACES_ZERO_GPU: expected a boolean (1/0, true/false, yes/no, on/off), got 'maybe'"),
     ],

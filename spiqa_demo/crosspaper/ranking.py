@@ -15,6 +15,7 @@ candidate id, never by input order.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
@@ -25,7 +26,8 @@ from retrieval.embedder import Embedder
 from retrieval.fusion import zscore
 from retrieval.lexical import BM25Index
 from spiqa_demo.crosspaper.names import NameMatcher, normalise
-from spiqa_demo.crosspaper.ocr import FigureReading, ocr_text
+from spiqa_demo.crosspaper.ocr import FigureReading, ocr_words
+from spiqa_demo.crosspaper.rows import Table, parse_table, pointed_names
 from spiqa_demo.crosspaper.target import NamedTarget, named_target, without_target
 from spiqa_demo.crosspaper.types import (
     AnchorFigure,
@@ -36,8 +38,9 @@ from spiqa_demo.crosspaper.types import (
     SignalScores,
 )
 from spiqa_demo.errors import InputError
+from spiqa_demo.extraction.ocr import OcrWord, words_text
 
-FUSED = ("figure_names", "figure_bm25", "figure_dense", "question_bm25", "question_dense", "question_names", "citation")
+FUSED = ("figure_names", "figure_bm25", "figure_dense", "question_rows", "question_bm25", "question_dense", "question_names", "citation")
 SIGNALS = (*FUSED, "question_target")
 
 
@@ -45,17 +48,22 @@ SIGNALS = (*FUSED, "question_target")
 class RankWeights:
     """Weight of each z-scored signal (0 switches it off; the ablation uses that).
 
-    Chosen on a grid (`evaluation.m3sciqa.benchmark.GRID`) by anchor-level 5-fold cross-validation on
-    M3SciQA's shared half: four of the five folds chose these weights. The figure's BM25 and the
-    question's dense score add nothing once the others are in; names the question spells out count
-    against a candidate. Citation markers are not in M3SciQA; when a figure prints them they name
-    the reference outright, hence the large weight. The paper a question names has no weight: it
-    orders the candidates before the fused score does (`ordering`).
+    Points of a grid (`evaluation.m3sciqa.benchmark.GRID`) are scored on M3SciQA's shared half by
+    anchor-level 5-fold cross-validation (weights chosen on the other folds' anchors), which is what
+    unseen anchors can expect. The row a question points at in a table (`question_rows`) is the
+    strongest evidence there, the figure's names next; names the question spells out count against
+    a candidate. The grid's best point there drops the question's BM25, which only M3SciQA can
+    afford (every question has a figure to read): it is kept, so that a question about a figure
+    with no readable text still ranks by its own words (README gives both scores). Citation
+    markers are not in M3SciQA; when a figure prints them they name the reference outright, hence
+    the large weight. The paper a question names has no weight: it orders the candidates before the
+    fused score does (`ordering`).
     """
 
     figure_names: float = 1.0
     figure_bm25: float = 0.0
     figure_dense: float = 0.5
+    question_rows: float = 1.0
     question_bm25: float = 0.25
     question_dense: float = 0.0
     question_names: float = -1.0
@@ -73,6 +81,7 @@ class RawSignals:
     figure_names: np.ndarray
     figure_bm25: np.ndarray
     figure_dense: np.ndarray
+    question_rows: np.ndarray
     question_bm25: np.ndarray
     question_dense: np.ndarray
     question_names: np.ndarray
@@ -130,20 +139,26 @@ class CitationRanker:
                 self._clusters.popitem(last=False)
         return cluster
 
-    def figure_text(self, figure: AnchorFigure, notes: list[str]) -> str:
-        """The figure's printed words: given text, else OCR of its image (a note when OCR fails)."""
+    def figure_words(self, figure: AnchorFigure, notes: list[str]) -> tuple[str, list[OcrWord]]:
+        """The figure's printed words: given text (no boxes), else OCR of its image, with their
+        boxes (a note when OCR fails)."""
         if figure.text or figure.image is None:
-            return figure.text
+            return figure.text, []
         try:
-            return ocr_text(figure.image, self.reading)
+            words = ocr_words(figure.image, self.reading)
         except InputError as exc:
             notes.append(str(exc))
-            return ""
+            return "", []
+        return words_text(words), words
+
+    def figure_text(self, figure: AnchorFigure, notes: list[str]) -> str:
+        """The figure's printed words as text (`figure_words`)."""
+        return self.figure_words(figure, notes)[0]
 
     def signals(self, question: str, figure: AnchorFigure, candidates: list[CitedCandidate], notes: list[str]) -> tuple[_Cluster, RawSignals, str]:
         """Raw per-signal scores, in the cluster's id order, and the figure text used."""
         cluster = self._cluster(candidates)
-        printed = self.figure_text(figure, notes)
+        printed, boxes = self.figure_words(figure, notes)
         around = " ".join([figure.caption, *figure.mentions])
         figure_words = f"{printed}\n{around}".strip()
         n = len(cluster.candidates)
@@ -153,10 +168,12 @@ class CitationRanker:
             queries = self.embedder.encode([figure_words, question])
             figure_dense = cluster.vectors @ queries[0] if figure_words else np.zeros(n)
             question_dense = cluster.vectors @ queries[1]
+        table = parse_table(printed, boxes)
         raw = RawSignals(
             figure_names=np.asarray(cluster.names.scores(figure_words), dtype=np.float64),
             figure_bm25=cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
             figure_dense=figure_dense,
+            question_rows=_pointed_row_scores(cluster, question, table),
             question_bm25=cluster.bm25.scores(question).astype(np.float64),
             question_dense=question_dense,
             question_names=np.asarray(cluster.names.scores(without_target(question, target)), dtype=np.float64),
@@ -175,6 +192,24 @@ class CitationRanker:
             notes.append("no embedder: dense signals off")
         score = fuse(raw, self.weights)
         return ranking_from_scores(question, cluster.candidates, score, raw, notes, printed)
+
+
+def _pointed_row_scores(cluster: _Cluster, question: str, table: Table) -> np.ndarray:
+    """Per candidate: the names it defines among those the question points at in the table, by how
+    strongly it points at each (`rows.pointed_names`)."""
+    total = np.zeros(len(cluster.candidates))
+    for name, weight in pointed_names(question, table):
+        total += weight * _label_scores(cluster, name)
+    return total
+
+
+def _label_scores(cluster: _Cluster, label: str) -> np.ndarray:
+    """The candidates' scores for the names a row label prints; when none matches, for the label
+    without a last letter OCR may have read from a mark ("Self-MM†" read as "Self-MMt")."""
+    scores = np.asarray(cluster.names.scores(label), dtype=np.float64)
+    if not scores.any() and re.search(r"[A-Za-z]{2}[tf]$", label):
+        scores = np.asarray(cluster.names.scores(label[:-1]), dtype=np.float64)
+    return scores
 
 
 # A title sharing the target's words is weaker evidence than a definition of its name: it weighs

@@ -66,6 +66,7 @@ class SignalScores:
 
     - `figure_names`: names printed in the figure that the candidate's title/abstract defines
     - `figure_bm25` / `figure_dense`: the figure's words (and caption) against title + abstract
+    - `question_rows`: names printed in the table rows the question points at (by a value, a place, its neighbours)
     - `question_bm25` / `question_dense`: the question against title + abstract
     - `question_names`: names the question itself spells out (comparison points, often not the answer)
     - `question_target`: names and words of the paper the question says it means ("the paper that proposed X")
@@ -77,6 +78,7 @@ class SignalScores:
     figure_names: float = 0.0
     figure_bm25: float = 0.0
     figure_dense: float = 0.0
+    question_rows: float = 0.0
     question_bm25: float = 0.0
     question_dense: float = 0.0
     question_names: float = 0.0

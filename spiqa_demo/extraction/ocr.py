@@ -1,10 +1,18 @@
-"""Tesseract OCR: find the engine and its language data, and read the words of a page image.
+"""OCR engines: find one, and read the words of an image with their boxes and lines.
+
+Two engines read the same `OcrWord`s. Tesseract (scanned pages, and figure images by default):
 
 The `tesseract` program is run on a rendered image and its TSV output (one row per word, with
 box, confidence and its block/paragraph/line numbers) is read back. PyMuPDF's own OCR
 (`Page.get_textpage_ocr`, MuPDF's built-in Tesseract) was measured on the same scanned pages and
 is both slower and noisier: its text pages repeat lines as fragments ("fayer", "bY" beside
 "layer by") and carry no confidence to filter them by, while the program's output is clean.
+
+RapidOCR (`rapidocr-onnxruntime`, figure images when `ExtractionSettings.figure_ocr_engine` says so):
+PP-OCR's text detector and recogniser, whose ONNX models ship inside the wheel (nothing is
+downloaded). It finds small and rotated labels that Tesseract's page layout analysis skips, at a
+higher CPU cost; it returns text boxes (a cell, a legend entry), which are split into words and
+grouped into lines here so that both engines give the same shape.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Literal, Protocol
 
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.types import BBox
@@ -39,6 +48,13 @@ class OcrWord:
     block: int
     paragraph: int
     line: int
+
+
+class OcrEngine(Protocol):
+    """What reads an encoded image into words (`Tesseract`, `RapidOcr`)."""
+
+    def read_image(self, image: bytes, timeout_s: float, dpi: int | None = None, scale: float = 1.0,
+                   origin: tuple[float, float] = (0.0, 0.0), min_confidence: float = MIN_CONFIDENCE) -> list[OcrWord]: ...
 
 
 @dataclass(frozen=True)
@@ -119,3 +135,83 @@ def _languages(program: str) -> frozenset[str]:
         return frozenset()
     lines = done.stdout.decode("utf-8", "replace").splitlines()
     return frozenset(ln.strip() for ln in lines if re.fullmatch(r"[A-Za-z_]+", ln.strip()))
+
+
+@dataclass(frozen=True)
+class RapidOcr:
+    """PP-OCR through ONNX Runtime (`rapidocr-onnxruntime`), run in this process."""
+
+    engine: Any  # rapidocr_onnxruntime.RapidOCR
+
+    def read_image(self, image: bytes, timeout_s: float, dpi: int | None = None, scale: float = 1.0,
+                   origin: tuple[float, float] = (0.0, 0.0), min_confidence: float = MIN_CONFIDENCE) -> list[OcrWord]:
+        """The words of an encoded image, as `Tesseract.read_image` gives them (confidence 0-100).
+        `dpi` is not needed (the detector works at pixel scale). `timeout_s` is not enforced: the run
+        cannot be stopped in-process, and its work is bounded by the image, whose longer side the
+        detector scales to at most 2000 px."""
+        found, _ = self.engine(image)
+        boxes = [
+            TextBox(str(text), _bounds(corners), 100.0 * float(score))
+            for corners, text, score in found or []
+            if str(text).strip() and 100.0 * float(score) >= min_confidence
+        ]
+        return boxes_to_words(boxes, scale, origin)
+
+
+@dataclass(frozen=True)
+class TextBox:
+    """A detected run of text in pixels (one table cell, one legend entry)."""
+
+    text: str
+    bbox: BBox
+    confidence: float
+
+
+def _bounds(corners: list[list[float]]) -> BBox:
+    xs, ys = [float(c[0]) for c in corners], [float(c[1]) for c in corners]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def boxes_to_words(boxes: list[TextBox], scale: float = 1.0, origin: tuple[float, float] = (0.0, 0.0)) -> list[OcrWord]:
+    """Words of text boxes, grouped into lines: a box joins the line whose vertical span holds its
+    middle (a table row's cells, read left to right); lines top to bottom. A box's width is shared
+    among its words by their length."""
+    lines: list[list[TextBox]] = []
+    for box in sorted(boxes, key=lambda b: ((b.bbox[1] + b.bbox[3]) / 2, b.bbox[0])):
+        middle = (box.bbox[1] + box.bbox[3]) / 2
+        if lines and lines[-1][0].bbox[1] <= middle <= lines[-1][0].bbox[3]:
+            lines[-1].append(box)
+        else:
+            lines.append([box])
+    x, y = origin
+    words = []
+    for number, line in enumerate(lines, 1):
+        for box in sorted(line, key=lambda b: b.bbox[0]):
+            parts = box.text.split()
+            left, top, right, bottom = box.bbox
+            per_char = (right - left) / max(sum(len(p) + 1 for p in parts) - 1, 1)
+            for part in parts:
+                end = left + per_char * len(part)
+                words.append(OcrWord(part, (x + left * scale, y + top * scale, x + end * scale, y + bottom * scale),
+                                     box.confidence, 1, 1, number))
+                left = end + per_char
+    return words
+
+
+@lru_cache(maxsize=1)
+def find_rapidocr() -> RapidOcr | str:
+    """The RapidOCR engine (loaded once: its three models take a second), or why it cannot be used."""
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError as exc:
+        return f"RapidOCR is not installed (pip package `rapidocr-onnxruntime`: {exc})"
+    # One thread per model call: the app reads figures beside other work on few cores.
+    return RapidOcr(RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1))
+
+
+FigureEngine = Literal["tesseract", "rapidocr"]
+
+
+def find_engine(name: FigureEngine, language: str) -> OcrEngine | str:
+    """The OCR engine called `name` (Tesseract for `language`), or why it cannot be used."""
+    return find_rapidocr() if name == "rapidocr" else find_tesseract(language)

@@ -85,11 +85,11 @@ def figure_of(question: LocalityQuestion | CombinedQuestion) -> AnchorFigure:
 
 def benchmark_ranker(embedder: str | None, settings: Settings) -> tuple[CitationRanker, list[str]]:
     """The stage-1 ranker both M3SciQA benchmarks run (embeddings memoised over a run, OCR cached
-    on disk), and its warnings (Tesseract missing)."""
+    on disk), and its warnings (the OCR engine missing)."""
     from retrieval.embedder import MemoEmbedder, get_embedder
 
     reading = FigureReading.from_settings(settings.extraction)
-    engine = find_engine(reading.language)
+    engine = find_engine(reading)
     warnings = [engine] if isinstance(engine, str) else []
     retrieval = settings.retrieval.with_overrides(embedder=embedder) if embedder else settings.retrieval
     return CitationRanker(MemoEmbedder(get_embedder(retrieval)), reading=reading), warnings
@@ -149,11 +149,12 @@ def mrr_of(items: list[CollectedSignals], weights: RankWeights) -> float:
 # Candidate weights per signal for the grid (the fusion's default is one of the grid points).
 GRID = {
     "figure_names": (1.0,),
-    "figure_bm25": (0.0, 0.25, 0.5, 1.0),
+    "figure_bm25": (0.0, 0.5),
     "figure_dense": (0.0, 0.25, 0.5, 1.0),
     "question_bm25": (0.0, 0.25, 0.5),
     "question_dense": (0.0, 0.25, 0.5),
     "question_names": (-1.0, -0.5, 0.0, 0.5),
+    "question_rows": (0.0, 1.0, 2.0),
 }
 
 
