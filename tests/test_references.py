@@ -139,8 +139,8 @@ def _alphabetic_paper(path: Path) -> Path:
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     body = [
-        "Pre-trained encoders [DCLT19] build on the Transformer [Vas+17; DCLT19].",
-        "Table 1 compares them with earlier language models [RWC+19].",
+        "Pre-trained encoders [DCLT19] build on the Transformer [Vas+17; DCLT19], with attention only,",
+        "and Table 1 compares them with earlier language models [RWC+19].",
     ]
     y = 90.0
     for line in body:
