@@ -50,8 +50,33 @@ def test_followups_without_a_new_entity_keep_the_previous_question_and_evidence(
     assert why.text == f"{PREVIOUS} Why?" and why.keep_previous
     larger = read_question("what about the larger one?", PREVIOUS)
     assert larger.text.startswith(PREVIOUS) and larger.keep_previous
-    cost = read_question("and what is its computational cost?", "How does KGAT compare with NFM on Amazon-Book?")
-    assert cost.text == "What is KGAT's computational cost?"
+    cost = read_question("and what is its computational cost?", "How is KGAT trained?")
+    assert cost.text == "What is KGAT's computational cost?" and cost.focus == "computational cost"
+    several = read_question("and what is its computational cost?", "How does KGAT compare with NFM on Amazon-Book?")
+    assert several.text == "How does KGAT compare with NFM on Amazon-Book? And what is its computational cost?"
+
+
+@pytest.mark.parametrize(("followup", "focus"), [
+    ("which figure shows its training curves?", "training curves"),
+    ("how many of them are stacked in each stage?", "stacked stage"),
+    ("is that better than humans?", "better humans"),
+    ("how much of that comes from the SE blocks?", "comes SE blocks"),
+    ("and for the other node type?", "node type"),
+    ("which figure shows that?", ""),
+    ("why does that matter?", "matter"),
+])
+def test_a_longer_question_that_refers_back_is_read_with_the_previous_one(followup: str, focus: str) -> None:
+    """Its own words are searched on their own too (`focus`); the previous evidence stays shortlisted."""
+    previous = "What is the top-1 error of ResNet-110 with CBAM on the CIFAR-10 test set?"
+    assert needs_history(followup)
+    reading = read_question(followup, previous)
+    assert reading.text.startswith(previous) and reading.keep_previous
+    assert reading.focus == focus
+
+
+def test_they_of_the_authors_and_a_relative_that_do_not_make_a_followup() -> None:
+    assert not needs_history("What optimizer and learning rate do they use?")
+    assert not needs_history("Which loss is used for the model that performs best on SQuAD 2.0?")
 
 
 @pytest.mark.parametrize("question", [
