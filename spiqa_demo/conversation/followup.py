@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from spiqa_demo.paper_text import split_sentences
@@ -50,6 +50,7 @@ _BACK_REFERENCE = re.compile(
     r"\b(?:that|this)\s*[?.!]?\s*$|\bthe other\b",
     re.IGNORECASE,
 )
+_OTHER = re.compile(r"\b(?:the other|another)\b", re.IGNORECASE)
 LONG_WORDS = 10  # a question of at most this many words that refers back and names nothing is a follow-up
 # Words of a follow-up that say what the reader wants shown, not what about: left out of its focus.
 _GENERIC = re.compile(
@@ -72,12 +73,14 @@ class Reading:
     """How a question was read: `text` is the standalone question; `how` the rule that made it;
     `focus` the words the follow-up brought in place of the previous question's ("Last-FM"), which
     retrieval weighs on their own too; `keep_previous` asks retrieval to keep the previous turn's
-    evidence in the shortlist."""
+    evidence in the shortlist, `avoid_previous` to lower it ("and on the other dataset?" asks for
+    another figure or table than the one just shown)."""
 
     text: str
     how: How = "standalone"
     focus: str = ""
     keep_previous: bool = False
+    avoid_previous: bool = False
 
 
 def needs_history(question: str) -> bool:
@@ -101,6 +104,13 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
         return Reading(question)
     previous = " ".join(previous.split())
     rest = _LEAD.sub("", question).strip().rstrip("?.! ").strip()
+    reading = _complete(question, rest, previous, paper)
+    if _OTHER.search(rest):
+        return replace(reading, keep_previous=False, avoid_previous=True)
+    return reading
+
+
+def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> Reading:
     phrase = _by_phrase(rest, previous)
     if phrase:
         return Reading(phrase, "phrase", focus=rest.split(maxsplit=1)[1])
