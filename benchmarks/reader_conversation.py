@@ -8,7 +8,10 @@ Questions: benchmarks/data/reader_questions.json, written from the shared papers
   shortlist (bar 0.80), and how often the extractive answer quotes that sentence;
 - follow-ups: the second, elliptical turn ("and on CIFAR-10?") asked after the first in one
   conversation, with the right figure/table among the top 3 figures/tables of its shortlist (bar
-  0.80), beside today's one-question-at-a-time baseline (the second turn searched alone);
+  0.80), beside today's one-question-at-a-time baseline (the second turn searched alone); printed for
+  two groups: pairs whose second turn names what changed ("and on CIFAR-10?", often right even asked
+  alone) and pairs whose second turn points back and cannot stand alone ("which figure shows its
+  training curves?", "and on the other detection dataset?");
 - figure questions that do not name the figure: top-1/top-3 of the shortlist's figures/tables beside
   today's figure-only `search` ranking (bar: no worse).
 The last line is JSON.
@@ -69,7 +72,8 @@ def _text(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settin
     return {"text_questions": n, "text_top3": round(top3 / n, 3), "text_quoted": round(quoted / n, 3)}
 
 
-def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings) -> dict[str, float]:
+def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings, group: str) -> dict[str, float]:
+    """One group of follow-up pairs; the keys of its figures start with `group` ("followup", "pointing_followup")."""
     chat = alone = chat1 = alone1 = 0
     for row in rows:
         paper = papers[row["paper"]]
@@ -83,13 +87,13 @@ def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: S
         chat1 += got[:1] == [row["second_label"]]
         alone1 += got_alone[:1] == [row["second_label"]]
         print(f"{'right' if row['second_label'] in got else 'WRONG'} {'(alone right)' if row['second_label'] in got_alone else '             '} "
-              f"{row['paper'][:18]:18s} {row['second']:28s} read as {turn.read_as[:70]!r:72s} {row['second_label']} <- {got}")
+              f"{row['paper'][:18]:18s} {row['second'][:40]:40s} read as {turn.read_as[:90]!r:92s} {row['second_label']} <- {got}")
     n = len(rows)
-    print(f"follow-ups: right figure/table in the top {TOP}: in the conversation {chat}/{n} = {chat / n:.3f} "
+    print(f"{group.replace('_', ' ')}s: right figure/table in the top {TOP}: in the conversation {chat}/{n} = {chat / n:.3f} "
           f"(bar {BARS['followup_top3']:.2f}); asked alone (today) {alone}/{n} = {alone / n:.3f}; "
           f"top-1: in the conversation {chat1 / n:.3f}, alone {alone1 / n:.3f}")
-    return {"followups": n, "followup_top3": round(chat / n, 3), "followup_alone_top3": round(alone / n, 3),
-            "followup_top1": round(chat1 / n, 3), "followup_alone_top1": round(alone1 / n, 3)}
+    return {f"{group}s": n, f"{group}_top3": round(chat / n, 3), f"{group}_alone_top3": round(alone / n, 3),
+            f"{group}_top1": round(chat1 / n, 3), f"{group}_alone_top1": round(alone1 / n, 3)}
 
 
 def _figures(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings) -> dict[str, float]:
@@ -117,9 +121,12 @@ def _figures(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Set
 def main() -> int:
     data = json.loads(DATA.read_text(encoding="utf-8"))
     settings = get_settings()
-    names = {row["paper"] for part in ("text", "followups", "figures") for row in data[part]}
+    names = {row["paper"] for part in ("text", "followups", "pointing_followups", "figures") for row in data[part]}
     papers = _papers(names, settings)
-    result = _text(data["text"], papers, settings) | _followups(data["followups"], papers, settings) | _figures(data["figures"], papers, settings)
+    result = (_text(data["text"], papers, settings)
+              | _followups(data["followups"], papers, settings, "followup")
+              | _followups(data["pointing_followups"], papers, settings, "pointing_followup")
+              | _figures(data["figures"], papers, settings))
     print(json.dumps(result))
     return 0
 

@@ -50,8 +50,32 @@ def test_followups_without_a_new_entity_keep_the_previous_question_and_evidence(
     assert why.text == f"{PREVIOUS} Why?" and why.keep_previous
     larger = read_question("what about the larger one?", PREVIOUS)
     assert larger.text.startswith(PREVIOUS) and larger.keep_previous
-    cost = read_question("and what is its computational cost?", "How does KGAT compare with NFM on Amazon-Book?")
-    assert cost.text == "What is KGAT's computational cost?"
+    cost = read_question("and what is its computational cost?", "How is KGAT trained?")
+    assert cost.text == "What is KGAT's computational cost?" and cost.focus == "computational cost"
+    several = read_question("and what is its computational cost?", "How does KGAT compare with NFM on Amazon-Book?")
+    assert several.text == "How does KGAT compare with NFM on Amazon-Book? And what is its computational cost?"
+
+
+@pytest.mark.parametrize(("followup", "focus"), [
+    ("which figure shows its training curves?", "training curves"),
+    ("how many of them are stacked in each stage?", "stacked stage"),
+    ("is that better than humans?", "better humans"),
+    ("how much of that comes from the SE blocks?", "comes SE blocks"),
+    ("which figure shows that?", ""),
+    ("why does that matter?", "matter"),
+])
+def test_a_longer_question_that_refers_back_is_read_with_the_previous_one(followup: str, focus: str) -> None:
+    """Its own words are searched on their own too (`focus`); the previous evidence stays shortlisted."""
+    previous = "What is the top-1 error of ResNet-110 with CBAM on the CIFAR-10 test set?"
+    assert needs_history(followup)
+    reading = read_question(followup, previous)
+    assert reading.text.startswith(previous) and reading.keep_previous
+    assert reading.focus == focus
+
+
+def test_they_of_the_authors_and_a_relative_that_do_not_make_a_followup() -> None:
+    assert not needs_history("What optimizer and learning rate do they use?")
+    assert not needs_history("Which loss is used for the model that performs best on SQuAD 2.0?")
 
 
 @pytest.mark.parametrize("question", [
@@ -130,3 +154,34 @@ def test_an_equal_copy_of_a_paper_gets_its_own_passages_quoted() -> None:
     turn = ask_turn(copy, Conversation(), "What weight decay is used?", None)
     assert "weight decay of 0.0001" in turn.answer
     assert any(e.passage is copy.passages[0] and e.cited for e in turn.evidence)
+
+
+def test_the_other_one_asks_for_other_evidence_than_the_previous_answers() -> None:
+    reading = read_question("and on the other detection dataset?", "What mAP does Faster R-CNN reach on PASCAL VOC 2007?")
+    assert reading.avoid_previous and not reading.keep_previous
+
+
+def test_on_a_shared_paper_a_followup_that_points_back_finds_the_table_cross_referenced_by_the_figure(shared: Path) -> None:
+    """"where are the detailed numbers behind it?" names nothing: the table whose caption says it
+    corresponds to the previous answer's figure is the one shown."""
+    settings = get_settings()
+    paper = load_paper(shared / "papers" / "vit-2010.11929.pdf", settings.extraction)
+    conversation = Conversation(paper.sha256)
+    first = ask_turn(paper, conversation, "How does ViT compare with ResNets for the same pre-training compute?", None, settings.qa,
+                     retrieval=settings.retrieval)
+    assert "Figure 5" in [e.label for e in first.evidence if e.figure is not None][:3]
+    turn = ask_turn(paper, conversation, "where are the detailed numbers behind it?", None, settings.qa, retrieval=settings.retrieval)
+    assert turn.followup and turn.read_as.startswith(first.read_as)
+    assert "Table 6" in [e.label for e in turn.evidence if e.figure is not None][:3]
+
+
+def test_the_extractive_answer_quotes_no_heading_and_a_number_for_a_quantity_question() -> None:
+    paper = _paper(
+        "A.3 Fine-tuning Procedure",
+        "Fine-tuning is fast and the procedure follows the pre-training procedure closely for all tasks.",
+        "For fine-tuning, most model hyperparameters are the same as in pre-training, with a batch size of 32.",
+    )
+    turn = ask_turn(paper, Conversation(), "What batch size is used for the fine-tuning procedure?", None, QASettings())
+    assert "batch size of 32" in turn.answer and "[p. 3]" in turn.answer
+    heading = ask_turn(paper, Conversation(), "How does the fine-tuning procedure work?", None, QASettings())
+    assert "A.3" not in heading.answer

@@ -4,7 +4,10 @@ Figures and tables are ranked by the paper's figure index (dense + BM25 + labels
 passages by BM25 over the paper's paragraphs (the store's passage index). The two scores live on
 different scales, so each kind's scores are rescaled to 0..1 (the best of the kind is 1) before the
 lists are merged: the reader always sees the best figure or table and the best passage on top.
-Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it).
+Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it), and
+the figures and tables whose captions cross-reference a kept one ("These correspond to Figure 5",
+"see also Fig. 5") are raised a little: they are where a reader's "where are the detailed numbers?"
+or "how many of them are stacked?" usually leads.
 A follow-up's `focus` (the words it brought: "and on CIFAR-10?") is searched on its own as well and
 its rescaled scores added: the completed question still holds the previous question's words, which
 pull toward the previous answer's table, while what the reader just said is what changed.
@@ -12,11 +15,12 @@ pull toward the previous answer's table, while what the reader just said is what
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 import numpy as np
 
+from spiqa_demo.conversation.citations import parse_citations
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
@@ -24,6 +28,7 @@ from spiqa_demo.types import BBox, Figure, Paper, Passage
 
 FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
 KEEP_BONUS = 0.25  # added to the rescaled score of the previous turn's evidence when it is kept
+RELATED_BONUS = 0.15  # added to a figure or table whose caption cites a kept one, or is cited by it
 MIN_PASSAGE_WORDS = 6  # shorter paragraphs are headings or page-break fragments, no answer on their own
 _KIND_ORDER = {"table": 0, "figure": 0, "passage": 1}
 
@@ -35,14 +40,33 @@ def rank_evidence(
     retrieval: RetrievalSettings | None = None,
     keep: Iterable[Evidence] = (),
     focus: str = "",
+    avoid: Iterable[Evidence] = (),
 ) -> list[Evidence]:
     """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
-    `question` (and its `focus`), merged best first (see the module docstring); `keep` gets `KEEP_BONUS`."""
+    `question` (and its `focus`), merged best first (see the module docstring); `keep` gets
+    `KEEP_BONUS`, `avoid` loses as much."""
     items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval)
     passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
-    kept = {e.key for e in keep}
-    merged = [replace(e, score=e.score + KEEP_BONUS) if e.key in kept else e for e in items + passages]
+    kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
+    related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
+    merged = [replace(e, score=e.score + _bonus(e, kept, related) - KEEP_BONUS * (e.key in avoided)) for e in items + passages]
     return sorted(merged, key=lambda e: (-e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
+
+
+def _bonus(e: Evidence, kept: set[str], related: set[str]) -> float:
+    return KEEP_BONUS if e.key in kept else RELATED_BONUS if e.key in related else 0.0
+
+
+def _cross_referenced(kept: Sequence[Figure], items: Sequence[Figure]) -> set[str]:
+    """The ids of the items whose caption cites one of `kept`, or that one of `kept` cites."""
+    if not kept:
+        return set()
+    kept_labels = {(k.kind, k.number) for k in kept if k.number}
+    cited = set().union(*(parse_citations(k.caption).labels for k in kept))
+    return {
+        i.id for i in items
+        if i.number and i not in kept and ((i.kind, i.number) in cited or kept_labels & parse_citations(i.caption).labels)
+    }
 
 
 def figure_evidence(item: Figure, score: float) -> Evidence:

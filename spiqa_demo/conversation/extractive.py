@@ -5,10 +5,17 @@ A fact is often stated across two sentences ("We used the Adam optimizer ... We 
 rate ..."), so the candidates are every sentence of the shortlisted passages and every pair of
 adjacent sentences of one paragraph; BM25 ranks them against the question (its length
 normalisation keeps a pair from winning on length alone), and the passage's own rank breaks near ties.
+Two cues of what an answer looks like are added: a candidate of fewer than `MIN_QUOTE_WORDS` words
+(a heading, "A.5 Illustrations of Fine-tuning") is no answer while longer ones exist, and a question
+asking for a quantity ("how many", "what learning rate", "which batch size") prefers a candidate
+with a number in it. (MiniLM similarity between the question and the sentences was measured as a
+third cue: its gain depended on its weight, within the noise of the question set, for most of the
+time budget of a question on CPU, so it is not used.)
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -19,6 +26,15 @@ from spiqa_demo.conversation.evidence import sentences_of
 from spiqa_demo.conversation.types import Evidence
 
 PASSAGE_WEIGHT = 0.2  # share of a candidate's score that comes from its passage's rescaled score
+MIN_QUOTE_WORDS = 6  # shorter candidates are headings or fragments, quoted only when nothing longer is left
+NUMBER_BONUS = 0.3  # added to the (rescaled) lexical score of a candidate with a number, for a quantity question
+_QUANTITY = re.compile(
+    r"\b(?:how (?:many|much|large|big|long|fast|deep|wide|often|small)|"
+    r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount)|"
+    r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,7 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "") -> 
         sentences = [s for s in sentences_of(e.passage) if s]
         quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences)]
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences))]
+    quotes = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS] or quotes
     if not quotes:
         return None
     index = BM25Index([q.text for q in quotes])
@@ -55,9 +72,11 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "") -> 
     for query in (question, focus) if focus.strip() else (question,):
         scores = index.scores(query)
         lexical += scores / scores.max() if scores.max() > 0 else scores
-    top = float(lexical.max())
-    if top <= 0:
+    if float(lexical.max()) <= 0:
         return None
+    if _QUANTITY.search(question):
+        lexical += NUMBER_BONUS * np.array([bool(_NUMBER.search(q.text)) for q in quotes])
+    top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
     return max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
 

@@ -93,8 +93,9 @@ def ask_turn_stream(
             messages.append(f"the model could not rewrite the follow-up ({exc}): read it as “{read_as}”")
     yield Status("Searching the paper's figures, tables and passages")
     keep = previous.evidence[:3] if previous is not None and reading.keep_previous else ()
+    avoid = [e for e in previous.evidence if e.figure is not None][:1] if previous is not None and reading.avoid_previous else ()
     focus = reading.focus if read_as == reading.text else ""
-    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus)
+    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus, avoid=avoid)
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
 

@@ -2,16 +2,19 @@
 ndcg@20?" is read as "Which method is best on Last-FM in ndcg@20?".
 
 A question needs the history when it opens like a continuation ("and ...", "what about ...", "why?"),
-is a bare fragment, or points back ("it", "the larger one"). It is then completed from the previous
-standalone question, by the first rule that applies:
+is a bare fragment, or points back ("it", "the larger one"; in a question of up to ten words also
+"them", "is that", "the other ..."). It is then completed from the previous standalone question, by
+the first rule that applies:
 1. the follow-up's preposition phrase replaces the previous question's phrase with the same
    preposition ("and on Last-FM?": "on Yelp2018" -> "on Last-FM");
 2. the follow-up's entity (a capitalised, ALLCAPS or digit-bearing word) replaces the previous
    question's entity of the same type: the one printed beside it in the paper most often (names of
    datasets share table headers and sentences; a metric shares them with metrics), then the one of
    the most similar shape;
-3. otherwise the follow-up is read together with the previous question, and the previous answer's
-   evidence is kept in the shortlist ("why?", "what about the larger one?").
+3. otherwise "it" becomes the previous question's only name, or the follow-up is read together
+   with the previous question; either way the previous answer's evidence is kept in the shortlist
+   ("why?", "which figure shows that?") and the follow-up's own words ("memory usage" of "and its
+   memory usage?") are searched on their own too, since they may ask for another figure.
 Nothing here knows a paper: the rules read the wording of the questions and the paper's own text.
 """
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from spiqa_demo.paper_text import split_sentences
@@ -39,6 +42,23 @@ _LEAD = re.compile(
 )
 # Words that point back at the previous question's subject when the question is short.
 _POINTER = re.compile(r"\b(?:it|its|this|that|these|those|the (?:larger|smaller|bigger|other|same|first|second|last|latter|former|deeper|shallower|best|worst) ones?|the latter|the former)\b", re.IGNORECASE)
+# Words that point back in a longer question too: "it", "its", "them", "those", "that" as an object
+# ("is that better than humans?", "which figure shows that?"), "the other <noun>". "they" is left
+# out: "What optimizer do they use?" asks about the authors.
+_BACK_REFERENCE = re.compile(
+    r"\b(?:it|its|them|these|those)\b|\b(?:is|does|was|shows?|about|explains?|behind|of)\s+(?:that|this)\b|"
+    r"\b(?:that|this)\s*[?.!]?\s*$|\bthe other\b",
+    re.IGNORECASE,
+)
+_OTHER = re.compile(r"\b(?:the other|another)\b", re.IGNORECASE)
+LONG_WORDS = 10  # a question of at most this many words that refers back and names nothing is a follow-up
+# Words of a follow-up that say what the reader wants shown, not what about: left out of its focus.
+_GENERIC = re.compile(
+    r"\b(?:which|what|where|how|why|is|are|was|were|does|do|did|the|a|an|and|of|to|in|on|for|with|that|this|"
+    r"it|its|them|they|their|these|those|one|ones|figure|figures|fig|table|tables|shows?|shown|look|like|"
+    r"about|also|then|other|much|many|from|than|each|there)\b",
+    re.IGNORECASE,
+)
 _WH_ONLY = re.compile(r"^\s*(?:why|how|how so|where|when|which one|what else|really|explain|details?|more)\s*\??\s*$", re.IGNORECASE)
 # A word that names something: ALLCAPS, digit-bearing, capitalised inside the sentence, or joined
 # by "-", "@", "." to such a part ("Last-FM", "ndcg@20", "ResNet-152", "WMT'14").
@@ -53,12 +73,14 @@ class Reading:
     """How a question was read: `text` is the standalone question; `how` the rule that made it;
     `focus` the words the follow-up brought in place of the previous question's ("Last-FM"), which
     retrieval weighs on their own too; `keep_previous` asks retrieval to keep the previous turn's
-    evidence in the shortlist."""
+    evidence in the shortlist, `avoid_previous` to lower it ("and on the other dataset?" asks for
+    another figure or table than the one just shown)."""
 
     text: str
     how: How = "standalone"
     focus: str = ""
     keep_previous: bool = False
+    avoid_previous: bool = False
 
 
 def needs_history(question: str) -> bool:
@@ -67,6 +89,8 @@ def needs_history(question: str) -> bool:
     if _CONTINUATION.match(question) or _WH_ONLY.match(question):
         return True
     if len(words) <= SHORT_WORDS and _POINTER.search(question):
+        return True
+    if len(words) <= LONG_WORDS and _BACK_REFERENCE.search(question):
         return True
     if len(words) <= 2 and not any(w.lower().strip("?.!,") in _QUESTION_WORDS for w in words[:1]):
         return True  # a bare fragment: "Last-FM?", "CIFAR-10 too?"
@@ -80,18 +104,27 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
         return Reading(question)
     previous = " ".join(previous.split())
     rest = _LEAD.sub("", question).strip().rstrip("?.! ").strip()
+    reading = _complete(question, rest, previous, paper)
+    if _OTHER.search(rest):
+        return replace(reading, keep_previous=False, avoid_previous=True)
+    return reading
+
+
+def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> Reading:
     phrase = _by_phrase(rest, previous)
     if phrase:
         return Reading(phrase, "phrase", focus=rest.split(maxsplit=1)[1])
-    new = entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
+    refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
+    new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
     if new and old:
         target = _most_alike(new[0], old, paper)
         return Reading(_replace(previous, target, new[0]), "entity", focus=new[0])
+    focus = _own_words(rest)
     pronoun = _by_pronoun(question, old)
     if pronoun:
-        return Reading(pronoun, "pronoun", keep_previous=True)
-    return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", keep_previous=True)
+        return Reading(pronoun, "pronoun", focus=focus, keep_previous=True)
+    return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=focus, keep_previous=True)
 
 
 def entities(text: str, sentence_start: bool = True) -> list[str]:
@@ -140,12 +173,24 @@ def _by_phrase(rest: str, previous: str) -> str:
     return previous[:start] + " ".join(words[1:]) + previous[end_at:]
 
 
+def _own_words(rest: str) -> str:
+    """What a follow-up that points back asks about in its own words ("memory usage" of "and its
+    memory usage?"), searched on its own beside the completed question; "" when it brings no word of
+    its own ("why?", "which figure shows that?"), whose answer is the previous turn's evidence."""
+    words = _GENERIC.sub(" ", rest)
+    words = " ".join(w for w in words.split() if len(w) > 1 or w.isdigit())
+    return words if len(words.split()) >= 1 and len(words) >= 4 else ""
+
+
 def _by_pronoun(question: str, old: Sequence[str]) -> str:
-    """"what is its computational cost?" -> "what is KGAT's computational cost?" (the previous
-    question's first entity), when the question points back with "it"/"its"."""
-    if not old or not re.search(r"\b(?:it|its)\b", question, re.IGNORECASE):
+    """"what is its computational cost?" -> "what is KGAT's computational cost?" when the question
+    points back with "it"/"its" and the previous question names one thing only ("top-1" or
+    "34-layer" are no names); with several ("ResNet-101 on PASCAL VOC") which one "it" means is a
+    guess, so the question is read together with the previous one instead."""
+    names = {o.removesuffix("'s") for o in old if any(c.isupper() for c in o)}
+    if len(names) != 1 or not re.search(r"\b(?:it|its)\b", question, re.IGNORECASE):
         return ""
-    subject = old[0]
+    subject = names.pop()
     text = re.sub(r"\bits\b", f"{subject}'s", question, count=1, flags=re.IGNORECASE)
     text = re.sub(r"\bit\b", subject, text, count=1, flags=re.IGNORECASE)
     return _capitalise(_LEAD.sub("", text).strip())
