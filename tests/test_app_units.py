@@ -63,7 +63,8 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     inputs = ("cot", "none", "", "", 8, 0, True, "")
     history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
-    assert list(blocking(ask("  ", Session(), *inputs)))[-1][0] == []
+    [empty] = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
+    assert "The question is empty" in empty["content"]  # said in the chat, not silently ignored
 
     gate = threading.Event()
     session = Session()
@@ -234,6 +235,7 @@ def test_every_named_output_has_one_widget() -> None:
         paper_tab.FigureOutputs: components(paper_tab.FigureOutputs, paper),
         chat.AskOutputs: components(chat.AskOutputs, paper, session=session),
         chat.StopOutputs: components(chat.StopOutputs, paper, session=session),
+        chat.ClearOutputs: components(chat.ClearOutputs, paper, session=session),
         spiqa_check.MatchOutputs: components(spiqa_check.MatchOutputs, paper.check, session=session),
         spiqa_check.ScoreOutputs: components(spiqa_check.ScoreOutputs, paper.check),
         spiqa_check.RunAllOutputs: components(spiqa_check.RunAllOutputs, paper.check),

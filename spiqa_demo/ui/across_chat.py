@@ -29,7 +29,7 @@ from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat import POLL_S, History, Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.chat_history import bounded
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
@@ -115,7 +115,7 @@ def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
     if figure is not None:
         if figure.image:
             messages.append(chat_message("assistant", {"path": figure.image, "alt_text": figure.title}))
-        messages.append(chat_message("assistant", f"**In this paper: {escape(figure.title)}** · page {figure.page} · "
+        messages.append(chat_message("assistant", f"**In this paper: {escape(figure_name(figure))}** · "
                                            "the figure or table the question is about"))
     if cited is not None and cited.source:
         messages.append(chat_message("assistant", f"**Cited paper:** {escape(cited.key)} *{escape(cited.title)}* "

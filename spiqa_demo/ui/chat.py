@@ -22,7 +22,8 @@ from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import model_calls, storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat_history import MAX_MESSAGE_CHARS, bounded
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.loading import greeting
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_calls import ModelCall
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session, Turn
@@ -45,11 +46,20 @@ POLL_S = 0.2  # how often a waiting question looks again
 UPLOAD_GRACE_S = 5.0
 
 
-def clear(session: Session | None) -> Session:
-    """Forget the chat (the trash button); the paper stays loaded."""
+class ClearOutputs(NamedTuple):
+    """The chat after the trash button, in the order of `components`."""
+
+    chatbot: History
+    session: Session
+
+
+def clear(session: Session | None) -> ClearOutputs:
+    """Forget the chat (the trash button); the paper stays loaded, and the chat greets it again rather
+    than showing the "load a paper" placeholder."""
     session = session or Session()
-    session.history = []
-    return session
+    session.stop_turn()
+    session.history = [chat_message("assistant", greeting(session.paper))] if session.paper is not None else []
+    return ClearOutputs(chatbot=list(session.history), session=session)
 
 
 def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
@@ -95,7 +105,7 @@ def figure_caption(answer: Answer, figure: Figure) -> str:
         "model": f"chosen by the model (Image {answer.chosen_index})",
         "retrieval": "best retrieval match" + (" (the model named no figure)" if answer.model else ""),
     }.get(answer.figure_source, "")
-    lines = [f"**{escape(figure.title)}** · page {figure.page} · {who}"]
+    lines = [f"**{escape(figure_name(figure))}** · {who}"]
     if answer.rationale:
         lines.append(f"*Why this figure:* {escape(answer.rationale)}")
     if figure.caption:
@@ -108,7 +118,7 @@ def answer_messages(answer: Answer, notes: list[str]) -> History:
     if answer.answered:
         text = escape(answer.answer)
     elif answer.figure is not None:
-        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{escape(answer.figure.title)}** (page {answer.figure.page})."
+        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{escape(figure_name(answer.figure))}**."
     else:
         text = "*No written answer, and this paper has no figures or tables to show.*"
     if notes:
@@ -234,7 +244,8 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     choice = ModelChoice.from_inputs(*fields)
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
-    except InputError:  # nothing typed
+    except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
+        session.history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(str(exc)), quote=False)}."))
         yield _turn(session.history, session)
         return
     user = question_message(asked)
@@ -242,6 +253,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     turn = session.start_turn(thought)
     session.add_question(user, thought)
+    asked_while_loading = session.loading or session.paper is None  # a load failing later is this question's answer
     for step in _wait_for_paper(session, turn):
         yield step or _turn(session.history, session)
     if not any(message is user for message in session.history):  # the new paper started a new chat
@@ -250,7 +262,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     job = session.load_job
     paper = session.paper
     problem = NO_PAPER if paper is None else ""
-    if job is not None and job.error and not turn.stopped:
+    if job is not None and job.error and asked_while_loading and not turn.stopped:
         problem = f"The paper could not be loaded: {job.error}"
     if problem or turn.stopped or paper is None:
         turn.finished = not turn.stopped

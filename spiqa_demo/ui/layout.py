@@ -32,6 +32,7 @@ TITLE = "SPIQA paper QA"
 INTRO = ("Ask questions about a scientific paper's figures and tables, and see the figure that answers them. "
          "Load a paper, then ask in the chat.")
 QUEUE_SIZE = 64
+NO_SHARING_CSS = 'button[title="Share"] { display: none !important; }'
 
 
 def build_demo(settings: Settings) -> gr.Blocks:
@@ -68,6 +69,8 @@ def launch_options() -> dict[str, Any]:
                        "middleware": [Middleware(RequestSizeLimit), Middleware(UploadRoom)]},
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
+        # Gradio gives every image in a chat a Share button, which off Spaces only says that it cannot share.
+        "css": "" if settings.ui.space_id else NO_SHARING_CSS,
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],
         "max_file_size": settings.extraction.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
         "run_history": False,  # it would keep typed inputs (the API key) in the browser

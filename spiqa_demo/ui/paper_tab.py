@@ -25,7 +25,7 @@ from spiqa_demo.ui import chat, examples, model_settings, question_box, spiqa_ch
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.loading import PaperLoad
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.steps import Wait
@@ -50,7 +50,7 @@ def gallery_items(paper: Paper) -> list[tuple[str, str]]:
     items = []
     for figure in shown_items(paper):
         caption = one_line(strip_caption_label(figure.caption) if figure.label else figure.caption, CAPTION_CHARS)
-        name = f"{figure.title} · p. {figure.page}" if figure.label else figure.title  # the title has the page then
+        name = figure_name(figure, " · p. ")
         items.append((figure.image, name + (f" — {caption}" if caption else "")))
     return items
 
@@ -81,7 +81,7 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: b
         page = figure_on_page(pdf, figure, annotations) if pdf is not None and pdf.is_file() else None
     except Exception:  # a page that cannot be rendered still leaves the caption and mentions
         log.exception("rendering page %s failed", figure.page)
-    title = f"#### {escape(figure.title)} · page {figure.page}" + ("" if page else " *(the page image is not available)*")
+    title = f"#### {escape(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
     blocks = [title, escape(figure.caption)] if figure.caption else [title]
     if figure.mentions:
         where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
@@ -102,6 +102,7 @@ class LoadOutputs(NamedTuple):
     page: Any = gr.skip()
     detail: Any = gr.skip()
     chatbot: Any = gr.skip()
+    upload: Any = gr.skip()
 
 
 
@@ -147,7 +148,9 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         return
     if job.error or job.paper is None:
         gr.Warning(job.error)
-        yield LoadOutputs(session, status=error_markdown(job.error))
+        # The previous paper stays loaded and on screen, and says so; the rejected file leaves the upload box.
+        kept = f" Questions are still answered about this one:\n\n{status_markdown(session.paper)}" if session.paper is not None else ""
+        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
         return
     progress(1.0, desc=job.message)
     yield _paper_shown(session, job.paper, status_markdown(job.paper))
@@ -306,7 +309,7 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     tab.gallery.select(show_figure, [session], components(FigureOutputs, tab),
                        api_visibility="private")  # needs the browser's selection event
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
-    tab.chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
+    tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
 
     asked = [tab.question, session, *tab.model.inputs()]
     answered = components(chat.AskOutputs, tab, session=session)

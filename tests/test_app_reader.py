@@ -1,0 +1,63 @@
+"""The Paper tab as a reader meets it, through the app's API (`gradio_client`) on the real app: a failed
+fetch or a rejected file leaves the paper on screen answering questions, clearing the chat keeps the
+paper, an empty question is told why, an unlabelled item's page is said once, and no Share button is
+offered where sharing cannot work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_harness import GRNET_TITLE, _served_app, app_url, grnet_pdf, reconfigure, texts, visitor
+from gradio_client import Client, handle_file
+from test_app_client import ask_args
+
+
+@pytest.fixture
+def client(app_url: str) -> Client:
+    return visitor(app_url)
+
+
+def test_a_failed_fetch_or_rejected_file_leaves_the_paper_on_screen_answering(client: Client, grnet_pdf: Path,
+                                                                              tmp_path: Path) -> None:
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    status, *_ = client.predict("1706.03762", api_name="/load_arxiv")  # arXiv points at a closed port in tests
+    assert "not reachable" in status and GRNET_TITLE in status and "still answered about this one" in status, status
+    chat, _ = client.predict(*ask_args("Which method performs best on PaSC2?"), api_name="/ask")
+    turn = texts(chat).split("PaSC2?")[-1]
+    assert "could not be loaded" not in turn and "Table 1" in turn, turn
+
+    not_pdf = tmp_path / "notes.pdf"
+    not_pdf.write_text("just some notes, not a PDF")
+    status, gallery, *_, upload = client.predict(handle_file(str(not_pdf)), api_name="/load_pdf")
+    assert "not a PDF" in status and GRNET_TITLE in status and gallery, status
+    assert upload is None  # the rejected file leaves the upload box
+
+
+def test_clearing_keeps_the_paper_and_an_empty_question_is_told_why(client: Client, grnet_pdf: Path) -> None:
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    client.predict(*ask_args("Which method performs best on PaSC2?"), api_name="/ask")
+    chat = client.predict(api_name="/clear_chat")
+    assert len(chat) == 1 and f"Loaded **{GRNET_TITLE}**" in texts(chat), chat  # not "Load a paper"
+    chat, _ = client.predict(*ask_args(" "), api_name="/ask")
+    assert "The question is empty: type a question" in texts(chat)
+    chat, _ = client.predict(*ask_args("Which method performs best on AFEW?"), api_name="/ask")
+    assert "Table 1" in texts(chat).split("AFEW?")[-1] and "Load a paper first" not in texts(chat)
+
+
+def test_an_unlabelled_items_page_is_said_once() -> None:
+    from spiqa_demo.types import Figure
+    from spiqa_demo.ui.messages import figure_name
+
+    unlabelled = Figure(kind="table", label="", number="", page=8, bbox=(0, 0, 1, 1))
+    labelled = Figure(kind="table", label="Table 3", number="3", page=7, bbox=(0, 0, 1, 1))
+    assert figure_name(unlabelled) == "Unlabelled table (page 8)"
+    assert figure_name(labelled) == "Table 3 · page 7" and figure_name(labelled, " · p. ") == "Table 3 · p. 7"
+
+
+def test_share_buttons_are_hidden_off_spaces(app_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from spiqa_demo.ui.layout import NO_SHARING_CSS, launch_options
+
+    assert launch_options()["css"] == NO_SHARING_CSS
+    reconfigure(monkeypatch, SPACE_ID="someone/spiqa")
+    assert launch_options()["css"] == ""
