@@ -170,6 +170,14 @@ class QASettings(_Group):
     max_new_tokens: int = 512
     # Across papers: how many of the ranked cited papers an answer reads, best first.
     cited_k: int = Field(default=3, ge=1)
+    # The reader's conversation: the figures/tables and passages one answer's shortlist holds (the
+    # model sees them all, the figures as images), the earlier turns sent with a question (the
+    # oldest are dropped first when the model's context is short) and the longest standalone
+    # question a model writes for a follow-up.
+    reader_items: int = Field(default=4, ge=1, le=16)
+    reader_passages: int = Field(default=4, ge=1, le=16)
+    reader_history_turns: int = Field(default=6, ge=0, le=50)
+    reader_rewrite_tokens: int = Field(default=64, ge=8, le=512)
 
 
 class EvaluationSettings(_Cached):

@@ -90,7 +90,7 @@ def test_ask_answers_in_cot_on_a_shared_paper(arch: str, shared: Path, request: 
                                               capsys: pytest.CaptureFixture) -> None:
     model = request.getfixturevalue(f"tiny_{arch}")
     pdf = shared / "papers" / "ecapa-tdnn-interspeech2020-2005.07143.pdf"
-    command = ["ask", str(pdf), QUESTION, "--backend", "local", "--model", str(model), "--max-new-tokens", "16", "--json"]
+    command = ["ask", str(pdf), QUESTION, "--task", "cot", "--backend", "local", "--model", str(model), "--max-new-tokens", "16", "--json"]
     assert main(command) == 0
     answer = json.loads(capsys.readouterr().out)
     paper = load_paper(pdf, get_settings().extraction)

@@ -29,7 +29,7 @@ def _no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ask_answers_with_one_of_the_papers_figures(pdf: Path, tiny_cot_vlm: Path, capsys: pytest.CaptureFixture) -> None:
-    assert main(["ask", str(pdf), QUESTION, "--model", str(tiny_cot_vlm), "--json"]) == 0
+    assert main(["ask", str(pdf), QUESTION, "--task", "cot", "--model", str(tiny_cot_vlm), "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     paper = load_paper(pdf, get_settings().extraction)
     assert len(paper.items) >= 2
@@ -47,7 +47,7 @@ def test_ask_answers_with_one_of_the_papers_figures(pdf: Path, tiny_cot_vlm: Pat
 
 
 def test_without_a_model_the_best_figure_is_still_shown(pdf: Path, capsys: pytest.CaptureFixture) -> None:
-    assert main(["ask", str(pdf), QUESTION]) == 0
+    assert main(["ask", str(pdf), QUESTION, "--task", "cot"]) == 0
     captured = capsys.readouterr()
     assert "Answer: (no model answered: retrieval only)" in captured.out
     assert "Figure: " in captured.out and "(best retrieved)" in captured.out
@@ -55,7 +55,7 @@ def test_without_a_model_the_best_figure_is_still_shown(pdf: Path, capsys: pytes
 
 
 def test_a_missing_api_key_is_a_clear_message_with_the_figure(pdf: Path, capsys: pytest.CaptureFixture) -> None:
-    assert main(["ask", str(pdf), QUESTION, "--backend", "openai", "--json"]) == 1
+    assert main(["ask", str(pdf), QUESTION, "--task", "cot", "--backend", "openai", "--json"]) == 1
     answer = json.loads(capsys.readouterr().out)
     assert not answer["answered"] and answer["figure"] is not None
     assert any("no API key" in m and "OPENAI_API_KEY" in m for m in answer["messages"])
@@ -66,7 +66,7 @@ def test_an_unreachable_server_is_a_clear_message_with_the_figure(pdf: Path, cap
     monkeypatch.setenv("SPIQA_MAX_RETRIES", "0")
     get_settings.cache_clear()
     url = f"http://127.0.0.1:{free_port()}/v1"
-    assert main(["ask", str(pdf), QUESTION, "--base-url", url, "--model", "m"]) == 1
+    assert main(["ask", str(pdf), QUESTION, "--task", "cot", "--base-url", url, "--model", "m"]) == 1
     captured = capsys.readouterr()
     assert "Answer: (the model gave no answer)" in captured.out and "Figure: " in captured.out
     assert "cannot reach" in captured.err

@@ -14,6 +14,7 @@ from spiqa_demo.cli import (
     bench_m3sciqa,
     bench_m3sciqa_answers,
     bench_retrieval,
+    chat,
     cited,
     evaluate,
     extract,
@@ -24,7 +25,7 @@ from spiqa_demo.cli import (
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
 
-COMMANDS = [extract, ask, search, cited, library, score, evaluate, bench_retrieval, bench_m3sciqa, bench_m3sciqa_answers]
+COMMANDS = [extract, ask, chat, search, cited, library, score, evaluate, bench_retrieval, bench_m3sciqa, bench_m3sciqa_answers]
 
 
 def build_parser() -> argparse.ArgumentParser:

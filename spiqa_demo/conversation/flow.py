@@ -1,0 +1,218 @@
+"""Asking one question of a conversation: read it in context, shortlist evidence, answer, cite.
+
+1. The question is read as a standalone question: by the model (one short call with the history)
+   when one is configured and the conversation has turns, else by `followup.read_question`.
+2. The standalone question ranks the paper's figures, tables and passages together (`evidence`).
+3. With a model: the earlier turns (as many as fit its context, oldest dropped first, with a note)
+   and the evidence go in one request; the reply's citations mark the evidence it rests on, and an
+   "I don't know" marks the turn abstained (no evidence shown as supporting). Without a model, or
+   when the model fails, the answer quotes the best sentence(s) with their page (`extractive`).
+The turn is appended to the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, replace
+
+from spiqa_demo.conversation import prompts
+from spiqa_demo.conversation.citations import Citations, name_images, parse_citations
+from spiqa_demo.conversation.evidence import rank_evidence
+from spiqa_demo.conversation.extractive import best_quotes, extractive_answer
+from spiqa_demo.conversation.followup import read_question
+from spiqa_demo.conversation.types import Conversation, Evidence, Turn
+from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
+from spiqa_demo.errors import PaperError
+from spiqa_demo.models.base import Message, ModelBackend
+from spiqa_demo.qa.flows import CONTEXT_MARGIN_TOKENS
+from spiqa_demo.questions import check_question
+from spiqa_demo.settings import QASettings, RetrievalSettings
+from spiqa_demo.types import Paper
+
+REWRITE_GROWTH = 4  # a standalone question longer than this many times the follow-up plus the last question is no rewrite
+
+
+@dataclass(frozen=True)
+class Status:
+    """A step the reader is told about while the answer is prepared ("Reading the question in context")."""
+
+    text: str
+
+
+Event = Status | str | Turn  # what the stream yields: steps, the answer's text as it comes, then the turn
+
+
+def ask_turn(
+    paper: Paper,
+    conversation: Conversation,
+    question: str,
+    backend: ModelBackend | None,
+    settings: QASettings | None = None,
+    *,
+    retrieval: RetrievalSettings | None = None,
+    notice: str = "",
+) -> Turn:
+    """Answer `question` in the context of `conversation` (appended to it); see the module docstring."""
+    turn = None
+    for event in ask_turn_stream(paper, conversation, question, backend, settings, retrieval=retrieval, notice=notice):
+        turn = event
+    assert isinstance(turn, Turn)
+    return turn
+
+
+def ask_turn_stream(
+    paper: Paper,
+    conversation: Conversation,
+    question: str,
+    backend: ModelBackend | None,
+    settings: QASettings | None = None,
+    *,
+    retrieval: RetrievalSettings | None = None,
+    notice: str = "",
+) -> Generator[Event, None, None]:
+    """Like `ask_turn`, yielding `Status` steps and the answer's text chunks, then the `Turn`.
+
+    An empty question raises `InputError` before anything is asked; what goes wrong with the model
+    ends up in the turn's messages, with the extractive answer in its place.
+    """
+    settings = settings or QASettings()
+    checked = check_question(question, settings)
+    question = checked.text
+    messages = [*checked.notes, *([notice] if notice else [])]
+    previous = conversation.last
+    turns = conversation.turns[-settings.reader_history_turns:] if settings.reader_history_turns else []
+    history = [(t.question, t.answer) for t in turns]
+
+    reading = read_question(question, previous.read_as if previous else None, paper)
+    read_as = reading.text
+    if backend is not None and conversation.turns:
+        yield Status("Reading the question in the context of the conversation")
+        try:
+            read_as = _model_reading(backend, history, question, settings) or read_as
+        except PaperError as exc:
+            messages.append(f"the model could not rewrite the follow-up ({exc}): read it as “{read_as}”")
+    yield Status("Searching the paper's figures, tables and passages")
+    keep = previous.evidence[:3] if previous is not None and reading.keep_previous else ()
+    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep)
+    if not evidence:
+        messages.append("no figures, tables or text were found in this paper")
+
+    answer, abstained, model = "", False, None
+    if backend is not None and evidence:
+        yield Status(f"Asking {backend.name}")
+        try:
+            raw = yield from _answer(backend, history, read_as, evidence, settings, messages)
+            answer, evidence, abstained = _read_reply(raw, read_as, evidence, messages)
+            model = backend.name
+        except PaperError as exc:
+            messages.append(f"the model could not answer: {exc}; the answer quotes the paper instead")
+    elif backend is None and not notice:
+        messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
+    if model is None:
+        answer, evidence = extractive_answer(read_as, evidence)
+        if evidence and not any(e.cited and e.passage is not None for e in evidence):
+            messages.append("no sentence of the paper's text matches the question")
+        if answer:
+            yield answer
+    turn = Turn(
+        question=question,
+        read_as=read_as,
+        answer=answer,
+        evidence=tuple(evidence),
+        messages=tuple(messages),
+        abstained=abstained,
+        model=model,
+    )
+    conversation.append(turn)
+    yield turn
+
+
+def _model_reading(backend: ModelBackend, history: Sequence[tuple[str, str]], question: str, settings: QASettings) -> str:
+    """The model's standalone question, or "" when its reply is no question (empty, a paragraph)."""
+    reply = backend.generate(prompts.rewrite_messages(history, question), settings.reader_rewrite_tokens)
+    text = clean_answer(reply).splitlines()[0].strip().strip("\"'“”*`").strip() if reply.strip() else ""
+    limit = REWRITE_GROWTH * (len(question) + len(history[-1][0] if history else ""))
+    return text if text and len(text) <= limit else ""
+
+
+def _fits(backend: ModelBackend, request: list[Message], settings: QASettings) -> bool:
+    return backend.count_tokens(request) + settings.max_new_tokens + CONTEXT_MARGIN_TOKENS <= backend.context_tokens
+
+
+def _request(
+    backend: ModelBackend,
+    history: Sequence[tuple[str, str]],
+    question: str,
+    evidence: Sequence[Evidence],
+    settings: QASettings,
+    messages: list[str],
+) -> list[Message]:
+    """Earlier turns and the evidence, fitted to the model's context: the oldest turns go first,
+    then the least relevant evidence; a note says what was left out."""
+    images = 0 if not backend.supports_images else (backend.max_images if backend.max_images is not None else len(evidence))
+    if not backend.supports_images and any(e.figure is not None for e in evidence):
+        messages.append(f"model {backend.name!r} reads no images: figures and tables were given as captions")
+    shown = list(evidence)
+    turns = list(history)
+    request = [*prompts.history_messages(turns), prompts.answer_message(question, shown, images)]
+    while not _fits(backend, request, settings):
+        if turns:
+            turns.pop(0)
+        elif len(shown) > 1:
+            shown.pop()
+        else:
+            raise PaperError(f"the question does not fit the model's context of {backend.context_tokens} tokens")
+        request = [*prompts.history_messages(turns), prompts.answer_message(question, shown, images)]
+    if len(turns) < len(history):
+        dropped = len(history) - len(turns)
+        messages.append(
+            f"{dropped} earlier turn{'s were' if dropped > 1 else ' was'} left out to fit the model's "
+            f"context of {backend.context_tokens} tokens (the oldest first)"
+        )
+    if len(shown) < len(evidence):
+        messages.append(f"only {len(shown)} of {len(evidence)} pieces of evidence fit the model's context")
+    return request
+
+
+def _answer(
+    backend: ModelBackend,
+    history: Sequence[tuple[str, str]],
+    question: str,
+    evidence: Sequence[Evidence],
+    settings: QASettings,
+    messages: list[str],
+) -> Generator[str, None, str]:
+    request = _request(backend, history, question, evidence, settings, messages)
+    pieces: list[str] = []
+    for piece in backend.stream(request, settings.max_new_tokens):
+        pieces.append(piece)
+        yield piece
+    return "".join(pieces)
+
+
+def _read_reply(raw: str, question: str, evidence: list[Evidence], messages: list[str]) -> tuple[str, list[Evidence], bool]:
+    """The answer with "Image i" named, the evidence with its citations marked, and whether it abstained."""
+    items = [e for e in evidence if e.figure is not None]
+    answer = name_images(clean_answer(raw), [e.label for e in items])
+    if not answer:
+        raise PaperError("the model returned an empty reply")
+    if is_abstention(answer):
+        messages.append("the model found no answer in the shown figures, tables and passages")
+        return answer, evidence, True
+    cited = parse_citations(answer)
+    marked = [_mark(e, cited, items, answer) for e in evidence]
+    if not any(e.cited for e in marked):
+        messages.append("the answer cites none of the shown evidence: the best retrieved evidence is shown beside it")
+    return answer, marked, False
+
+
+def _mark(e: Evidence, cited: Citations, items: Sequence[Evidence], answer: str) -> Evidence:
+    figure = e.figure
+    if figure is not None:
+        named = bool(figure.number) and (figure.kind, figure.number) in cited.labels
+        by_image = any(0 <= i < len(items) and items[i] is e for i in cited.images)
+        return replace(e, cited=True) if named or by_image else e
+    if e.page in cited.pages:
+        quotes = best_quotes(answer, [e])
+        return replace(e, cited=True, quotes=tuple(q.sentence for q in quotes))
+    return e
