@@ -29,7 +29,7 @@ def test_a_failed_fetch_or_rejected_file_leaves_the_paper_on_screen_answering(cl
 
     not_pdf = tmp_path / "notes.pdf"
     not_pdf.write_text("just some notes, not a PDF")
-    status, gallery, *_, upload = client.predict(handle_file(str(not_pdf)), api_name="/load_pdf")
+    status, gallery, _, _, _, upload, *_ = client.predict(handle_file(str(not_pdf)), api_name="/load_pdf")
     assert "not a PDF" in status and GRNET_TITLE in status and gallery, status
     assert upload is None  # the rejected file leaves the upload box
 

@@ -29,8 +29,8 @@ from spiqa_demo.ui.upload_room import UploadRoom
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 TITLE = "SPIQA paper QA"
-INTRO = ("Ask questions about a scientific paper's figures and tables, and see the figure that answers them. "
-         "Load a paper, then ask in the chat.")
+INTRO = ("Ask a scientific paper about its figures, tables and text, follow-ups included, and see what each answer "
+         "rests on: the figure or table, and the passages boxed on their pages. Load a paper, then ask in the chat.")
 QUEUE_SIZE = 64
 NO_SHARING_CSS = 'button[title="Share"] { display: none !important; }'
 
