@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import gradio as gr
 
 from spiqa_demo.library import PaperLibrary
-from spiqa_demo.ui import across_chat, question_box
+from spiqa_demo.ui import across_chat, follow, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.cited_loading import CitedLoad
@@ -192,6 +192,7 @@ def build() -> AcrossTab:
 def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[Load], queues: Queues) -> None:
     """Connect the tab's events: its references follow every load of the Paper tab (`loads`, over the
     Paper tab's `session`), and answers use the Paper tab's model settings (`model`)."""
+    follow.keep_following(tab.chatbot)
     refreshed = components(RefreshOutputs, tab)
     for load in loads:
         load.event.then(refresh, [session, tab.state], refreshed, api_visibility="private")

@@ -21,7 +21,7 @@ import gradio as gr
 
 from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
-from spiqa_demo.ui import chat, examples, model_settings, page_viewer, question_box, spiqa_check, storage
+from spiqa_demo.ui import chat, examples, follow, model_settings, page_viewer, question_box, spiqa_check, storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.loading import PaperLoad
@@ -243,7 +243,7 @@ def build(settings: Settings) -> PaperTab:
                                                  elem_id="download-all")
                 with gr.Row(visible=False, elem_id="viewer-controls", equal_height=True) as viewer_controls:
                     previous_page = gr.Button("◀ Previous page", size="sm", elem_id="previous-page", scale=2, min_width=120)
-                    page_number = gr.Markdown("", elem_id="page-number", min_width=110)
+                    page_number = gr.Markdown("", elem_id="page-number", min_width=140)
                     next_page = gr.Button("Next page ▶", size="sm", elem_id="next-page", scale=2, min_width=120)
                     zoom = gr.Dropdown(page_viewer.ZOOMS, value=100, label="Zoom", elem_id="zoom", scale=1, min_width=100,
                                        container=False)
@@ -309,6 +309,7 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     tab.gallery.select(show_figure, [session], components(page_viewer.ViewerOutputs, tab),
                        api_visibility="private")  # needs the browser's selection event
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
+    follow.keep_following(tab.chatbot)
     viewer = components(page_viewer.ViewerOutputs, tab)
     tab.chatbot.select(page_viewer.open_from_chat, [session], viewer, api_visibility="private")  # needs the browser's selection
     tab.previous_page.click(page_viewer.previous_page, [session], viewer, api_name="previous_page")
