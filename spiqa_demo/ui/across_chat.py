@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
+from spiqa_demo.crosspaper.replies import is_abstention
 from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
@@ -92,6 +93,12 @@ def chosen_paper(answer: CitedAnswer) -> CitedPaper | None:
     return held[0] if held else None
 
 
+def supporting(answer: CitedAnswer) -> list[CitedPassage]:
+    """The passages shown as the answer's support: none when the model said it does not know (the
+    passages it read are listed in the ranking, never as support for an answer that was not given)."""
+    return [] if answer.text and is_abstention(answer.text) else answer.passages
+
+
 def passage_quote(passage: CitedPassage) -> str:
     return f"> {escape(one_line(passage.text, 700))}\n\n— *{escape(passage.paper_title)}*, page {passage.page}"
 
@@ -99,7 +106,8 @@ def passage_quote(passage: CitedPassage) -> str:
 def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
     """The assistant messages for a finished answer (after the ranking thought)."""
     cited = chosen_paper(answer)
-    passage = answer.passages[0] if answer.passages else None
+    passages = supporting(answer)
+    passage = passages[0] if passages else None
     if answer.text:
         text = escape(answer.text)
     elif passage is not None:
@@ -129,9 +137,10 @@ def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
     """(AnnotatedImage update, markdown): the best passage on its page, boxed."""
     from spiqa_demo.ui.page_view import box_on_page
 
-    if not answer.passages:
+    passages = supporting(answer)
+    if not passages:
         return gr.update(value=None, visible=False), PASSAGE_HINT
-    passage = answer.passages[0]
+    passage = passages[0]
     detail = f"#### {escape(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
     pdf = Path(passage.source)
     try:
