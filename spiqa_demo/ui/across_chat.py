@@ -26,7 +26,7 @@ from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
 from spiqa_demo.ui import model_calls, storage
-from spiqa_demo.ui.across_session import AcrossSession, public_name
+from spiqa_demo.ui.across_session import AcrossSession, AcrossTurn, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat import POLL_S, History, Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.chat_history import bounded
@@ -185,8 +185,8 @@ def ask(question: str, session: Session | None, across: AcrossSession | None,
     choice = ModelChoice.from_inputs(*fields)
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
-    except InputError:  # nothing typed
-        yield _turn(across.history, across)
+    except InputError as exc:  # nothing typed: said, not silently ignored
+        yield _say(across, across.history, f"⚠️ {as_sentence(str(exc))}.")
         return
     library = across.sync(session)
     user = question_message(asked)
@@ -211,12 +211,19 @@ def ask(question: str, session: Session | None, across: AcrossSession | None,
 
 def _answer(question: str, library: PaperLibrary, session: Session, across: AcrossSession, turn: Turn,
             choice: ModelChoice, api_key: str) -> Iterator[AskOutputs | Wait]:
+    from spiqa_demo.conversation import read_question
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited_stream
 
     history, thought = across.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
     started = time.monotonic()
-    events = ask_cited_stream(library, question, backend, settings=library.settings.qa)
+    # In the context of the chat: a follow-up ("and what is its computational cost?") is completed from
+    # the previous question (naming the same cited paper) and asked about the same figure or table.
+    previous = across.last
+    reading = read_question(question, previous.read_as if previous else None, library.anchor)
+    followup = previous is not None and reading.text != question
+    events = ask_cited_stream(library, reading.text, backend, figure=previous.figure if followup and previous else None,
+                              settings=library.settings.qa)
     result: Streamed[CitedAnswer] = Streamed()
     call = model_calls.start(id(session), events, backend)  # the session's one model call, whichever tab asks
     with closing(stream_reply(call, CitedAnswer, turn, history, result)) as chunks:
@@ -241,7 +248,11 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
         across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE
         notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else as_sentence(notice))
     notes += [as_sentence(m) for m in answer.messages]
-    history.extend(answer_messages(answer, notes))
+    across.last = AcrossTurn(reading.text, answer.anchor_figure)
+    messages = answer_messages(answer, notes)
+    if followup:
+        messages[0]["content"] = f"*Read as:* “{escape(reading.text)}”\n\n{messages[0]['content']}"
+    history.extend(messages)
     page, detail = passage_view(answer)
     yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail)
 
@@ -254,6 +265,7 @@ def stop(across: AcrossSession | None) -> StopOutputs:
 
 
 def clear(across: AcrossSession | None) -> AcrossSession:
+    """Forget the chat and what follow-ups read on from; the library stays."""
     across = across or AcrossSession()
-    across.history = []
+    across.history, across.last = [], None
     return across

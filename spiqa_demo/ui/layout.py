@@ -46,10 +46,12 @@ def build_demo(settings: Settings) -> gr.Blocks:
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = visitor_state(Session())
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             paper = paper_tab.build(settings)
             across = across_tab.build()
             errors = error_analysis.build()
+        across.settings_link.click(across_tab.open_model_settings, None, [tabs, paper.settings], queue=False,
+                                   api_visibility="private")
 
         events = paper_tab.wire(paper, session, queues)
         spiqa_check.wire(paper.check, session, paper.model, events, queues)

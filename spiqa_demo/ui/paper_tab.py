@@ -218,6 +218,7 @@ class PaperTab:
     export: gr.Button
     export_file: gr.File
     check: spiqa_check.SpiqaCheck
+    settings: gr.Accordion
     model: model_settings.ModelPanel
 
 
@@ -264,12 +265,12 @@ def build(settings: Settings) -> PaperTab:
                     export = gr.Button("Export the chat (zip: Markdown and figures)", size="sm", elem_id="export-chat")
                     export_file = gr.File(label="Chat export", visible=False, elem_id="export-file", interactive=False)
                 check = spiqa_check.build()
-                with gr.Accordion("Settings", open=False, elem_id="settings"):
+                with gr.Accordion("Settings", open=False, elem_id="settings") as settings_panel:
                     model = model_settings.build(settings)
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
                     detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
-                    zoom=zoom, export=export, export_file=export_file, check=check, model=model)
+                    zoom=zoom, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
 @dataclass(frozen=True)
