@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_harness import GRNET_TITLE, _served_app, app_url, grnet_pdf, reconfigure, texts, visitor
+from app_harness import GRNET_TITLE, _served_app, allow_endpoint, app_url, files, grnet_pdf, reconfigure, texts, visitor
 from gradio_client import Client, handle_file
 from test_app_client import ask_args
 
@@ -43,6 +43,24 @@ def test_clearing_keeps_the_paper_and_an_empty_question_is_told_why(client: Clie
     assert "The question is empty: type a question" in texts(chat)
     chat, _ = client.predict(*ask_args("Which method performs best on AFEW?"), api_name="/ask")
     assert "Table 1" in texts(chat).split("AFEW?")[-1] and "Load a paper first" not in texts(chat)
+
+
+def test_the_readers_follow_up_reaches_the_model_with_the_earlier_turn(client: Client, grnet_pdf: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Paper tab's default task with a loopback model: the follow-up's request carries the first
+    question, and a reply in no citation format still gives an answer and the evidence beside it."""
+    from evalsuite.openai_listener import openai_listener
+
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    with openai_listener() as model:
+        allow_endpoint(monkeypatch, model.url)
+        reader = ("reader", "openai", "m", model.url)
+        chat, _ = client.predict(*ask_args("Which method performs best on PaSC2?")[:1], *reader, 8, 0, True, "", api_name="/ask")
+        chat, _ = client.predict("and on AFEW?", *reader, 8, 0, True, "", api_name="/ask")
+    assert len(model.requests) >= 3 and "Which method performs best on PaSC2?" in model.requests[-1]  # the earlier turn
+    turn = texts(chat).split("and on AFEW?")[-1]
+    assert "SPDNet" in turn and "(page 2) · page 2" not in turn, turn
+    assert "best match (the answer cites none)" in turn and len(files(chat)) >= 2  # a figure shown per answer
 
 
 def test_an_unlabelled_items_page_is_said_once() -> None:

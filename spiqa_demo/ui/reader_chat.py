@@ -20,7 +20,7 @@ from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui import model_calls
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat_history import bounded
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE
 from spiqa_demo.ui.steps import Wait
 
@@ -38,8 +38,8 @@ NO_MODEL = "no model is configured"  # how the core's note on a quoted answer be
 
 
 def evidence_name(e: Evidence) -> str:
-    """"Table 3 · page 7", or "Passage · page 6"."""
-    return f"{e.label or e.kind.capitalize()} · page {e.page}"
+    """"Table 3 · page 7", "Unlabelled figure (page 2)", or "Passage · page 6"."""
+    return figure_name(e.figure) if e.figure is not None else f"Passage · page {e.page}"
 
 
 def evidence_markdown(turn: Turn) -> str:
@@ -49,7 +49,7 @@ def evidence_markdown(turn: Turn) -> str:
     rows = ["| # | Evidence | Page | Score | Cited |", "|---|---|---|---|---|"]
     for i, e in enumerate(turn.evidence, 1):
         cited = "**cited**" if e in turn.cited else ""
-        rows.append(f"| {i} | {escape(e.label or 'Passage')} | {e.page} | {e.score:.2f} | {cited} |")
+        rows.append(f"| {i} | {escape(e.figure.title if e.figure is not None else 'Passage')} | {e.page} | {e.score:.2f} | {cited} |")
     return "\n".join(rows) + f"\n\n*Searched with:* “{escape(turn.read_as)}”"
 
 
