@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,19 +40,23 @@ class Listener:
         return any(text in request for request in self.requests)
 
 
-def _completion() -> bytes:
-    """A one-token "Yes" reply with its log-probs (what the L3Score judge asks for)."""
+def _completion(content: str = "Yes") -> bytes:
+    """A reply (by default a one-token "Yes", with its log-probs: what the L3Score judge asks for)."""
     top = [{"token": "Yes", "logprob": -0.1, "bytes": None}]
     return json.dumps({
         "id": "x", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"},
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content},
                      "logprobs": {"content": [{"token": "Yes", "logprob": -0.1, "bytes": None, "top_logprobs": top}]}}],
     }).encode()
 
 
 @contextmanager
 def openai_listener(
-    chunk_delay_s: float = 0.0, chunks: int = len(REPLY_PIECES), answer_first: int | None = None, silent: bool = False
+    chunk_delay_s: float = 0.0,
+    chunks: int = len(REPLY_PIECES),
+    answer_first: int | None = None,
+    silent: bool = False,
+    reply: Callable[[dict[str, Any]], str] | None = None,
 ) -> Iterator[Listener]:
     """Serve `/v1/chat/completions` on 127.0.0.1; a streamed reply is `chunks` pieces, `chunk_delay_s` apart.
 
@@ -60,7 +64,8 @@ def openai_listener(
     (leaving the block sets it): a plain reply is not sent before, and a streamed one sends its
     first piece (the image choice and rationale), then a "." every `HELD_PIECE_S`, so it never ends
     before `go` however slow the machine. `silent`: a held request gets no byte at all before `go`
-    (a server that accepts and never replies).
+    (a server that accepts and never replies). `reply(request_body)` gives the reply's text instead
+    (sent whole, streamed as one piece): a test answers each request as a model would.
     """
     record = Listener()
     counting = threading.Lock()
@@ -77,25 +82,26 @@ def openai_listener(
             if hold and silent:
                 record.held.set()
                 record.go.wait()
-            if json.loads(body or b"{}").get("stream"):
-                self._stream(hold)
+            request = json.loads(body or b"{}")
+            if request.get("stream"):
+                self._stream(hold, None if reply is None else reply(request))
                 return
             if hold:
                 record.held.set()
                 record.go.wait()
-            reply = _completion()
+            answer = _completion() if reply is None else _completion(reply(request))
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
+                self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
-                self.wfile.write(reply)
+                self.wfile.write(answer)
             except OSError:
                 return  # the app hung up (it gave up waiting)
 
-        def _stream(self, hold: bool) -> None:
+        def _stream(self, hold: bool, text: str | None) -> None:
             hold = hold and not silent  # a silent hold is over once the reply starts
-            pieces = [*REPLY_PIECES, *["."] * max(0, chunks - len(REPLY_PIECES))][:chunks]
+            pieces = [*REPLY_PIECES, *["."] * max(0, chunks - len(REPLY_PIECES))][:chunks] if text is None else [text]
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")

@@ -5,6 +5,9 @@ passages by BM25 over the paper's paragraphs (the store's passage index). The tw
 different scales, so each kind's scores are rescaled to 0..1 (the best of the kind is 1) before the
 lists are merged: the reader always sees the best figure or table and the best passage on top.
 Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it).
+A follow-up's `focus` (the words it brought: "and on CIFAR-10?") is searched on its own as well and
+its rescaled scores added: the completed question still holds the previous question's words, which
+pull toward the previous answer's table, while what the reader just said is what changed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import Figure, Paper, Passage
 
+FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
 KEEP_BONUS = 0.25  # added to the rescaled score of the previous turn's evidence when it is kept
 MIN_PASSAGE_WORDS = 6  # shorter paragraphs are headings or page-break fragments, no answer on their own
 _KIND_ORDER = {"table": 0, "figure": 0, "passage": 1}
@@ -30,11 +34,12 @@ def rank_evidence(
     settings: QASettings,
     retrieval: RetrievalSettings | None = None,
     keep: Iterable[Evidence] = (),
+    focus: str = "",
 ) -> list[Evidence]:
     """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
-    `question`, merged best first (see the module docstring); `keep` gets `KEEP_BONUS`."""
-    items = _figure_evidence(paper, question, settings.reader_items, retrieval)
-    passages = _passage_evidence(paper, question, settings.reader_passages, retrieval)
+    `question` (and its `focus`), merged best first (see the module docstring); `keep` gets `KEEP_BONUS`."""
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval)
+    passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     kept = {e.key for e in keep}
     merged = [replace(e, score=e.score + KEEP_BONUS) if e.key in kept else e for e in items + passages]
     return sorted(merged, key=lambda e: (-e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
@@ -48,32 +53,44 @@ def passage_evidence(passage: Passage, score: float) -> Evidence:
     return Evidence(kind="passage", page=passage.page, label="", text=passage.text, score=score, box=passage.bbox, item=passage)
 
 
-def _figure_evidence(paper: Paper, question: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
+def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
     if not paper.items:
         return []
     from spiqa_demo.qa.shortlist import paper_index
 
-    hits = paper_index(paper, retrieval).search(question, len(paper.items))
-    scores = _rescaled(np.array([h.score for h in hits]), floor=True)
-    labelled = [h.scores.label for h in hits]
-    return [
-        figure_evidence(h.item, 1.0 if named else float(s))
-        for h, s, named in zip(hits[:k], scores[:k], labelled[:k])
-    ]
+    index = paper_index(paper, retrieval)
+    scores: dict[str, float] = {}
+    named: set[str] = set()
+    for query, weight in _queries(question, focus):
+        hits = index.search(query, len(paper.items))
+        named.update(h.item.id for h in hits if h.scores.label)
+        for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
+            scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
+    total = sum(w for _, w in _queries(question, focus))
+    ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
+    return [figure_evidence(i, 1.0 if i.id in named else scores[i.id] / total) for i in ranked[:k]]
 
 
-def _passage_evidence(paper: Paper, question: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
+def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
     if not paper.passages:
         return []
     from retrieval.embedder import get_embedder
     from retrieval.store import get_store
 
     index = get_store(get_embedder(retrieval)).passages({paper.sha256: paper})
-    hits = [h for h in index.search(question, len(index)) if len(h.passage.text.split()) >= MIN_PASSAGE_WORDS][:k]
-    if not hits:
-        return []
-    scores = _rescaled(np.array([h.score for h in hits]), floor=False)
-    return [passage_evidence(h.passage, float(s)) for h, s in zip(hits, scores)]
+    scores: dict[int, float] = {}
+    for query, weight in _queries(question, focus):
+        hits = [h for h in index.search(query, len(index)) if len(h.passage.text.split()) >= MIN_PASSAGE_WORDS]
+        for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=False)):
+            scores[id(h.passage)] = scores.get(id(h.passage), 0.0) + weight * float(s)
+    total = sum(w for _, w in _queries(question, focus))
+    found = [p for p in paper.passages if id(p) in scores]
+    ranked = sorted(found, key=lambda p: (-scores[id(p)], p.page, p.bbox[1]))
+    return [passage_evidence(p, scores[id(p)] / total) for p in ranked[:k]]
+
+
+def _queries(question: str, focus: str) -> list[tuple[str, float]]:
+    return [(question, 1.0), (focus, FOCUS_WEIGHT)] if focus.strip() else [(question, 1.0)]
 
 
 def _rescaled(scores: np.ndarray, floor: bool) -> np.ndarray:

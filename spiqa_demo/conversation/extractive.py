@@ -1,70 +1,69 @@
 """The answer without a model: the sentence(s) of the shortlisted passages that best answer the
 question, quoted with their page, next to the best figure or table.
 
-Sentences are ranked by BM25 against the question among the sentences of the shortlisted passages,
-plus the passage's own rank (a sentence of a better passage wins a near tie); a second sentence is
-quoted when it follows the first in the same paragraph and scores nearly as well, since a fact is
-often stated across two sentences ("We use Adam. The learning rate is ...").
+A fact is often stated across two sentences ("We used the Adam optimizer ... We varied the learning
+rate ..."), so the candidates are every sentence of the shortlisted passages and every pair of
+adjacent sentences of one paragraph; BM25 ranks them against the question (its length
+normalisation keeps a pair from winning on length alone), and the passage's own rank breaks near ties.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from spiqa_demo.conversation.evidence import sentences_of
 from spiqa_demo.conversation.types import Evidence
 
-PASSAGE_WEIGHT = 0.3  # share of a sentence's score that comes from its passage's rescaled score
-SECOND_SENTENCE = 0.6  # a following sentence is quoted too when it scores this share of the best
+PASSAGE_WEIGHT = 0.2  # share of a candidate's score that comes from its passage's rescaled score
 
 
 @dataclass(frozen=True)
 class Quote:
-    """A sentence of a shortlisted passage: `evidence` is the passage, `score` its rank score."""
+    """One or two adjacent sentences of a shortlisted passage (`evidence`), with their rank score."""
 
     evidence: Evidence
-    sentence: str
+    sentences: tuple[str, ...]
     position: int
-    score: float
+    score: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
 
 
-def best_quotes(question: str, evidence: Sequence[Evidence]) -> list[Quote]:
-    """The quote(s) that best answer `question`: the best sentence, and the next one of the same
-    paragraph when it scores nearly as well (see the module docstring); empty without passages."""
+def best_quote(question: str, evidence: Sequence[Evidence]) -> Quote | None:
+    """The sentence or adjacent pair of sentences that best answers `question` (see the module
+    docstring); None without passages or when no sentence shares a word with the question."""
     from retrieval.lexical import BM25Index
 
-    quotes = [
-        Quote(e, sentence, i, 0.0)
-        for e in evidence
-        if e.passage is not None
-        for i, sentence in enumerate(sentences_of(e.passage))
-        if sentence
-    ]
+    quotes: list[Quote] = []
+    for e in evidence:
+        if e.passage is None:
+            continue
+        sentences = [s for s in sentences_of(e.passage) if s]
+        quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences)]
+        quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences))]
     if not quotes:
-        return []
-    lexical = BM25Index([q.sentence for q in quotes]).scores(question)
-    top = float(lexical.max()) or 1.0
+        return None
+    lexical = BM25Index([q.text for q in quotes]).scores(question)
+    top = float(lexical.max())
+    if top <= 0:
+        return None
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
-    best = max(scored, key=lambda q: (q.score, q.evidence.score, -q.evidence.page, -q.position))
-    chosen = [best]
-    following = next((q for q in scored if q.evidence is best.evidence and q.position == best.position + 1), None)
-    if following is not None and following.score >= SECOND_SENTENCE * best.score:
-        chosen.append(following)
-    return chosen
+    return max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
 
 
 def extractive_answer(question: str, evidence: Sequence[Evidence]) -> tuple[str, list[Evidence]]:
     """The quoted answer and the evidence with what it cites marked (`cited`, the passage's `quotes`)."""
-    quotes = best_quotes(question, evidence)
+    quote = best_quote(question, evidence)
     best_item = next((e for e in evidence if e.figure is not None), None)
     marked = list(evidence)
     parts: list[str] = []
-    if quotes:
-        source = quotes[0].evidence
-        text = " ".join(q.sentence for q in quotes)
-        parts.append(f"“{text}” [p. {source.page}]")
-        marked = [replace(e, cited=True, quotes=tuple(q.sentence for q in quotes)) if e is source else e for e in marked]
+    if quote is not None:
+        parts.append(f"“{quote.text}” [p. {quote.evidence.page}]")
+        marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
     if best_item is not None:
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
         marked = [replace(e, cited=True) if e is best_item else e for e in marked]

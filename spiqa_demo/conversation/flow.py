@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from spiqa_demo.conversation import prompts
 from spiqa_demo.conversation.citations import Citations, name_images, parse_citations
 from spiqa_demo.conversation.evidence import rank_evidence
-from spiqa_demo.conversation.extractive import best_quotes, extractive_answer
+from spiqa_demo.conversation.extractive import best_quote, extractive_answer
 from spiqa_demo.conversation.followup import read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
@@ -93,7 +93,8 @@ def ask_turn_stream(
             messages.append(f"the model could not rewrite the follow-up ({exc}): read it as “{read_as}”")
     yield Status("Searching the paper's figures, tables and passages")
     keep = previous.evidence[:3] if previous is not None and reading.keep_previous else ()
-    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep)
+    focus = reading.focus if read_as == reading.text else ""
+    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus)
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
 
@@ -129,7 +130,12 @@ def ask_turn_stream(
 
 def _model_reading(backend: ModelBackend, history: Sequence[tuple[str, str]], question: str, settings: QASettings) -> str:
     """The model's standalone question, or "" when its reply is no question (empty, a paragraph)."""
-    reply = backend.generate(prompts.rewrite_messages(history, question), settings.reader_rewrite_tokens)
+    turns = list(history)
+    request = prompts.rewrite_messages(turns, question)
+    while turns and backend.count_tokens(request) + settings.reader_rewrite_tokens + CONTEXT_MARGIN_TOKENS > backend.context_tokens:
+        turns.pop(0)  # the oldest first, as in the answer's request
+        request = prompts.rewrite_messages(turns, question)
+    reply = backend.generate(request, settings.reader_rewrite_tokens)
     text = clean_answer(reply).splitlines()[0].strip().strip("\"'“”*`").strip() if reply.strip() else ""
     limit = REWRITE_GROWTH * (len(question) + len(history[-1][0] if history else ""))
     return text if text and len(text) <= limit else ""
@@ -213,6 +219,6 @@ def _mark(e: Evidence, cited: Citations, items: Sequence[Evidence], answer: str)
         by_image = any(0 <= i < len(items) and items[i] is e for i in cited.images)
         return replace(e, cited=True) if named or by_image else e
     if e.page in cited.pages:
-        quotes = best_quotes(answer, [e])
-        return replace(e, cited=True, quotes=tuple(q.sentence for q in quotes))
+        quote = best_quote(answer, [e])
+        return replace(e, cited=True, quotes=quote.sentences if quote is not None else ())
     return e

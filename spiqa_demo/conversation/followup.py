@@ -51,10 +51,13 @@ SHORT_WORDS = 6  # a question of at most this many words that points back is a f
 @dataclass(frozen=True)
 class Reading:
     """How a question was read: `text` is the standalone question; `how` the rule that made it;
-    `keep_previous` asks retrieval to keep the previous turn's evidence in the shortlist."""
+    `focus` the words the follow-up brought in place of the previous question's ("Last-FM"), which
+    retrieval weighs on their own too; `keep_previous` asks retrieval to keep the previous turn's
+    evidence in the shortlist."""
 
     text: str
     how: How = "standalone"
+    focus: str = ""
     keep_previous: bool = False
 
 
@@ -79,12 +82,12 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
     rest = _LEAD.sub("", question).strip().rstrip("?.! ").strip()
     phrase = _by_phrase(rest, previous)
     if phrase:
-        return Reading(phrase, "phrase")
+        return Reading(phrase, "phrase", focus=rest.split(maxsplit=1)[1])
     new = entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
     if new and old:
         target = _most_alike(new[0], old, paper)
-        return Reading(_replace(previous, target, new[0]), "entity")
+        return Reading(_replace(previous, target, new[0]), "entity", focus=new[0])
     pronoun = _by_pronoun(question, old)
     if pronoun:
         return Reading(pronoun, "pronoun", keep_previous=True)

@@ -1,0 +1,122 @@
+"""The reader's conversation without a model: follow-ups read in context, citations read from
+replies, extractive answers quoted with their page, on hand-made and shared papers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spiqa_demo.conversation import Conversation, ask_turn, read_question
+from spiqa_demo.conversation.citations import name_images, parse_citations
+from spiqa_demo.conversation.followup import needs_history
+from spiqa_demo.errors import InputError
+from spiqa_demo.extraction import load_paper
+from spiqa_demo.settings import QASettings, get_settings
+from spiqa_demo.types import Figure, Paper, Passage
+
+PREVIOUS = "Which method is best on Yelp2018 in ndcg@20?"
+
+
+def _paper(*texts: str, items: tuple[Figure, ...] = ()) -> Paper:
+    passages = [Passage(text=t, page=i + 1, bbox=(50.0, 100.0 + i, 300.0, 200.0)) for i, t in enumerate(texts)]
+    return Paper("0" * 64, "made.pdf", "Made", None, [(612.0, 792.0)] * max(1, len(texts)), passages=passages, items=list(items))
+
+
+@pytest.mark.parametrize(("followup", "read_as"), [
+    ("and on Last-FM?", "Which method is best on Last-FM in ndcg@20?"),
+    ("what about Amazon-Book?", "Which method is best on Amazon-Book in ndcg@20?"),
+    ("and in recall@20?", "Which method is best on Yelp2018 in recall@20?"),
+    ("Last-FM?", "Which method is best on Last-FM in ndcg@20?"),
+])
+def test_an_elliptical_followup_is_completed_from_the_previous_question(followup: str, read_as: str) -> None:
+    assert read_question(followup, PREVIOUS).text == read_as
+
+
+def test_a_new_entity_replaces_the_previous_one_printed_beside_it_in_the_paper() -> None:
+    previous = "How does KGAT compare with NFM in recall@20 on Amazon-Book?"
+    paper = _paper(
+        "We compare KGAT with FM, NFM, CKE and CFKG on Amazon-Book, Last-FM and Yelp2018.",
+        "CKE and NFM use the knowledge graph differently.",
+    )
+    reading = read_question("and CKE?", previous, paper)
+    assert reading.text == "How does KGAT compare with CKE in recall@20 on Amazon-Book?"
+    assert reading.how == "entity" and reading.focus == "CKE"
+    assert read_question("and Yelp2018?", previous, paper).text == "How does KGAT compare with NFM in recall@20 on Yelp2018?"
+
+
+def test_followups_without_a_new_entity_keep_the_previous_question_and_evidence() -> None:
+    why = read_question("why?", PREVIOUS)
+    assert why.text == f"{PREVIOUS} Why?" and why.keep_previous
+    larger = read_question("what about the larger one?", PREVIOUS)
+    assert larger.text.startswith(PREVIOUS) and larger.keep_previous
+    cost = read_question("and what is its computational cost?", "How does KGAT compare with NFM on Amazon-Book?")
+    assert cost.text == "What is KGAT's computational cost?"
+
+
+@pytest.mark.parametrize("question", [
+    "What optimizer and learning rate do they use?",
+    "Which dataset has the most users?",
+    "How does the model compare with NFM on Amazon-Book in recall@20?",
+])
+def test_standalone_questions_are_left_as_they_are(question: str) -> None:
+    assert not needs_history(question)
+    assert read_question(question, PREVIOUS).text == question
+    assert read_question("and on Last-FM?", None).text == "and on Last-FM?"  # nothing to complete it from
+
+
+def test_citations_are_read_in_brackets_and_in_the_prose() -> None:
+    cited = parse_citations("KGAT is best [Table 2; p. 6], as Fig. 3 shows (see pages 7-8) and [Figure 4b].")
+    assert cited.labels == {("table", "2"), ("figure", "3"), ("figure", "4")}
+    assert cited.pages == {6, 7, 8}
+    assert not parse_citations("KGAT is best on every dataset.")
+    assert parse_citations("Image 1 shows it.").images == {1}
+
+
+def test_the_prompts_image_numbers_never_reach_the_reader() -> None:
+    assert name_images("As Image 0 and image 1 show, KGAT wins.", ["Table 2", "Figure 3"]) == "As Table 2 and Figure 3 show, KGAT wins."
+    assert name_images("Image 7 is out of range.", ["Table 2"]) == "Image 7 is out of range."
+
+
+def test_the_extractive_answer_quotes_the_sentence_with_its_page() -> None:
+    paper = _paper(
+        "We evaluate on three benchmark datasets. Table 1 summarises their statistics.",
+        "KGAT outperforms all baselines. The gains are largest on sparse users.",
+        "We implement our model in TensorFlow. We optimize all models with the Adam optimizer, and the learning "
+        "rate is tuned in {0.05, 0.01, 0.005, 0.001}. The batch size is fixed at 1024.",
+    )
+    turn = ask_turn(paper, Conversation(), "What optimizer and learning rate do they use?", None, QASettings())
+    assert "Adam optimizer, and the learning rate is tuned" in turn.answer and "[p. 3]" in turn.answer
+    quoted = [e for e in turn.evidence if e.cited and e.passage is not None]
+    assert [e.page for e in quoted] == [3] and "Adam" in quoted[0].quotes[0]
+    assert any("no model is configured" in m for m in turn.messages)
+    assert turn.to_dict()["evidence"][0]["kind"] == "passage" and "label" not in turn.to_dict()["evidence"][0]
+
+
+def test_a_conversation_keeps_its_turns_until_cleared_and_rejects_an_empty_question() -> None:
+    paper = _paper("We use the Adam optimizer with a learning rate of 0.001 on Yelp2018 and Last-FM.")
+    conversation = Conversation(paper.sha256)
+    first = ask_turn(paper, conversation, "Which learning rate is used on Yelp2018?", None)
+    second = ask_turn(paper, conversation, "and on Last-FM?", None)
+    assert conversation.turns == [first, second]
+    assert second.read_as == "Which learning rate is used on Last-FM?" and second.followup
+    with pytest.raises(InputError):
+        ask_turn(paper, conversation, "   ", None)
+    conversation.clear()
+    assert conversation.turns == [] and conversation.paper_key == paper.sha256
+
+
+def test_on_a_shared_paper_the_followup_finds_the_other_table_and_quotes_the_text(shared: Path) -> None:
+    settings = get_settings()
+    paper = load_paper(shared / "papers" / "resnet-1512.03385.pdf", settings.extraction)
+    conversation = Conversation(paper.sha256)
+    ask_turn(paper, conversation, "What is the top-1 error of the 34-layer ResNet on ImageNet validation?", None, settings.qa,
+             retrieval=settings.retrieval)
+    turn = ask_turn(paper, conversation, "and on CIFAR-10?", None, settings.qa, retrieval=settings.retrieval)
+    assert turn.read_as == "What is the top-1 error of the 34-layer ResNet on CIFAR-10?"
+    assert "Table 6" in [e.label for e in turn.evidence if e.figure is not None][:3]
+    kinds = {e.kind for e in turn.evidence}
+    assert {"table", "passage"} <= kinds
+    optimizer = ask_turn(paper, Conversation(), "What weight decay and momentum do they use?", None, settings.qa,
+                         retrieval=settings.retrieval)
+    assert "weight decay of 0.0001" in optimizer.answer and "[p. " in optimizer.answer
