@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 CAPTION_CHARS = 90
 POLL_S = 0.2  # how often a load's progress is reported
 ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a visitor who left is noticed)
-DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
+DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
+               "select a cited passage or figure in the chat to see it boxed on its page.")
 
 
 def gallery_items(paper: Paper) -> list[tuple[str, str]]:
@@ -257,7 +258,7 @@ def build(settings: Settings) -> PaperTab:
                                                "the figures of the next paper loaded show them.", elem_id="show-annotations")
             with gr.Column(scale=6):
                 chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
-                                     placeholder="Load a paper, then ask about its figures and tables.",
+                                     placeholder="Load a paper, then ask about its figures, tables and text.",
                                      buttons=["copy"], feedback_options=None)
                 question = question_box.build("Question", "e.g. Which method has the lowest error? Then: and on the other dataset?",
                                               "question")
