@@ -79,3 +79,17 @@ def test_share_buttons_are_hidden_off_spaces(app_url: str, monkeypatch: pytest.M
     assert launch_options()["css"] == NO_SHARING_CSS
     reconfigure(monkeypatch, SPACE_ID="someone/spiqa")
     assert launch_options()["css"] == ""
+
+
+@pytest.mark.parametrize(("reply", "supported"), [("I don't know.", False), ("Pooling along both axes [1].", True), ("", True)])
+def test_an_i_dont_know_shows_no_supporting_passage(reply: str, supported: bool) -> None:
+    """Across papers: a model that says it does not know gets no passage shown as its support (without
+    a model, "" here, the retrieved passage is the result and is shown)."""
+    from spiqa_demo.crosspaper.cited_answer import CitedAnswer, CitedPassage
+    from spiqa_demo.ui.across_chat import answer_messages, passage_view
+
+    passage = CitedPassage("cbam.pdf", "CBAM", 5, "Channel attention pools along both axes.", None)
+    answer = CitedAnswer("how?", None, [], [passage], reply)
+    shown = "\n".join(str(m["content"]) for m in answer_messages(answer, []))
+    assert ("Supporting passage" in shown) is supported and ("Channel attention pools" in shown) is supported, shown
+    assert ("The supporting passage (quoted in the chat)" in passage_view(answer)[1]) is supported
