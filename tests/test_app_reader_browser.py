@@ -2,7 +2,7 @@
 it: ask, ask a follow-up (answered in context, "Read as" shown), open a cited passage on its page
 (boxed) and step to the next page, export the chat and open the zip, download the gallery with its
 index. Ask comes back after each answer, the chat follows the newest answer with a shortlist
-expanded, and no Share button says it cannot share. Screenshots go to test-artifacts/.
+expanded, no Share button says it cannot share, and the Across papers tab opens the model settings. Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
@@ -70,3 +70,7 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
         index = list(csv.DictReader(io.StringIO(archive.read("index.csv").decode("utf-8"))))
         assert {row["label"] for row in index} >= {"Figure 1", "Table 3"} and all(row["file"] in archive.namelist() for row in index)
     assert next(row for row in index if row["label"] == "Table 3")["page"] == "7"
+
+    page.click("button[role=tab]:has-text('Across papers')")  # its model settings are one click away
+    page.click("#across-settings")
+    page.wait_for_selector("#model textarea, #model input", state="visible")
