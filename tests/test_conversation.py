@@ -120,3 +120,13 @@ def test_on_a_shared_paper_the_followup_finds_the_other_table_and_quotes_the_tex
     optimizer = ask_turn(paper, Conversation(), "What weight decay and momentum do they use?", None, settings.qa,
                          retrieval=settings.retrieval)
     assert "weight decay of 0.0001" in optimizer.answer and "[p. " in optimizer.answer
+
+
+def test_an_equal_copy_of_a_paper_gets_its_own_passages_quoted() -> None:
+    """The store shares one passage index between equal copies (two visitors open the same paper)."""
+    paper = _paper("We train with SGD and a weight decay of 0.0001 on four GPUs.", "Results are in Table 1.")
+    ask_turn(paper, Conversation(), "What weight decay is used?", None)
+    copy = Paper.from_dict(paper.to_dict())
+    turn = ask_turn(copy, Conversation(), "What weight decay is used?", None)
+    assert "weight decay of 0.0001" in turn.answer
+    assert any(e.passage is copy.passages[0] and e.cited for e in turn.evidence)

@@ -25,9 +25,9 @@ def ask_reader(args: argparse.Namespace, backend: ModelBackend | None, notice: s
     from spiqa_demo.conversation import Conversation, ask_turn
     from spiqa_demo.library import open_paper
 
+    qa = settings.qa if args.max_new_tokens is None else settings.qa.with_overrides(max_new_tokens=args.max_new_tokens)
     paper = open_paper(args.pdf, settings).paper
-    turn = ask_turn(paper, Conversation(paper.sha256), args.question, backend, settings.qa,
-                    retrieval=settings.retrieval, notice=notice)
+    turn = ask_turn(paper, Conversation(paper.sha256), args.question, backend, qa, retrieval=settings.retrieval, notice=notice)
     show_turn(turn, args.json)
     return 1 if (backend is not None or notice) and turn.model is None else 0
 

@@ -9,7 +9,8 @@ How the UI (or any caller) uses it:
                                  retrieval=settings.retrieval):
         if isinstance(event, Status): show the step (event.text)
         elif isinstance(event, str): append the answer text as it streams
-        else: the final Turn (already appended to `conversation`)
+        else: the final Turn (already appended to `conversation`): show `turn.answer` in place of
+              the streamed text, since it names the model's "Image 0" by the item's label
     conversation.clear()                                    # "Clear" keeps the paper
 
 `ask_turn(...)` is the same without streaming. A `Turn` has `question`, `read_as` (show "Read as: ..."

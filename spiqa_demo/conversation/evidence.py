@@ -20,7 +20,7 @@ import numpy as np
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
-from spiqa_demo.types import Figure, Paper, Passage
+from spiqa_demo.types import BBox, Figure, Paper, Passage
 
 FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
 KEEP_BONUS = 0.25  # added to the rescaled score of the previous turn's evidence when it is kept
@@ -78,15 +78,20 @@ def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval
     from retrieval.store import get_store
 
     index = get_store(get_embedder(retrieval)).passages({paper.sha256: paper})
-    scores: dict[int, float] = {}
+    scores: dict[tuple[int, BBox, str], float] = {}
     for query, weight in _queries(question, focus):
         hits = [h for h in index.search(query, len(index)) if len(h.passage.text.split()) >= MIN_PASSAGE_WORDS]
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=False)):
-            scores[id(h.passage)] = scores.get(id(h.passage), 0.0) + weight * float(s)
+            scores[_key(h.passage)] = scores.get(_key(h.passage), 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
-    found = [p for p in paper.passages if id(p) in scores]
-    ranked = sorted(found, key=lambda p: (-scores[id(p)], p.page, p.bbox[1]))
-    return [passage_evidence(p, scores[id(p)] / total) for p in ranked[:k]]
+    # The store may hold the index of an equal copy of the paper: its passages are matched by content.
+    found = [p for p in paper.passages if _key(p) in scores]
+    ranked = sorted(found, key=lambda p: (-scores[_key(p)], p.page, p.bbox[1]))
+    return [passage_evidence(p, scores[_key(p)] / total) for p in ranked[:k]]
+
+
+def _key(passage: Passage) -> tuple[int, BBox, str]:
+    return passage.page, passage.bbox, passage.text
 
 
 def _queries(question: str, focus: str) -> list[tuple[str, float]]:

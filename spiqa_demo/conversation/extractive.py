@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+import numpy as np
+
 from spiqa_demo.conversation.evidence import sentences_of
 from spiqa_demo.conversation.types import Evidence
 
@@ -33,9 +35,10 @@ class Quote:
         return " ".join(self.sentences)
 
 
-def best_quote(question: str, evidence: Sequence[Evidence]) -> Quote | None:
+def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "") -> Quote | None:
     """The sentence or adjacent pair of sentences that best answers `question` (see the module
-    docstring); None without passages or when no sentence shares a word with the question."""
+    docstring), a follow-up's `focus` weighing as much as the whole question (as in retrieval);
+    None without passages or when no sentence shares a word with the question."""
     from retrieval.lexical import BM25Index
 
     quotes: list[Quote] = []
@@ -47,7 +50,11 @@ def best_quote(question: str, evidence: Sequence[Evidence]) -> Quote | None:
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences))]
     if not quotes:
         return None
-    lexical = BM25Index([q.text for q in quotes]).scores(question)
+    index = BM25Index([q.text for q in quotes])
+    lexical = np.zeros(len(quotes))
+    for query in (question, focus) if focus.strip() else (question,):
+        scores = index.scores(query)
+        lexical += scores / scores.max() if scores.max() > 0 else scores
     top = float(lexical.max())
     if top <= 0:
         return None
@@ -55,9 +62,9 @@ def best_quote(question: str, evidence: Sequence[Evidence]) -> Quote | None:
     return max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
 
 
-def extractive_answer(question: str, evidence: Sequence[Evidence]) -> tuple[str, list[Evidence]]:
+def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = "") -> tuple[str, list[Evidence]]:
     """The quoted answer and the evidence with what it cites marked (`cited`, the passage's `quotes`)."""
-    quote = best_quote(question, evidence)
+    quote = best_quote(question, evidence, focus)
     best_item = next((e for e in evidence if e.figure is not None), None)
     marked = list(evidence)
     parts: list[str] = []

@@ -110,7 +110,7 @@ def ask_turn_stream(
     elif backend is None and not notice:
         messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
     if model is None:
-        answer, evidence = extractive_answer(read_as, evidence)
+        answer, evidence = extractive_answer(read_as, evidence, focus)
         if evidence and not any(e.cited and e.passage is not None for e in evidence):
             messages.append("no sentence of the paper's text matches the question")
         if answer:
