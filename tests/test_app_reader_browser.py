@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 from pathlib import Path
 
@@ -42,15 +43,17 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
     assert page.locator("#chat button[title=Share]:visible").count() == 0  # Gradio draws it on every image
     shot(page, "reader-1-follow-up")
 
-    page.locator("#chat .message", has_text="select to open its page").last.click()  # the cited passage
+    cited = page.locator("#chat .message", has_text="select to open its page").last  # the cited passage
+    where = int(re.search(r"— page (\d+)", cited.inner_text()).group(1))
+    cited.click()
     page.wait_for_selector("#page-view img")
-    wait_for_text(page, "#figure-detail", "Passage · page 5")
+    wait_for_text(page, "#figure-detail", f"Passage · page {where}")
     assert "Charades" in page.inner_text("#figure-detail")
     wait_for_text(page, "#page-view", "cited passage")  # the box's label on the page
     shot(page, "reader-2-passage-on-its-page")
     page.click("#next-page")
-    wait_for_text(page, "#page-number", "Page 6 of 10")
-    wait_for_text(page, "#figure-detail", "boxed on page 5")
+    wait_for_text(page, "#page-number", f"Page {where + 1} of 10")
+    wait_for_text(page, "#figure-detail", f"boxed on page {where}")
 
     page.click("#export-chat")
     page.wait_for_selector("#export-file a")
@@ -61,7 +64,7 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
         markdown = archive.read("chat.md").decode("utf-8")
         names = archive.namelist()
     assert "## 2. and on Charades?" in markdown and "*Read as:* Which model is best on Charades?" in markdown, markdown
-    assert "> — page 5" in markdown and "![Table 4](figures/table-4.png)" in markdown and "figures/table-4.png" in names
+    assert f"> — page {where}" in markdown and "![Table 4](figures/table-4.png)" in markdown and "figures/table-4.png" in names
 
     with page.expect_download() as gallery:
         page.click("#download-all")
