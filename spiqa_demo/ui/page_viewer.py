@@ -1,6 +1,6 @@
 """The Paper tab's page viewer: any page of the loaded PDF, opened from a gallery item, from an
 answer or from a cited passage in the chat, with the evidence boxed on its page; previous/next
-page and zoom.
+page, and the image's fullscreen button to zoom.
 
 The viewer remembers what it shows (`Session.viewing`): stepping to another page shows that page
 plainly and says where the evidence is; stepping back to the evidence's page boxes it again.
@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 MAX_MENTIONS = 8
 PAGE_HEIGHT = 560  # the viewer's height at 100 %, in pixels
-ZOOMS = [("Fit", 100), ("150 %", 150), ("200 %", 200), ("300 %", 300)]
 PASSAGE_LABEL = "cited passage"
 PASSAGE_CHARS = 900
 NOT_SELECTABLE = "That message has no page to open: select a cited figure, table or passage, or the answer above them."
@@ -141,12 +140,3 @@ def previous_page(session: Session | None) -> ViewerOutputs:
 
 def next_page(session: Session | None) -> ViewerOutputs:
     return step(session, +1)
-
-
-def zoom(percent: Any) -> Any:
-    """The viewer at `percent` of its fitted height: the page grows, and its panel scrolls."""
-    try:
-        value = int(percent)
-    except (TypeError, ValueError):
-        value = 100
-    return gr.update(height=PAGE_HEIGHT * min(max(value, 100), 300) // 100)

@@ -215,7 +215,6 @@ class PaperTab:
     previous_page: gr.Button
     page_number: gr.Markdown
     next_page: gr.Button
-    zoom: gr.Dropdown
     export: gr.Button
     export_file: gr.File
     check: spiqa_check.SpiqaCheck
@@ -247,8 +246,6 @@ def build(settings: Settings) -> PaperTab:
                     previous_page = gr.Button("◀ Previous page", size="sm", elem_id="previous-page", scale=2, min_width=120)
                     page_number = gr.Markdown("", elem_id="page-number", min_width=140)
                     next_page = gr.Button("Next page ▶", size="sm", elem_id="next-page", scale=2, min_width=120)
-                    zoom = gr.Dropdown(page_viewer.ZOOMS, value=100, label="Zoom", elem_id="zoom", scale=1, min_width=100,
-                                       container=False)
                 page = gr.AnnotatedImage(label="On the page", height=page_viewer.PAGE_HEIGHT, elem_id="page-view", visible=False,
                                          color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"},
                                          buttons=["fullscreen"])
@@ -271,7 +268,7 @@ def build(settings: Settings) -> PaperTab:
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
                     detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
-                    zoom=zoom, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
+                    export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
 @dataclass(frozen=True)
@@ -316,7 +313,6 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     tab.chatbot.select(page_viewer.open_from_chat, [session], viewer, api_visibility="private")  # needs the browser's selection
     tab.previous_page.click(page_viewer.previous_page, [session], viewer, api_name="previous_page")
     tab.next_page.click(page_viewer.next_page, [session], viewer, api_name="next_page")
-    tab.zoom.change(page_viewer.zoom, [tab.zoom], [tab.page], queue=False, api_visibility="private")
     tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat")
     tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
 
