@@ -270,6 +270,8 @@ class UISettings(_Cached):
     ui_secret: SecretStr = SecretStr("")
     # A Space can pin its model: visitors then change task, k, resolution and captions only.
     ui_lock_model: bool = False
+    # The Space's name, as Hugging Face sets it on every Space: sharing to its discussions works only there.
+    space_id: str = Field(default="", validation_alias=AliasChoices("SPACE_ID", "space_id"))
 
 
 class Settings(BaseModel):

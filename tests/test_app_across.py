@@ -3,8 +3,8 @@
 Load an anchor (Coordinate Attention, which cites CBAM, ResNet and the non-local block), see its
 references, add cited PDFs (one that matches a reference, one that matches none, one that cannot be
 read), ask a question naming the method and get the cited paper, its passage and the passage's page
-boxed; before any cited paper is added the answer says so and ranks the references; a second
-session sees none of the first's cited papers.
+boxed, and a follow-up about the same cited paper; before any cited paper is added the answer says
+so and ranks the references; a second session sees none of the first's cited papers.
 """
 
 from __future__ import annotations
@@ -65,6 +65,12 @@ def test_no_paper_then_no_cited_paper_then_an_answer_from_the_cited_paper(anchor
     shown = page.get("value", page)  # a visible update carries the image and its one box
     assert shown["image"] and len(shown["annotations"]) == 1, page
 
+    # A follow-up is read in the context of the chat: it stays on the same cited paper.
+    chat, *_ = anchored.predict("and what is its computational cost?", *MODEL, api_name="/ask_cited")
+    turn = texts(chat).split("and what is its computational cost?")[-1]
+    assert "Read as:" in turn and "CBAM" in turn.split("Read as:")[1].split("\n")[0], turn
+    assert "cbam" in turn.split("**Cited paper:**")[1].split("\n")[0].lower(), turn
+
 
 def test_bad_inputs_and_sessions(app_url: str, anchored: Client, shared: Path) -> None:
     nobody = visitor(app_url)
@@ -84,7 +90,7 @@ def test_bad_inputs_and_sessions(app_url: str, anchored: Client, shared: Path) -
     assert "0 of " in references and "cbam-eccv2018.pdf" not in references  # the first session's files stay its own
 
     before, *_ = anchored.predict("   ", *MODEL, api_name="/ask_cited")
-    assert before == []  # an empty question adds nothing to the chat
+    assert len(before) == 1 and "The question is empty" in texts(before)  # said, not silently ignored
     chat, *_ = anchored.predict(QUESTION, *MODEL, api_name="/ask_cited")
     assert "**Cited paper:**" in texts(chat)
     anchored.predict(handle_file(str(shared / "papers" / "resnet-1512.03385.pdf")), api_name="/load_pdf")

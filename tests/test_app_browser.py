@@ -86,6 +86,7 @@ def test_upload_browse_and_ask_with_a_tiny_vlm(page, shared: Path, tiny_cot_vlm:
     shot(page, "2-figure-on-page")
 
     page.click("#settings")
+    page.get_by_label("CoT: pick the most helpful figure, then answer").check()  # SPIQA's task (the reader's is the default)
     page.get_by_label("Local model (transformers)").check()
     fill_setting(page, "#model", str(tiny_cot_vlm))
     page.fill("#question textarea", "Which model is best on Kinetics?")
@@ -176,13 +177,14 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
     page.fill("#question textarea", "Which method is best on HDM05?")
     page.keyboard.press("Enter")  # at once: the question waits for the index, then is answered
     # The app's first load also starts its reader processes, which takes long on a busy machine.
-    wait_for_text(page, "#chat", "best retrieval match", timeout_ms=4 * TIMEOUT_MS)
+    wait_for_text(page, "#chat", "Evidence:", timeout_ms=4 * TIMEOUT_MS)  # the reader's answer, its evidence ranked
     assert "Load a paper first" not in page.inner_text("#chat")
     page.locator("#question button", has_text="Ask").wait_for()  # its Stop came before its Ask, not after
 
     with openai_listener(answer_first=0) as slow:  # the reply never ends before the block does: Stop lands mid-stream
         allow_endpoint(monkeypatch, slow.url)
         page.click("#settings")
+        page.get_by_label("CoT: pick the most helpful figure, then answer").check()
         page.get_by_label("OpenAI-compatible API").check()
         fill_setting(page, "#model", "m")
         fill_setting(page, "#base-url", slow.url)

@@ -51,7 +51,7 @@ def client(app_url: str) -> Client:
 
 
 def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm: Path, tiny_llama: Path) -> None:
-    status, gallery, _, detail, chat = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    status, gallery, _, detail, chat, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     assert "2 pages, 3 figures, 1 table" in status and GRNET_ID in status, status
     captions = [item["caption"] for item in gallery]
     assert any(c.startswith("Figure 1 · p. ") for c in captions) and any(c.startswith("Table 1") for c in captions), captions
@@ -163,7 +163,7 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
 
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     chat, _ = client.predict(*ask_args("   "), api_name="/ask")
-    assert len(chat) == 1 and "Loaded" in texts(chat)  # the greeting only
+    assert len(chat) == 2 and "Loaded" in texts(chat) and "The question is empty" in texts(chat)  # said, not ignored
 
     closed = f"http://127.0.0.1:{free_port()}/v1"
     allow_endpoint(monkeypatch, closed)  # an endpoint the operator listed: its failures are explained

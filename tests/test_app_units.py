@@ -24,7 +24,7 @@ def test_model_choice_is_clamped_to_valid_values() -> None:
     from spiqa_demo.ui.model_settings import MAX_SHORTLIST, ModelChoice
 
     choice = ModelChoice.from_inputs("sql; drop", "gpu-cluster", " m ", " http://x/v1 ", 99, "huge", "yes")
-    assert (choice.task, choice.backend, choice.model, choice.base_url) == ("cot", "none", "m", "http://x/v1")
+    assert (choice.task, choice.backend, choice.model, choice.base_url) == ("reader", "none", "m", "http://x/v1")
     assert choice.k == MAX_SHORTLIST and choice.image_size == 0 and choice.captions is True
     assert ModelChoice.from_inputs("direct", "local", "", "", 0, 224, False).k == 1
 
@@ -33,7 +33,8 @@ def test_spiqas_ablations_are_tasks_of_the_settings_panel() -> None:
     from spiqa_demo.qa import TASKS
     from spiqa_demo.ui.model_settings import TASK_CHOICES, ModelChoice, describe
 
-    assert [value for _, value in TASK_CHOICES] == list(TASKS)
+    assert [value for _, value in TASK_CHOICES] == ["reader", *TASKS]
+    assert ModelChoice.from_inputs("reader", "none", "", "", 8, 0, True).spiqa_task == "cot"  # the check stays SPIQA's
     for task in ("caption-only", "image-only"):
         choice = ModelChoice.from_inputs(task, "openai", "gpt-4o", "", 8, 0, True)
         assert choice.task == task
@@ -63,7 +64,8 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     inputs = ("cot", "none", "", "", 8, 0, True, "")
     history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
-    assert list(blocking(ask("  ", Session(), *inputs)))[-1][0] == []
+    [empty] = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
+    assert "The question is empty" in empty["content"]  # said in the chat, not silently ignored
 
     gate = threading.Event()
     session = Session()
@@ -220,7 +222,7 @@ def test_every_named_output_has_one_widget() -> None:
     widget (or naming one twice) fails here, not when a visitor fires the event."""
     import gradio as gr
 
-    from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, error_compare, paper_tab, spiqa_check
+    from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, error_compare, page_viewer, paper_tab, spiqa_check
     from spiqa_demo.ui.outputs import components
 
     with gr.Blocks():
@@ -231,9 +233,10 @@ def test_every_named_output_has_one_widget() -> None:
             errors = error_analysis.build()
     listed = {
         paper_tab.LoadOutputs: components(paper_tab.LoadOutputs, paper, session=session),
-        paper_tab.FigureOutputs: components(paper_tab.FigureOutputs, paper),
+        page_viewer.ViewerOutputs: components(page_viewer.ViewerOutputs, paper),
         chat.AskOutputs: components(chat.AskOutputs, paper, session=session),
         chat.StopOutputs: components(chat.StopOutputs, paper, session=session),
+        chat.ClearOutputs: components(chat.ClearOutputs, paper, session=session),
         spiqa_check.MatchOutputs: components(spiqa_check.MatchOutputs, paper.check, session=session),
         spiqa_check.ScoreOutputs: components(spiqa_check.ScoreOutputs, paper.check),
         spiqa_check.RunAllOutputs: components(spiqa_check.RunAllOutputs, paper.check),

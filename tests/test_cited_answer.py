@@ -158,13 +158,16 @@ def test_no_cited_paper_available_gives_the_ranking_and_says_what_to_add(shared:
 class ScriptedBackend:
     """A model that replies with a fixed text (or raises), streamed in two pieces."""
 
-    def __init__(self, reply: str | Exception) -> None:
+    def __init__(self, reply: str | Exception, supports_images: bool = False) -> None:
         self.name = "scripted"
         self.reply = reply
+        self.supports_images = supports_images
         self.prompts: list[str] = []
+        self.requests: list[Message] = []
 
     def stream(self, messages: list[Message], max_new_tokens: int = 512, usage: Usage | None = None) -> Iterator[str]:
         self.prompts.append(messages[0].text)
+        self.requests.append(messages[0])
         if isinstance(self.reply, Exception):
             raise self.reply
         half = len(self.reply) // 2
@@ -196,6 +199,20 @@ def test_model_answers_cite_passages_or_say_why_not(libraries, reply: str | Exce
         assert answer.passages[0].text in backend.prompts[0].split("[2]")[1]  # the cited passage comes first
     else:
         assert any(note in m for m in answer.messages), answer.messages
+
+
+@pytest.mark.parametrize("images", [True, False])
+def test_the_anchor_figure_itself_goes_to_the_model(libraries, images: bool) -> None:
+    """The cited-answer request shows the citing paper's figure or table the question is about (its
+    crop to a model that reads images, its caption and text to every model), not only the passages."""
+    backend = ScriptedBackend("It pools along both directions [1].", supports_images=images)
+    answer = list(ask_cited_stream(libraries[COORDINATE], CASES[0][1], backend))[-1]
+    figure = answer.anchor_figure
+    assert isinstance(answer, CitedAnswer) and figure is not None and figure.image
+    prompt = backend.prompts[0]
+    assert f"The question is about {figure.title} (page {figure.page})" in prompt
+    assert " ".join(figure.caption.split())[:60] in prompt and prompt.index(figure.title) < prompt.index("[1]")
+    assert backend.requests[0].images == ([Path(figure.image)] if images else [])
 
 
 def test_cli_json_adds_cited_papers_and_passages(shared: Path, cited_folder: Path, tmp_path: Path, capsys) -> None:

@@ -83,6 +83,17 @@ def test_a_failing_pdf_leaves_the_others(shared: Path, tmp_path: Path) -> None:
     assert _by_source(lib) == {CITED[1]: "[43]"}
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_file_is_told_as_it_is_read(shared: Path, tmp_path: Path, workers: int) -> None:
+    """Progress can count files as they finish (a batch of papers no longer sits at 0 % until all are read)."""
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nnot really a PDF\n")
+    lib = PaperLibrary.open(shared / "papers" / COORDINATE, get_settings())
+    read: list[Path] = []
+    lib.add_pdfs([broken, shared / "papers" / CITED[1]], workers=workers, finished=read.append)
+    assert sorted(p.name for p in read) == sorted([broken.name, CITED[1]])  # the failed one counts as read too
+
+
 def test_arxiv_offline_gives_one_line(shared: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("SPIQA_ARXIV_PDF_URL", f"http://127.0.0.1:{free_port()}/pdf/{{id}}")  # nothing listens there
     get_settings.cache_clear()

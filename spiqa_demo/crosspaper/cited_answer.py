@@ -26,7 +26,7 @@ from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import InputError
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
-from spiqa_demo.models.base import Message, ModelBackend
+from spiqa_demo.models.base import Message, ModelBackend, Part
 from spiqa_demo.settings import QASettings
 from spiqa_demo.types import BBox, Figure, Paper
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 PASSAGES_PER_PAPER = 2
 MAX_NEW_TOKENS = 256  # one or two sentences with their citations, with room to spare
+ANCHOR_TEXT_CHARS = 1500  # a table's text (its cells) is read whole up to about a page column
 ABSTRACT_CHARS = 1500  # about an abstract's length: more of the first page is author lists and introduction
 
 
@@ -123,10 +124,10 @@ def ask_cited_stream(
     if backend is None or not passages:
         yield CitedAnswer(question, chosen, cited, passages, "", messages)
         return
-    prompt = answer_prompt(question, passages)
+    request = answer_request(question, passages, chosen, backend.supports_images)
     pieces: list[str] = []
     try:
-        for piece in backend.stream([Message("user", [prompt])], max_new_tokens=MAX_NEW_TOKENS):
+        for piece in backend.stream([request], max_new_tokens=MAX_NEW_TOKENS):
             pieces.append(piece)
             yield piece
     except Exception as exc:  # a failing model must leave the retrieved passages to the reader
@@ -140,6 +141,22 @@ def ask_cited_stream(
 
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def answer_request(question: str, passages: Sequence[CitedPassage], anchor: Figure | None, images: bool) -> Message:
+    """The model's request: the citing paper's figure or table the question is about (its crop when the
+    model reads images, its caption and text), then the numbered passages and the question. Without
+    the anchor, a question like "how does this compare?" would reach the model with nothing to compare."""
+    parts: list[Part] = []
+    if anchor is not None:
+        parts.append(f"The question is about {anchor.title} (page {anchor.page}) of the citing paper:")
+        if images and anchor.image and Path(anchor.image).is_file():
+            parts.append(Path(anchor.image))
+        described = [f"Caption: {' '.join(anchor.caption.split())}" if anchor.caption else "",
+                     f"Its text: {' '.join(anchor.text.split())[:ANCHOR_TEXT_CHARS]}" if anchor.text else ""]
+        parts.append(" " + " ".join(d for d in described if d) + "\n\n")
+    parts.append(answer_prompt(question, passages))
+    return Message("user", parts)
 
 
 def answer_prompt(question: str, passages: Sequence[CitedPassage]) -> str:

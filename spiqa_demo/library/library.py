@@ -12,7 +12,7 @@ matches no reference is kept and listed by `unmatched()`.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,9 +71,10 @@ class PaperLibrary:
         notices += self.add_arxiv(sources.arxiv_ids, workers)
         return notices
 
-    def add_pdfs(self, paths: Sequence[str | Path], workers: int | None = None) -> list[Notice]:
-        """Add PDF files (extracted in parallel); the notices of this call."""
-        return self._add_files([(Path(p), str(p)) for p in paths], workers)
+    def add_pdfs(self, paths: Sequence[str | Path], workers: int | None = None,
+                 finished: Callable[[Path], None] | None = None) -> list[Notice]:
+        """Add PDF files (extracted in parallel; `finished` is told of each as it is read); the notices of this call."""
+        return self._add_files([(Path(p), str(p)) for p in paths], workers, finished)
 
     def add_arxiv(self, ids: Sequence[str], workers: int | None = None) -> list[Notice]:
         """Download and add arXiv papers; without a network each id gets a one-line notice."""
@@ -90,7 +91,8 @@ class PaperLibrary:
             # Extracted before the folder goes: the papers live on in the extraction cache.
             return notices + self._add_files(files, workers)
 
-    def _add_files(self, files: list[tuple[Path, str]], workers: int | None) -> list[Notice]:
+    def _add_files(self, files: list[tuple[Path, str]], workers: int | None,
+                   finished: Callable[[Path], None] | None = None) -> list[Notice]:
         held = {self.anchor.sha256: self.anchor_origin, **{p.key: p.origin for p in self.papers}}
         notices: list[Notice] = []
         fresh: list[tuple[Path, str]] = []
@@ -105,7 +107,7 @@ class PaperLibrary:
                 continue
             held[digest] = origin
             fresh.append((path, origin))
-        for (_, origin), outcome in zip(fresh, extract_all([p for p, _ in fresh], self.settings.extraction, workers)):
+        for (_, origin), outcome in zip(fresh, extract_all([p for p, _ in fresh], self.settings.extraction, workers, finished)):
             if outcome.paper is None:
                 notices.append(Notice(origin, "failed", outcome.error or f"{origin}: extraction failed"))
             else:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,13 +62,23 @@ def _start_method() -> multiprocessing.context.BaseContext:
     return context
 
 
-def extract_all(paths: Sequence[Path], settings: ExtractionSettings, workers: int | None = None) -> list[Extracted]:
-    """The outcome of every path, in the order given (`workers`: at most this many processes)."""
+def extract_all(paths: Sequence[Path], settings: ExtractionSettings, workers: int | None = None,
+                finished: Callable[[Path], None] | None = None) -> list[Extracted]:
+    """The outcome of every path, in the order given (`workers`: at most this many processes);
+    `finished` is told of each path as its extraction ends, in the order they end (for progress)."""
     count = min(workers or available_cores(), len(paths))
     if count <= 1:
-        return [_load(Path(p), settings) for p in paths]
+        out = []
+        for p in paths:
+            out.append(_load(Path(p), settings))
+            if finished is not None:
+                finished(Path(p))
+        return out
     with ProcessPoolExecutor(max_workers=count, mp_context=_start_method()) as pool:
         futures = [pool.submit(_load, Path(p), settings) for p in paths]
+        if finished is not None:
+            for path, future in zip(paths, futures):
+                future.add_done_callback(_telling(finished, Path(path)))
         out = []
         for path, future in zip(paths, futures):
             try:
@@ -76,3 +86,8 @@ def extract_all(paths: Sequence[Path], settings: ExtractionSettings, workers: in
             except BrokenProcessPool:
                 out.append(Extracted(Path(path), error=f"{Path(path).name}: the extraction process stopped (out of memory?)"))
         return out
+
+
+def _telling(finished: Callable[[Path], None], path: Path) -> Callable[[Future[Extracted]], None]:
+    """A future's done-callback that tells `finished` of `path`."""
+    return lambda _: finished(path)

@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
 
+from spiqa_demo.crosspaper.replies import is_abstention
 from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
 from spiqa_demo.ui import model_calls, storage
-from spiqa_demo.ui.across_session import AcrossSession, public_name
+from spiqa_demo.ui.across_session import AcrossSession, AcrossTurn, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat import POLL_S, History, Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.chat_history import bounded
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
@@ -92,6 +93,12 @@ def chosen_paper(answer: CitedAnswer) -> CitedPaper | None:
     return held[0] if held else None
 
 
+def supporting(answer: CitedAnswer) -> list[CitedPassage]:
+    """The passages shown as the answer's support: none when the model said it does not know (the
+    passages it read are listed in the ranking, never as support for an answer that was not given)."""
+    return [] if answer.text and is_abstention(answer.text) else answer.passages
+
+
 def passage_quote(passage: CitedPassage) -> str:
     return f"> {escape(one_line(passage.text, 700))}\n\n— *{escape(passage.paper_title)}*, page {passage.page}"
 
@@ -99,7 +106,8 @@ def passage_quote(passage: CitedPassage) -> str:
 def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
     """The assistant messages for a finished answer (after the ranking thought)."""
     cited = chosen_paper(answer)
-    passage = answer.passages[0] if answer.passages else None
+    passages = supporting(answer)
+    passage = passages[0] if passages else None
     if answer.text:
         text = escape(answer.text)
     elif passage is not None:
@@ -115,7 +123,7 @@ def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
     if figure is not None:
         if figure.image:
             messages.append(chat_message("assistant", {"path": figure.image, "alt_text": figure.title}))
-        messages.append(chat_message("assistant", f"**In this paper: {escape(figure.title)}** · page {figure.page} · "
+        messages.append(chat_message("assistant", f"**In this paper: {escape(figure_name(figure))}** · "
                                            "the figure or table the question is about"))
     if cited is not None and cited.source:
         messages.append(chat_message("assistant", f"**Cited paper:** {escape(cited.key)} *{escape(cited.title)}* "
@@ -129,9 +137,10 @@ def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
     """(AnnotatedImage update, markdown): the best passage on its page, boxed."""
     from spiqa_demo.ui.page_view import box_on_page
 
-    if not answer.passages:
+    passages = supporting(answer)
+    if not passages:
         return gr.update(value=None, visible=False), PASSAGE_HINT
-    passage = answer.passages[0]
+    passage = passages[0]
     detail = f"#### {escape(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
     pdf = Path(passage.source)
     try:
@@ -176,8 +185,8 @@ def ask(question: str, session: Session | None, across: AcrossSession | None,
     choice = ModelChoice.from_inputs(*fields)
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
-    except InputError:  # nothing typed
-        yield _turn(across.history, across)
+    except InputError as exc:  # nothing typed: said, not silently ignored
+        yield _say(across, across.history, f"⚠️ {as_sentence(str(exc))}.")
         return
     library = across.sync(session)
     user = question_message(asked)
@@ -202,12 +211,19 @@ def ask(question: str, session: Session | None, across: AcrossSession | None,
 
 def _answer(question: str, library: PaperLibrary, session: Session, across: AcrossSession, turn: Turn,
             choice: ModelChoice, api_key: str) -> Iterator[AskOutputs | Wait]:
+    from spiqa_demo.conversation import read_question
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited_stream
 
     history, thought = across.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
     started = time.monotonic()
-    events = ask_cited_stream(library, question, backend, settings=library.settings.qa)
+    # In the context of the chat: a follow-up ("and what is its computational cost?") is completed from
+    # the previous question (naming the same cited paper) and asked about the same figure or table.
+    previous = across.last
+    reading = read_question(question, previous.read_as if previous else None, library.anchor)
+    followup = previous is not None and reading.text != question
+    events = ask_cited_stream(library, reading.text, backend, figure=previous.figure if followup and previous else None,
+                              settings=library.settings.qa)
     result: Streamed[CitedAnswer] = Streamed()
     call = model_calls.start(id(session), events, backend)  # the session's one model call, whichever tab asks
     with closing(stream_reply(call, CitedAnswer, turn, history, result)) as chunks:
@@ -232,7 +248,11 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
         across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE
         notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else as_sentence(notice))
     notes += [as_sentence(m) for m in answer.messages]
-    history.extend(answer_messages(answer, notes))
+    across.last = AcrossTurn(reading.text, answer.anchor_figure)
+    messages = answer_messages(answer, notes)
+    if followup:
+        messages[0]["content"] = f"*Read as:* “{escape(reading.text)}”\n\n{messages[0]['content']}"
+    history.extend(messages)
     page, detail = passage_view(answer)
     yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail)
 
@@ -245,6 +265,7 @@ def stop(across: AcrossSession | None) -> StopOutputs:
 
 
 def clear(across: AcrossSession | None) -> AcrossSession:
+    """Forget the chat and what follow-ups read on from; the library stays."""
     across = across or AcrossSession()
-    across.history = []
+    across.history, across.last = [], None
     return across

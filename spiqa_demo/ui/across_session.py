@@ -15,7 +15,16 @@ from spiqa_demo.ui.session import Chat, Session
 
 if TYPE_CHECKING:
     from spiqa_demo.library import PaperLibrary
+    from spiqa_demo.types import Figure
     from spiqa_demo.ui.cited_loading import CitedLoad
+
+
+@dataclass(frozen=True)
+class AcrossTurn:
+    """What a follow-up reads on from: the previous question as it was read, and the figure or table it was about."""
+
+    read_as: str
+    figure: Figure | None
 
 
 @dataclass
@@ -24,6 +33,7 @@ class AcrossSession(Chat):
 
     library: PaperLibrary | None = None
     add_job: CitedLoad | None = None
+    last: AcrossTurn | None = None
 
     def sync(self, session: Session) -> PaperLibrary | None:
         """The library around the session's loaded paper: a new one (and a new chat) when the paper changed."""
@@ -40,7 +50,7 @@ class AcrossSession(Chat):
             storage.live.release(id(session), CITED)  # the previous paper's cited PDFs are no longer shown
             self.stop_turn()
             self.library = PaperLibrary(paper, app_settings(), str(session.pdf or paper.source))
-            self.history, self.add_job = [], None
+            self.history, self.add_job, self.last = [], None, None
         return self.library
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import gradio as gr
 
 from spiqa_demo.library import PaperLibrary
-from spiqa_demo.ui import across_chat, question_box
+from spiqa_demo.ui import across_chat, follow, question_box
 from spiqa_demo.ui.across_session import AcrossSession, public_name
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.cited_loading import CitedLoad
@@ -155,8 +155,14 @@ class AcrossTab:
     references: gr.Markdown
     chatbot: gr.Chatbot
     question: gr.Textbox
+    settings_link: gr.Button  # opens the model settings, which live under the Paper tab's chat
     page: gr.AnnotatedImage
     detail: gr.Markdown
+
+
+def open_model_settings() -> tuple[gr.Tabs, gr.Accordion]:
+    """The Paper tab, with its settings accordion open: both chats answer with the model chosen there."""
+    return gr.Tabs(selected="paper"), gr.Accordion(open=True)
 
 
 def build() -> AcrossTab:
@@ -182,16 +188,19 @@ def build() -> AcrossTab:
                                                  "channel attention computed?”", feedback_options=None)
                 question = question_box.build("Question across papers", "In the paper that proposed X, how is Y computed?",
                                               "across-question")
+                settings_link = gr.Button("Model settings (shared with the Paper tab)", size="sm", elem_id="across-settings")
                 page = gr.AnnotatedImage(label="Supporting passage on its page", height=620, elem_id="cited-page",
                                          visible=False)
                 detail = gr.Markdown(across_chat.PASSAGE_HINT, elem_id="cited-passage")
     return AcrossTab(tab_item=tab_item, state=state, status=status, upload=upload, arxiv=arxiv, report=report,
-                     references=references, chatbot=chatbot, question=question, page=page, detail=detail)
+                     references=references, chatbot=chatbot, question=question, settings_link=settings_link, page=page,
+                     detail=detail)
 
 
 def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[Load], queues: Queues) -> None:
     """Connect the tab's events: its references follow every load of the Paper tab (`loads`, over the
     Paper tab's `session`), and answers use the Paper tab's model settings (`model`)."""
+    follow.keep_following(tab.chatbot)
     refreshed = components(RefreshOutputs, tab)
     for load in loads:
         load.event.then(refresh, [session, tab.state], refreshed, api_visibility="private")

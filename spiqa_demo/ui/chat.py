@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 from spiqa_demo.errors import InputError, PaperError
 from spiqa_demo.questions import Question, check_question
 from spiqa_demo.types import Figure, Paper
-from spiqa_demo.ui import model_calls, storage
+from spiqa_demo.ui import model_calls, reader_chat, storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat_history import MAX_MESSAGE_CHARS, bounded
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.loading import greeting
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_calls import ModelCall
-from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.model_settings import READER, RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
 
@@ -45,11 +46,34 @@ POLL_S = 0.2  # how often a waiting question looks again
 UPLOAD_GRACE_S = 5.0
 
 
-def clear(session: Session | None) -> Session:
-    """Forget the chat (the trash button); the paper stays loaded."""
+class ClearOutputs(NamedTuple):
+    """The chat after the trash button, in the order of `components`."""
+
+    chatbot: History
+    session: Session
+
+
+def clear(session: Session | None) -> ClearOutputs:
+    """Forget the chat (the trash button); the paper stays loaded, and the chat greets it again rather
+    than showing the "load a paper" placeholder."""
     session = session or Session()
-    session.history = []
-    return session
+    session.clear_chat()
+    if session.paper is not None:
+        session.history.append(chat_message("assistant", greeting(session.paper)))
+    return ClearOutputs(chatbot=list(session.history), session=session)
+
+
+def export(session: Session | None) -> Any:
+    """The reader's conversation as a zip (`exports.chat_zip`), shown for download; said when there is nothing yet."""
+    import gradio as gr
+
+    from spiqa_demo.ui.exports import chat_zip
+
+    if session is None or session.paper is None or not session.conversation.turns:
+        gr.Warning("Nothing to export yet: ask a question about a loaded paper first (with the Reader task).")
+        return gr.update(value=None, visible=False)
+    storage.in_use(session)
+    return gr.update(value=str(chat_zip(session.paper, session.conversation.turns, str(id(session)))), visible=True)
 
 
 def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
@@ -95,7 +119,7 @@ def figure_caption(answer: Answer, figure: Figure) -> str:
         "model": f"chosen by the model (Image {answer.chosen_index})",
         "retrieval": "best retrieval match" + (" (the model named no figure)" if answer.model else ""),
     }.get(answer.figure_source, "")
-    lines = [f"**{escape(figure.title)}** · page {figure.page} · {who}"]
+    lines = [f"**{escape(figure_name(figure))}** · {who}"]
     if answer.rationale:
         lines.append(f"*Why this figure:* {escape(answer.rationale)}")
     if figure.caption:
@@ -108,7 +132,7 @@ def answer_messages(answer: Answer, notes: list[str]) -> History:
     if answer.answered:
         text = escape(answer.answer)
     elif answer.figure is not None:
-        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{escape(answer.figure.title)}** (page {answer.figure.page})."
+        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{escape(figure_name(answer.figure))}**."
     else:
         text = "*No written answer, and this paper has no figures or tables to show.*"
     if notes:
@@ -159,9 +183,10 @@ class Streamed(Generic[A]):
 
 
 def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
-                 result: Streamed[A]) -> Generator[Wait | None, None, None]:
+                 result: Streamed[A], status: type | None = None) -> Generator[Wait | None, None, None]:
     """Show a model call's text pieces in the chat as they come (None: show the chat now; a `Wait`
-    while the model has nothing new) and put how it ended in `result`. However the stream ends
+    while the model has nothing new) and put how it ended in `result`; events of type `status` (a
+    step with its `text`) are shown in the turn's thought instead. However the stream ends
     (answered, failed, stopped, cancelled) the call is stopped, freeing its model; an unanswered
     turn is marked stopped with what was written kept."""
     reply = chat_message("assistant", "")
@@ -184,6 +209,10 @@ def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
                     break
                 if turn.stopped:
                     break
+                if status is not None and isinstance(event, status):
+                    turn.thought["content"] = f"{escape(str(getattr(event, 'text', event)))}…"
+                    yield None
+                    continue
                 if not streamed:
                     turn.thought["content"] = "Waiting for the model's reply…"
                     turn.reply = reply
@@ -216,13 +245,13 @@ class AskOutputs(NamedTuple):
 
 
 
-def _turn(history: History, session: Session) -> AskOutputs:
+def shown_turn(history: History, session: Session) -> AskOutputs:
     """The chat as it stands, with the question box emptied; a copy, as the session's list goes on changing
     (this answer, a load's greeting) while Gradio sends this one."""
     return AskOutputs(chatbot=list(history), session=session, question="")
 
 
-def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
     """Stream one question's turn into the session's chat (as `steps`: Gradio runs it `unthreaded`).
 
     A question asked while the paper loads waits for it. The answer is marked stopped, with what
@@ -234,34 +263,46 @@ def ask(question: str, session: Session | None, *choice_and_key: Any) -> Iterato
     choice = ModelChoice.from_inputs(*fields)
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
-    except InputError:  # nothing typed
-        yield _turn(session.history, session)
+    except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
+        session.history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(str(exc)), quote=False)}."))
+        yield shown_turn(session.history, session)
         return
     user = question_message(asked)
     thought = chat_message("assistant", "Ranking the paper's figures and tables…",
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     turn = session.start_turn(thought)
     session.add_question(user, thought)
+    asked_while_loading = session.loading or session.paper is None  # a load failing later is this question's answer
     for step in _wait_for_paper(session, turn):
-        yield step or _turn(session.history, session)
+        yield step or shown_turn(session.history, session)
     if not any(message is user for message in session.history):  # the new paper started a new chat
         session.add_question(user, thought)
     history = session.history
     job = session.load_job
     paper = session.paper
     problem = NO_PAPER if paper is None else ""
-    if job is not None and job.error and not turn.stopped:
+    if job is not None and job.error and asked_while_loading and not turn.stopped:
         problem = f"The paper could not be loaded: {job.error}"
     if problem or turn.stopped or paper is None:
         turn.finished = not turn.stopped
         if problem:
             history.remove(thought)
             history.append(chat_message("assistant", escape(problem)))
-        yield _turn(history, session)
+        yield shown_turn(history, session)
         return
     thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
-    yield _turn(history, session)
-    yield from _answer(asked.text, paper, session, turn, choice, api_key)
+    yield shown_turn(history, session)
+    if choice.task == READER and not spiqa:
+        backend, notice = resolve_backend(choice, api_key)
+        yield from reader_chat.answer(asked.text, paper, session, turn, backend, notice)
+    else:
+        yield from _answer(asked.text, paper, session, turn, choice, api_key)
+
+
+def ask_spiqa(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+    """`ask` with SPIQA's task (the reader's conversation asks CoT): a question picked from the SPIQA
+    check's list is answered as the benchmark asks it, so the check can score it."""
+    yield from ask(question, session, *choice_and_key, spiqa=True)
 
 
 def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
@@ -272,19 +313,19 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
     settings = app_settings()
     history, thought = session.history, turn.thought
     backend, notice = resolve_backend(choice, api_key)
-    events = ask_stream(paper, question, backend, task=choice.task, k=choice.k,
+    events = ask_stream(paper, question, backend, task=choice.spiqa_task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
     result: Streamed[Answer] = Streamed()
     call = model_calls.start(id(session), events, backend)
     with closing(stream_reply(call, Answer, turn, history, result)) as chunks:
         for step in chunks:
-            yield step or _turn(history, session)
+            yield step or shown_turn(history, session)
     if result.error:
         history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
     answer = result.answer
     if answer is None:
-        yield _turn(history, session)
+        yield shown_turn(history, session)
         return
     turn.finished = True
     session.last_answer = answer
@@ -297,7 +338,7 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
     if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
         session.turn = None
-    yield _turn(history, session)
+    yield shown_turn(history, session)
 
 
 class StopOutputs(NamedTuple):

@@ -4,8 +4,8 @@ Like a paper load (`loading.PaperLoad`), the work runs in a small thread pool, n
 a cancelled request still finishes adding, and a question asked meanwhile waits for it. Uploads
 are checked and kept under the app's upload folder (so their pages can be shown later), within the
 session's upload quota and held for the session while it lives; arXiv ids are downloaded there.
-The PDFs are extracted by the library's process pool, a batch of as many files as there are cores
-at a time so progress can count finished files. A file that fails leaves its message (and its kept
+The PDFs are extracted by the library's process pool, as many at a time as there are cores, and
+progress counts each file as it is read. A file that fails leaves its message (and its kept
 copy is deleted); the others are added all the same.
 """
 
@@ -71,16 +71,20 @@ class CitedLoad:
                 after.wait()
             kept = self._fetch(files, arxiv_ids)
             before = {p.origin for p in library.papers}
-            batch = max(1, available_cores())
-            for start in range(0, len(kept), batch):
-                names = ", ".join(p.name for p in kept[start : start + batch])
-                self.fraction = start / len(kept)
-                self.message = f"Reading {names} ({start + 1}-{min(start + batch, len(kept))} of {len(kept)})"
-                notices = library.add_pdfs(kept[start : start + batch], workers=batch)
-                self.notices += notices
-                for notice in notices:
-                    if notice.kind == "failed":
-                        storage.reject(self._owner, CITED, Path(notice.source))
+            read: list[Path] = []
+
+            def finished(path: Path) -> None:  # progress moves as each paper is read, in the order they finish
+                read.append(path)
+                self.fraction = len(read) / len(kept)
+                self.message = f"Read {public_name(str(path))} ({len(read)} of {len(kept)})"
+
+            if kept:
+                self.message = f"Reading {len(kept)} paper{'s' if len(kept) > 1 else ''} ({min(len(kept), available_cores())} at a time)"
+            notices = library.add_pdfs(kept, workers=max(1, available_cores()), finished=finished)
+            self.notices += notices
+            for notice in notices:
+                if notice.kind == "failed":
+                    storage.reject(self._owner, CITED, Path(notice.source))
             self.added = [p.origin for p in library.papers if p.origin not in before]
             self.fraction, self.message = 1.0, f"Added {len(self.added)} of {len(files) + len(arxiv_ids)} papers"
         except Exception as exc:  # a bug must not leave the session waiting for ever

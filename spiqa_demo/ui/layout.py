@@ -29,9 +29,10 @@ from spiqa_demo.ui.upload_room import UploadRoom
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 TITLE = "SPIQA paper QA"
-INTRO = ("Ask questions about a scientific paper's figures and tables, and see the figure that answers them. "
-         "Load a paper, then ask in the chat.")
+INTRO = ("Ask a scientific paper about its figures, tables and text, follow-ups included, and see what each answer "
+         "rests on: the figure or table, and the passages boxed on their pages. Load a paper, then ask in the chat.")
 QUEUE_SIZE = 64
+NO_SHARING_CSS = 'button[title="Share"] { display: none !important; }'
 
 
 def build_demo(settings: Settings) -> gr.Blocks:
@@ -45,10 +46,12 @@ def build_demo(settings: Settings) -> gr.Blocks:
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = visitor_state(Session())
         gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="app-header")
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             paper = paper_tab.build(settings)
             across = across_tab.build()
             errors = error_analysis.build()
+        across.settings_link.click(across_tab.open_model_settings, None, [tabs, paper.settings], queue=False,
+                                   api_visibility="private")
 
         events = paper_tab.wire(paper, session, queues)
         spiqa_check.wire(paper.check, session, paper.model, events, queues)
@@ -68,6 +71,8 @@ def launch_options() -> dict[str, Any]:
                        "middleware": [Middleware(RequestSizeLimit), Middleware(UploadRoom)]},
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
+        # Gradio gives every image in a chat a Share button, which off Spaces only says that it cannot share.
+        "css": "" if settings.ui.space_id else NO_SHARING_CSS,
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],
         "max_file_size": settings.extraction.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
         "run_history": False,  # it would keep typed inputs (the API key) in the browser

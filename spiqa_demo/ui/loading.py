@@ -64,7 +64,8 @@ def greeting(paper: Paper) -> str:
     title = escape(paper.title or paper.source)
     if not paper.items:
         return f"Loaded **{title}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
-    return f"Loaded **{title}** ({paper.summary()}). Ask a question about its figures and tables."
+    return (f"Loaded **{title}** ({paper.summary()}). Ask a question about its figures, tables and text; "
+            "follow-up questions are read in the context of the chat.")
 
 
 class PaperLoad:

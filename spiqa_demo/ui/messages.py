@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from spiqa_demo.types import Figure
+
 # A first word that names something (a file, path, URL, setting or "name:" prefix) keeps its case.
 _NAME = re.compile(r"[./\\_\d'\"`]|:$")
 
@@ -15,3 +17,9 @@ def as_sentence(message: str) -> str:
     if not first or _NAME.search(first):
         return message
     return message[:1].upper() + message[1:]
+
+
+def figure_name(figure: Figure, separator: str = " · page ") -> str:
+    """"Table 3 · page 7"; an unlabelled item's title names its page already ("Unlabelled table (page 8)"),
+    so the page is never said twice."""
+    return f"{figure.title}{separator}{figure.page}" if figure.label else figure.title

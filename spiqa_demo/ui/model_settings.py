@@ -1,5 +1,5 @@
-"""The settings panel: task (SPIQA's tasks and its caption-only / image-only ablations), model
-backend, shortlist size, image resolution, captions.
+"""The settings panel: task (the reader's conversation, the default, beside SPIQA's tasks and its
+caption-only / image-only ablations), model backend, shortlist size, image resolution, captions.
 
 Defaults come from the environment (`spiqa_demo.settings`), so a Space is configured without code.
 The API key field starts empty (a key from the environment is used but never sent to the browser);
@@ -10,7 +10,7 @@ With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
@@ -25,15 +25,19 @@ if TYPE_CHECKING:
     from spiqa_demo.models.base import ModelBackend
     from spiqa_demo.qa.answer import Task
 
-# In the order of spiqa_demo.qa.TASKS (tests/test_app_units.py checks): the panel imports the QA package for typing only.
-TASK_LABELS: dict[Task, str] = {
+READER: Literal["reader"] = "reader"
+ChatTask = Literal["reader", "cot", "direct", "full", "caption-only", "image-only"]
+# The reader's conversation (`spiqa_demo.conversation`), then SPIQA's tasks in the order of spiqa_demo.qa.TASKS
+# (tests/test_app_units.py checks): the panel imports the QA package for typing only.
+TASK_LABELS: dict[ChatTask, str] = {
+    READER: "Reader: follow-ups in context, answers citing figures, tables and text",
     "cot": "CoT: pick the most helpful figure, then answer",
     "direct": "Direct: all figures and tables",
     "full": "Full paper: text and figures",
     "caption-only": "Caption only: the captions, no images (SPIQA ablation)",
     "image-only": "Image only: the images, no captions (SPIQA ablation)",
 }
-TASK_CHOICES: list[tuple[str, Task]] = [(label, task) for task, label in TASK_LABELS.items()]
+TASK_CHOICES: list[tuple[str, ChatTask]] = [(label, task) for task, label in TASK_LABELS.items()]
 BACKEND_CHOICES = [
     ("No model (retrieval only)", "none"),
     ("Local model (transformers)", "local"),
@@ -59,13 +63,18 @@ RETRIEVAL_ONLY_NOTICE = (
 class ModelChoice:
     """What the settings panel asks for (everything but the API key)."""
 
-    task: Task = "cot"
+    task: ChatTask = READER
     backend: str = "none"
     model: str = ""
     base_url: str = ""
     k: int = MAX_SHORTLIST
     image_size: int = 0
     captions: bool = True
+
+    @property
+    def spiqa_task(self) -> Task:
+        """The SPIQA task the SPIQA check and its questions use: the chosen one, or CoT with the reader's."""
+        return "cot" if self.task == READER else self.task
 
     @classmethod
     def from_inputs(cls, task: Any, backend: Any, model: Any, base_url: Any, k: Any, image_size: Any, captions: Any) -> ModelChoice:
@@ -83,7 +92,7 @@ class ModelChoice:
         except (TypeError, ValueError):
             size = defaults.image_size
         return cls(
-            task=next((v for _, v in TASK_CHOICES if v == task), "cot"),
+            task=next((v for _, v in TASK_CHOICES if v == task), READER),
             backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
             model=capped(model, "model").strip(),
             base_url=capped(base_url, "base_url").strip(),
@@ -103,7 +112,7 @@ def default_choice(settings: Settings | None = None) -> ModelChoice:
     except PaperError:
         kind = "none"  # a bad SPIQA_BACKEND; the first question says why
     return ModelChoice(
-        task="cot",
+        task=READER,
         backend=kind,
         model=settings.models.model,
         base_url=settings.models.base_url,

@@ -21,11 +21,11 @@ import gradio as gr
 
 from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
-from spiqa_demo.ui import chat, examples, model_settings, question_box, spiqa_check, storage
+from spiqa_demo.ui import chat, examples, follow, model_settings, page_viewer, question_box, spiqa_check, storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.loading import PaperLoad
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.steps import Wait
@@ -39,10 +39,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CAPTION_CHARS = 90
-MAX_MENTIONS = 8
 POLL_S = 0.2  # how often a load's progress is reported
 ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a visitor who left is noticed)
-DETAIL_HINT = "Select a figure or table above to see it on its page, with the passages that mention it."
+DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
+               "select a cited passage or figure in the chat to see it boxed on its page.")
 
 
 def gallery_items(paper: Paper) -> list[tuple[str, str]]:
@@ -50,7 +50,7 @@ def gallery_items(paper: Paper) -> list[tuple[str, str]]:
     items = []
     for figure in shown_items(paper):
         caption = one_line(strip_caption_label(figure.caption) if figure.label else figure.caption, CAPTION_CHARS)
-        name = f"{figure.title} · p. {figure.page}" if figure.label else figure.title  # the title has the page then
+        name = figure_name(figure, " · p. ")
         items.append((figure.image, name + (f" — {caption}" if caption else "")))
     return items
 
@@ -71,28 +71,6 @@ def error_markdown(message: str) -> str:
     return f"> ⚠️ **Could not load the paper.** {escape(as_sentence(message))}"
 
 
-def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False) -> tuple[Any, str]:
-    """(AnnotatedImage value, markdown) for one item: its page with boxes (and the reader's
-    annotations when asked), caption and mentions."""
-    from spiqa_demo.ui.page_view import figure_on_page
-
-    page = None
-    try:
-        page = figure_on_page(pdf, figure, annotations) if pdf is not None and pdf.is_file() else None
-    except Exception:  # a page that cannot be rendered still leaves the caption and mentions
-        log.exception("rendering page %s failed", figure.page)
-    title = f"#### {escape(figure.title)} · page {figure.page}" + ("" if page else " *(the page image is not available)*")
-    blocks = [title, escape(figure.caption)] if figure.caption else [title]
-    if figure.mentions:
-        where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
-        bullets = [f"- p. {page_number}: “{escape(m.sentence.strip())}”"
-                   for m, page_number in zip(figure.mentions[:MAX_MENTIONS], where)]
-        blocks.append(f"**Mentioned in the text** ({len(figure.mentions)}):\n" + "\n".join(bullets))
-    else:
-        blocks.append("*No sentence of the text mentions it.*")
-    return page, "\n\n".join(blocks)
-
-
 class LoadOutputs(NamedTuple):
     """What a load shows (outputs left out stay as they are), in the order of `components`."""
 
@@ -102,6 +80,10 @@ class LoadOutputs(NamedTuple):
     page: Any = gr.skip()
     detail: Any = gr.skip()
     chatbot: Any = gr.skip()
+    upload: Any = gr.skip()
+    download_all: Any = gr.skip()
+    viewer_controls: Any = gr.skip()
+    export_file: Any = gr.skip()
 
 
 
@@ -110,8 +92,13 @@ def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
     question asked during the load is being answered: that question's own updates show the chat (the
     greeting too), and a copy taken here could reach the browser after its answer and hide it."""
     chat = gr.skip() if session.turn is not None else list(session.history)
+    from spiqa_demo.ui.exports import gallery_zip
+
+    zipped = gallery_zip(paper)
     return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
-                       detail=DETAIL_HINT, chatbot=chat)
+                       detail=DETAIL_HINT, chatbot=chat, viewer_controls=gr.update(visible=False),
+                       download_all=gr.update(value=str(zipped) if zipped else None, visible=zipped is not None),
+                       export_file=gr.update(value=None, visible=False))
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
@@ -147,7 +134,9 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         return
     if job.error or job.paper is None:
         gr.Warning(job.error)
-        yield LoadOutputs(session, status=error_markdown(job.error))
+        # The previous paper stays loaded and on screen, and says so; the rejected file leaves the upload box.
+        kept = f" Questions are still answered about this one:\n\n{status_markdown(session.paper)}" if session.paper is not None else ""
+        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
         return
     progress(1.0, desc=job.message)
     yield _paper_shown(session, job.paper, status_markdown(job.paper))
@@ -188,25 +177,16 @@ def load_example(name: str | None, session: Session | None,
     yield from _load(lambda: examples.example_pdf(name), session, progress)
 
 
-class FigureOutputs(NamedTuple):
-    """The selected item on its page, and its caption and mentions, in the order of `components`."""
-
-    page: Any
-    detail: str
-
-
-
-def show_figure(session: Session | None, evt: gr.SelectData) -> FigureOutputs:
+def show_figure(session: Session | None, evt: gr.SelectData) -> page_viewer.ViewerOutputs:
     """The selected gallery item on its page, with caption and mentions."""
     if session is None or session.paper is None:
-        return FigureOutputs(page=None, detail=DETAIL_HINT)
+        return page_viewer.ViewerOutputs(page=None, detail=DETAIL_HINT, viewer_controls=gr.skip(), page_number=gr.skip())
     storage.in_use(session)
     items = shown_items(session.paper)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
-        return FigureOutputs(page=None, detail=DETAIL_HINT)
-    page, text = figure_detail(session.paper, session.pdf, items[index], session.annotations)
-    return FigureOutputs(page=gr.update(value=page, visible=page is not None), detail=text)
+        return page_viewer.ViewerOutputs(page=None, detail=DETAIL_HINT, viewer_controls=gr.skip(), page_number=gr.skip())
+    return page_viewer.show_figure(session, items[index])
 
 
 def show_annotations(value: bool, session: Session | None) -> Session:
@@ -230,7 +210,15 @@ class PaperTab:
     annotations: gr.Checkbox
     chatbot: gr.Chatbot
     question: gr.Textbox
+    download_all: gr.DownloadButton
+    viewer_controls: gr.Row
+    previous_page: gr.Button
+    page_number: gr.Markdown
+    next_page: gr.Button
+    export: gr.Button
+    export_file: gr.File
     check: spiqa_check.SpiqaCheck
+    settings: gr.Accordion
     model: model_settings.ModelPanel
 
 
@@ -249,24 +237,38 @@ def build(settings: Settings) -> PaperTab:
         status = gr.Markdown("", elem_id="paper-status")
         with gr.Row():
             with gr.Column(scale=5):
+                # Gradio's own download-all gives bare PNGs: the zip below has the captions and pages too.
                 gallery = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
-                                     allow_preview=False, elem_id="gallery")
-                page = gr.AnnotatedImage(label="On the page", height=560, elem_id="page-view", visible=False,
-                                         color_map={"caption": "#f59e0b"})
+                                     allow_preview=False, elem_id="gallery", buttons=["fullscreen"])
+                download_all = gr.DownloadButton("Download all (images, captions, pages)", visible=False, size="sm",
+                                                 elem_id="download-all")
+                with gr.Row(visible=False, elem_id="viewer-controls", equal_height=True) as viewer_controls:
+                    previous_page = gr.Button("◀ Previous page", size="sm", elem_id="previous-page", scale=2, min_width=120)
+                    page_number = gr.Markdown("", elem_id="page-number", min_width=140)
+                    next_page = gr.Button("Next page ▶", size="sm", elem_id="next-page", scale=2, min_width=120)
+                page = gr.AnnotatedImage(label="On the page", height=page_viewer.PAGE_HEIGHT, elem_id="page-view", visible=False,
+                                         color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"},
+                                         buttons=["fullscreen"])
                 detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
                 annotations = gr.Checkbox(value=settings.extraction.crop_annotations, label="Show my highlights and notes",
                                           info="Annotations in the PDF are never read as the paper; ticked, page images and "
                                                "the figures of the next paper loaded show them.", elem_id="show-annotations")
             with gr.Column(scale=6):
                 chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
-                                     placeholder="Load a paper, then ask about its figures and tables.",
+                                     placeholder="Load a paper, then ask about its figures, tables and text.",
                                      buttons=["copy"], feedback_options=None)
-                question = question_box.build("Question", "e.g. Which method has the lowest error?", "question")
+                question = question_box.build("Question", "e.g. Which method has the lowest error? Then: and on the other dataset?",
+                                              "question")
+                with gr.Row():
+                    export = gr.Button("Export the chat (zip: Markdown and figures)", size="sm", elem_id="export-chat")
+                    export_file = gr.File(label="Chat export", visible=False, elem_id="export-file", interactive=False)
                 check = spiqa_check.build()
-                with gr.Accordion("Settings", open=False, elem_id="settings"):
+                with gr.Accordion("Settings", open=False, elem_id="settings") as settings_panel:
                     model = model_settings.build(settings)
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
-                    detail=detail, annotations=annotations, chatbot=chatbot, question=question, check=check, model=model)
+                    detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
+                    viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
+                    export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
 @dataclass(frozen=True)
@@ -303,10 +305,16 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
             (tab.example.input, load_example, tab.example, "load_example"),
         )
     )
-    tab.gallery.select(show_figure, [session], components(FigureOutputs, tab),
+    tab.gallery.select(show_figure, [session], components(page_viewer.ViewerOutputs, tab),
                        api_visibility="private")  # needs the browser's selection event
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
-    tab.chatbot.clear(chat.clear, [session], [session], api_name="clear_chat")
+    follow.keep_following(tab.chatbot)
+    viewer = components(page_viewer.ViewerOutputs, tab)
+    tab.chatbot.select(page_viewer.open_from_chat, [session], viewer, api_visibility="private")  # needs the browser's selection
+    tab.previous_page.click(page_viewer.previous_page, [session], viewer, api_name="previous_page")
+    tab.next_page.click(page_viewer.next_page, [session], viewer, api_name="next_page")
+    tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat")
+    tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
 
     asked = [tab.question, session, *tab.model.inputs()]
     answered = components(chat.AskOutputs, tab, session=session)
@@ -316,7 +324,7 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
         queues.handler(chat.ask), asked, answered, api_name="ask", **queues.ask)
     clicked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False)
     picked = question_box.show_stop_on(clicked.then, tab.question).then(
-        queues.handler(chat.ask), asked, answered, api_visibility="private", **queues.ask)
+        queues.handler(chat.ask_spiqa), asked, answered, api_visibility="private", **queues.ask)
     for answer in (typed, picked):
         question_box.show_ask_after(answer, tab.question)
     stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session), cancels=[typed, picked],

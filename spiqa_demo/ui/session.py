@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spiqa_demo.conversation import Conversation, Evidence
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat_history import keep_recent
@@ -41,6 +42,14 @@ class Turn:
         self.thought["metadata"] = {"title": "Stopped", "status": "done"}
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
+
+
+@dataclass(frozen=True)
+class PageShown:
+    """The page the viewer shows (1-based), and the evidence boxed when that page is the evidence's."""
+
+    page: int
+    evidence: Evidence | Figure | None = None
 
 
 @dataclass
@@ -87,6 +96,18 @@ class Session(Chat):
     load_job: PaperLoad | None = None
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
     annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
+    # The reader's conversation about the paper, and what each of its chat messages rests on (by the
+    # message's id: selecting the message opens that evidence on its page).
+    conversation: Conversation = field(default_factory=Conversation)
+    evidence_of: dict[int, tuple[dict[str, Any], Evidence]] = field(default_factory=dict)
+    viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
+
+    def clear_chat(self) -> None:
+        """Forget the chat and the conversation (the trash button); the paper stays loaded."""
+        self.stop_turn()
+        self.history = []
+        self.conversation.clear()
+        self.evidence_of.clear()
 
     @property
     def loading(self) -> bool:
@@ -103,4 +124,7 @@ class Session(Chat):
         self.paper, self.pdf = paper, pdf
         self.spiqa, self.spiqa_figures, self.last_answer = None, {}, None
         self.history = []
+        self.conversation = Conversation(paper_key=paper.sha256)
+        self.evidence_of = {}
+        self.viewing = None
         return self

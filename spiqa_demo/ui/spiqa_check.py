@@ -330,7 +330,7 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     choice = ModelChoice.from_inputs(*fields)
     backend, notice = resolve_backend(choice, api_key)
     judge, judge_note = load_judge(judge_model, judge_url, choice.base_url, api_key)
-    ask_paper = partial(ask, session.paper, backend=backend, task=choice.task, k=choice.k,
+    ask_paper = partial(ask, session.paper, backend=backend, task=choice.spiqa_task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
     total = len(session.spiqa.questions)

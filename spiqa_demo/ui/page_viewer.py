@@ -1,0 +1,142 @@
+"""The Paper tab's page viewer: any page of the loaded PDF, opened from a gallery item, from an
+answer or from a cited passage in the chat, with the evidence boxed on its page; previous/next
+page, and the image's fullscreen button to zoom.
+
+The viewer remembers what it shows (`Session.viewing`): stepping to another page shows that page
+plainly and says where the evidence is; stepping back to the evidence's page boxes it again.
+"""
+
+from __future__ import annotations
+
+import logging
+from html import escape
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import gradio as gr
+
+from spiqa_demo.conversation import Evidence
+from spiqa_demo.paper_text import one_line
+from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui import storage
+from spiqa_demo.ui.messages import figure_name
+from spiqa_demo.ui.page_view import box_on_page, figure_on_page, render_page
+from spiqa_demo.ui.session import PageShown, Session
+
+log = logging.getLogger(__name__)
+
+MAX_MENTIONS = 8
+PAGE_HEIGHT = 560  # the viewer's height at 100 %, in pixels
+PASSAGE_LABEL = "cited passage"
+PASSAGE_CHARS = 900
+NOT_SELECTABLE = "That message has no page to open: select a cited figure, table or passage, or the answer above them."
+
+
+class ViewerOutputs(NamedTuple):
+    """The viewer's page, the text beside it and its controls, in the order of `components`."""
+
+    page: Any
+    detail: Any
+    viewer_controls: Any
+    page_number: Any
+
+
+def _hidden(detail: str) -> ViewerOutputs:
+    return ViewerOutputs(page=gr.update(value=None, visible=False), detail=detail, viewer_controls=gr.update(visible=False),
+                         page_number="")
+
+
+def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False) -> tuple[Any, str]:
+    """(AnnotatedImage value, markdown) for one item: its page with boxes (and the reader's
+    annotations when asked), caption and mentions."""
+    page = None
+    try:
+        page = figure_on_page(pdf, figure, annotations) if pdf is not None and pdf.is_file() else None
+    except Exception:  # a page that cannot be rendered still leaves the caption and mentions
+        log.exception("rendering page %s failed", figure.page)
+    title = f"#### {escape(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
+    blocks = [title, escape(figure.caption)] if figure.caption else [title]
+    if figure.mentions:
+        where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
+        bullets = [f"- p. {page_number}: “{escape(m.sentence.strip())}”"
+                   for m, page_number in zip(figure.mentions[:MAX_MENTIONS], where)]
+        blocks.append(f"**Mentioned in the text** ({len(figure.mentions)}):\n" + "\n".join(bullets))
+    else:
+        blocks.append("*No sentence of the text mentions it.*")
+    return page, "\n\n".join(blocks)
+
+
+def _boxed(session: Session, paper: Paper, shown: PageShown) -> tuple[Any, str]:
+    """The page image with the evidence boxed when it is on this page, and the text beside it."""
+    assert session.pdf is not None
+    evidence = shown.evidence
+    figure = evidence.figure if isinstance(evidence, Evidence) else evidence
+    if figure is not None and figure.page == shown.page:
+        return figure_detail(paper, session.pdf, figure, session.annotations)
+    if isinstance(evidence, Evidence) and evidence.page == shown.page:
+        quote = " … ".join(evidence.quotes) if evidence.quotes else evidence.text
+        return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL),
+                f"#### Passage · page {shown.page}\n\n> {escape(one_line(quote, PASSAGE_CHARS))}")
+    image, _ = render_page(session.pdf, shown.page, session.annotations)
+    text = f"#### Page {shown.page} of {paper.page_count}"
+    if figure is not None:
+        text += f"\n\n*{escape(figure_name(figure))} is boxed on its page.*"
+    elif isinstance(evidence, Evidence):
+        text += f"\n\n*The cited passage is boxed on page {evidence.page}.*"
+    return (str(image), []), text
+
+
+def show(session: Session, shown: PageShown) -> ViewerOutputs:
+    """Show `shown` in the viewer and remember it."""
+    paper = session.paper
+    if paper is None or session.pdf is None or not session.pdf.is_file():
+        return _hidden("The page images are not available.")
+    shown = PageShown(min(max(shown.page, 1), paper.page_count), shown.evidence)
+    session.viewing = shown
+    try:
+        image, text = _boxed(session, paper, shown)
+    except Exception:  # a page that cannot be rendered leaves the text and the app working
+        log.exception("rendering page %s failed", shown.page)
+        return ViewerOutputs(page=gr.update(value=None, visible=False), detail="*The page image is not available.*",
+                             viewer_controls=gr.update(visible=True), page_number=_number(shown.page, paper))
+    return ViewerOutputs(page=gr.update(value=image, visible=image is not None), detail=text,
+                         viewer_controls=gr.update(visible=True), page_number=_number(shown.page, paper))
+
+
+def _number(page: int, paper: Paper) -> str:
+    return f"Page **{page}** of {paper.page_count}"
+
+
+def show_figure(session: Session, figure: Figure) -> ViewerOutputs:
+    """A gallery item on its page, with its caption and mentions."""
+    return show(session, PageShown(figure.page, figure))
+
+
+def open_from_chat(session: Session | None, evt: gr.SelectData) -> ViewerOutputs:
+    """The evidence a selected chat message shows (an answer: its first cited evidence), boxed on its page."""
+    if session is None or session.paper is None:
+        return _hidden(NOT_SELECTABLE)
+    storage.in_use(session)
+    index = evt.index if isinstance(evt.index, int) else evt.index[0]
+    message = session.history[index] if 0 <= index < len(session.history) else None
+    kept = session.evidence_of.get(id(message)) if message is not None else None
+    if kept is None or kept[0] is not message:
+        return ViewerOutputs(page=gr.skip(), detail=NOT_SELECTABLE, viewer_controls=gr.skip(), page_number=gr.skip())
+    evidence = kept[1]
+    return show(session, PageShown(evidence.page, evidence))
+
+
+def step(session: Session | None, delta: int) -> ViewerOutputs:
+    """The previous (`delta` -1) or next (+1) page of the one shown."""
+    if session is None or session.paper is None or session.viewing is None:
+        return _hidden("Select a figure or table, or a cited passage in the chat, to open its page.")
+    storage.in_use(session)
+    return show(session, PageShown(session.viewing.page + delta, session.viewing.evidence))
+
+
+def previous_page(session: Session | None) -> ViewerOutputs:
+    return step(session, -1)
+
+
+def next_page(session: Session | None) -> ViewerOutputs:
+    return step(session, +1)

@@ -1,0 +1,79 @@
+"""The reader's conversation in headless Chromium (Playwright) on the in-process app, as a reader uses
+it: ask, ask a follow-up (answered in context, "Read as" shown), open a cited passage on its page
+(boxed) and step to the next page, export the chat and open the zip, download the gallery with its
+index. Ask comes back after each answer, the chat follows the newest answer with a shortlist
+expanded, no Share button says it cannot share, and the Across papers tab opens the model settings. Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from pathlib import Path
+
+from app_harness import _served_app, app_url
+from test_app_browser import PAPER, browser, page, pytestmark, shot, wait_for_text
+
+__all__ = ["_served_app", "app_url", "browser", "page", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
+
+AT_THE_BOTTOM = """() => { const s = [...document.querySelectorAll('#chat *')].find(e => e.scrollHeight > e.clientHeight + 5
+    && getComputedStyle(e).overflowY !== 'visible'); return !s || s.scrollHeight - s.scrollTop - s.clientHeight < 40; }"""
+
+
+def ask(page, question: str, answered: str) -> None:
+    """Ask `question`; wait for `answered` in the chat and for the box's button to be Ask again."""
+    page.fill("#question textarea", question)
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", answered)
+    page.locator("#question button", has_text="Ask").wait_for()
+    assert page.locator("#question button", has_text="Stop").count() == 0
+
+
+def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared: Path, tmp_path: Path) -> None:
+    page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
+    wait_for_text(page, "#chat", "follow-up questions are read in the context of the chat", timeout_ms=4 * 90_000)
+    ask(page, "Which model is best on Kinetics?", "Evidence:")
+    page.locator("#chat").get_by_text("Evidence:").first.click()  # the shortlist expanded
+    ask(page, "and on Charades?", "Read as")
+    chat = page.inner_text("#chat")
+    assert "Which model is best on Charades?" in chat and "Table 4 · page 8" in chat, chat
+    page.wait_for_function(AT_THE_BOTTOM)  # the newest answer is in view
+    assert page.locator("#chat button[title=Share]:visible").count() == 0  # Gradio draws it on every image
+    shot(page, "reader-1-follow-up")
+
+    cited = page.locator("#chat .message", has_text="select to open its page").last  # the cited passage
+    where = int(re.search(r"— page (\d+)", cited.inner_text()).group(1))
+    cited.click()
+    page.wait_for_selector("#page-view img")
+    wait_for_text(page, "#figure-detail", f"Passage · page {where}")
+    assert "Charades" in page.inner_text("#figure-detail")
+    wait_for_text(page, "#page-view", "cited passage")  # the box's label on the page
+    shot(page, "reader-2-passage-on-its-page")
+    page.click("#next-page")
+    wait_for_text(page, "#page-number", f"Page {where + 1} of 10")
+    wait_for_text(page, "#figure-detail", f"boxed on page {where}")
+
+    page.click("#export-chat")
+    page.wait_for_selector("#export-file a")
+    with page.expect_download() as exported:
+        page.locator("#export-file a").first.click()
+    exported.value.save_as(tmp_path / "chat.zip")
+    with zipfile.ZipFile(tmp_path / "chat.zip") as archive:
+        markdown = archive.read("chat.md").decode("utf-8")
+        names = archive.namelist()
+    assert "## 2. and on Charades?" in markdown and "*Read as:* Which model is best on Charades?" in markdown, markdown
+    assert f"> — page {where}" in markdown and "![Table 4](figures/table-4.png)" in markdown and "figures/table-4.png" in names
+
+    with page.expect_download() as gallery:
+        page.click("#download-all")
+    gallery.value.save_as(tmp_path / "gallery.zip")
+    with zipfile.ZipFile(tmp_path / "gallery.zip") as archive:
+        index = list(csv.DictReader(io.StringIO(archive.read("index.csv").decode("utf-8"))))
+        assert {row["label"] for row in index} >= {"Figure 1", "Table 3"} and all(row["file"] in archive.namelist() for row in index)
+    assert next(row for row in index if row["label"] == "Table 3")["page"] == "7"
+
+    page.click("button[role=tab]:has-text('Across papers')")  # its model settings are one click away
+    page.click("#across-settings")
+    page.wait_for_selector("#model textarea, #model input", state="visible")
