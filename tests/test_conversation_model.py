@@ -82,6 +82,15 @@ def test_the_followups_request_carries_the_earlier_turn_and_the_models_reading(p
     assert "".join(e for e in events if isinstance(e, str)) == turn.answer
 
 
+def test_a_rewrite_that_is_no_question_leaves_the_followup_read_without_the_model(paper: Paper) -> None:
+    def agreeable(request: dict[str, Any]) -> str:
+        return "Yes" if "Standalone question:" in _text(request) else _citing(request)
+
+    _, turn, _ = _chat(paper, agreeable, "and on CIFAR-10?")
+    assert turn.read_as == "What is the top-1 error of the 34-layer ResNet on CIFAR-10?"
+    assert any("no question" in m for m in turn.messages)
+
+
 def test_cited_tables_and_passages_come_back_with_their_pages(paper: Paper) -> None:
     _, turn, _ = _chat(paper, _citing, "and on CIFAR-10?")
     label = re.search(r"\[(Table \d+)\]", turn.answer)

@@ -12,6 +12,7 @@ The turn is appended to the conversation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
 
@@ -30,6 +31,8 @@ from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import Paper
 
 REWRITE_GROWTH = 4  # a standalone question longer than this many times the follow-up plus the last question is no rewrite
+_WORD = re.compile(r"\w+")
+REWRITE_MIN_WORDS = 3  # fewer words ("Yes", "Sure.") answer the rewrite request instead of doing it
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,10 @@ def ask_turn_stream(
     if backend is not None and conversation.turns:
         yield Status("Reading the question in the context of the conversation")
         try:
-            read_as = _model_reading(backend, history, question, settings) or read_as
+            rewritten = _model_reading(backend, history, question, settings)
+            if not rewritten:
+                messages.append(f"the model's reading of the follow-up was no question: read it as “{read_as}”")
+            read_as = rewritten or read_as
         except PaperError as exc:
             messages.append(f"the model could not rewrite the follow-up ({exc}): read it as “{read_as}”")
     yield Status("Searching the paper's figures, tables and passages")
@@ -130,7 +136,9 @@ def ask_turn_stream(
 
 
 def _model_reading(backend: ModelBackend, history: Sequence[tuple[str, str]], question: str, settings: QASettings) -> str:
-    """The model's standalone question, or "" when its reply is no question (empty, a paragraph)."""
+    """The model's standalone question, or "" when its reply is no question: empty, a paragraph, a
+    reply to the request ("Yes") rather than a question, or words that share none with the follow-up
+    and the question before it."""
     turns = list(history)
     request = prompts.rewrite_messages(turns, question)
     while turns and backend.count_tokens(request) + settings.reader_rewrite_tokens + CONTEXT_MARGIN_TOKENS > backend.context_tokens:
@@ -138,8 +146,11 @@ def _model_reading(backend: ModelBackend, history: Sequence[tuple[str, str]], qu
         request = prompts.rewrite_messages(turns, question)
     reply = backend.generate(request, settings.reader_rewrite_tokens)
     text = clean_answer(reply).splitlines()[0].strip().strip("\"'“”*`").strip() if reply.strip() else ""
-    limit = REWRITE_GROWTH * (len(question) + len(history[-1][0] if history else ""))
-    return text if text and len(text) <= limit else ""
+    last = history[-1][0] if history else ""
+    limit = REWRITE_GROWTH * (len(question) + len(last))
+    words = set(_WORD.findall(text.lower()))
+    asked = set(_WORD.findall(f"{question} {last}".lower()))
+    return text if len(words) >= REWRITE_MIN_WORDS and words & asked and len(text) <= limit else ""
 
 
 def _fits(backend: ModelBackend, request: list[Message], settings: QASettings) -> bool:
