@@ -57,11 +57,16 @@ def zoom_class(zoom: int) -> str:
 
 def zoom_css() -> str:
     """The page's height at each zoom, its width following; a page larger than the frame scrolls in it.
-    Fullscreen (the image's own button) is left as Gradio shows it."""
-    frame = "#page-view .image-container:not(:fullscreen)"
-    rules = [f"{frame} {{ overflow: auto; }}"]
-    rules += [f"#page-view.{zoom_class(zoom)} .image-container:not(:fullscreen) img {{ height: {FIT_HEIGHT * zoom // 100}px "
-              "!important; width: auto !important; max-width: none !important; }" for zoom in ZOOMS]
+    The boxes' layer changes size with the page at once (Gradio animates it, which left the box lagging
+    behind the page). Fullscreen (the image's own button, Gradio's `fullscreen` class) shows the page at
+    the screen's width whatever the zoom; Gradio put the boxes' layer there under the page, not on it,
+    and cut the page off at the screen's bottom: here it lies on the page, which scrolls."""
+    rules = ["#page-view .image-container { overflow: auto; }",
+             "#page-view img.mask { transition: opacity 0.2s ease-in-out; }",
+             "#page-view.fullscreen img.mask { position: absolute; top: 0; left: 0; width: 100% !important; "
+             "height: auto !important; }"]
+    rules += [f"#page-view.{zoom_class(zoom)}:not(.fullscreen) img {{ height: {FIT_HEIGHT * zoom // 100}px !important; "
+              "width: auto !important; max-width: none !important; }" for zoom in ZOOMS]
     return "\n".join(rules)
 
 
