@@ -1,6 +1,7 @@
 """The reader's conversation in headless Chromium (Playwright) on the in-process app, as a reader uses
 it: ask, ask a follow-up (answered in context, "Read as" shown), open a cited passage on its page
-(boxed) and step to the next page, export the chat and open the zip, download the gallery with its
+(boxed), zoom in (the page larger, scrolling in its frame, still boxed) and step to the next page at
+that zoom, export the chat and open the zip, download the gallery with its
 index. Ask comes back after each answer, the chat follows the newest answer with a shortlist
 expanded, no Share button says it cannot share, and the Across papers tab opens the model settings. Screenshots go to test-artifacts/.
 """
@@ -16,10 +17,22 @@ from pathlib import Path
 from app_harness import _served_app, app_url
 from test_app_browser import PAPER, browser, page, pytestmark, shot, wait_for_text
 
+from spiqa_demo.ui.page_viewer import FIT_HEIGHT
+
 __all__ = ["_served_app", "app_url", "browser", "page", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
 
 AT_THE_BOTTOM = """() => { const s = [...document.querySelectorAll('#chat *')].find(e => e.scrollHeight > e.clientHeight + 5
     && getComputedStyle(e).overflowY !== 'visible'); return !s || s.scrollHeight - s.scrollTop - s.clientHeight < 40; }"""
+
+
+# The page image's and the box's places on screen once both are loaded and the page is `height` pixels
+# high (any, when null), and whether the frame scrolls.
+ZOOMED_PAGE = """(height) => { const [base, box] = ['img.base-image', 'img.mask'].map(s => document.querySelector('#page-view ' + s));
+    const frame = document.querySelector('#page-view .image-container');
+    if (!base?.complete || !box?.complete || (height && Math.abs(base.getBoundingClientRect().height - height) > 1)) return null;
+    const [b, m] = [base, box].map(e => e.getBoundingClientRect());
+    return {base: [b.x, b.y, b.width, b.height], box: [m.x, m.y, m.width, m.height],
+            scrolls: frame.scrollHeight > frame.clientHeight}; }"""
 
 
 def ask(page, question: str, answered: str) -> None:
@@ -51,9 +64,24 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
     assert "Charades" in page.inner_text("#figure-detail")
     wait_for_text(page, "#page-view", "cited passage")  # the box's label on the page
     shot(page, "reader-2-passage-on-its-page")
+    wait_for_text(page, "#zoom-level", "Zoom 100 %")
+    for zoom in (125, 150):
+        page.click("#zoom-in")
+        wait_for_text(page, "#zoom-level", f"Zoom {zoom} %")
+    zoomed = page.wait_for_function(ZOOMED_PAGE, arg=FIT_HEIGHT * 1.5).json_value()
+    assert zoomed["box"] == zoomed["base"] and zoomed["scrolls"], zoomed  # the box's layer lies on the page
+    wait_for_text(page, "#page-view", "cited passage")
+    shot(page, "reader-3-passage-zoomed-in")
+    page.click("#page-view button[title=Fullscreen]")
+    page.wait_for_selector("#page-view.fullscreen")
+    full = page.wait_for_function(ZOOMED_PAGE, arg=None).json_value()
+    assert full["box"] == full["base"] and full["base"][2] > zoomed["base"][2], full  # wider, the box still on it
+    page.click("#page-view button[title='Exit fullscreen mode']")
+    page.wait_for_selector("#page-view.fullscreen", state="detached")
     page.click("#next-page")
     wait_for_text(page, "#page-number", f"Page {where + 1} of 10")
     wait_for_text(page, "#figure-detail", f"boxed on page {where}")
+    assert page.locator("#page-view.zoom-150").count() == 1 and "Zoom 150 %" in page.inner_text("#zoom-level")
 
     page.click("#export-chat")
     page.wait_for_selector("#export-file a")

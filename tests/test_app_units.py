@@ -217,6 +217,48 @@ def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_p
         assert png.width == round(612 * PAGE_DPI / 72) and boxes[0][0][:2] == (round(72 * PAGE_DPI / 72),) * 2
 
 
+def test_zooming_renders_the_page_larger_keeps_the_box_and_the_zoom_across_pages(tmp_path: Path) -> None:
+    """Zoom in/out steps through the viewer's zooms within their bounds, with the figure still boxed on a
+    page rendered finer at large zooms, and stepping to another page keeps the zoom."""
+    import pymupdf
+    from PIL import Image
+
+    from spiqa_demo.types import Figure, Paper
+    from spiqa_demo.ui import page_viewer
+    from spiqa_demo.ui.page_view import PAGE_DPI
+    from spiqa_demo.ui.session import Session
+
+    pdf = tmp_path / tmp_path.name / "paper.pdf"  # page images are named by the folder (a content hash in the app)
+    pdf.parent.mkdir()
+    doc = pymupdf.open()
+    for _ in range(2):
+        doc.new_page(width=612, height=792)
+    doc.save(pdf)
+    figure = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(72.0, 72.0, 288.0, 216.0), caption="Figure 1: x")
+    session = Session(paper=Paper(sha256="0" * 64, source="paper.pdf", title="A paper", arxiv_id=None,
+                                  page_sizes=[(612.0, 792.0)] * 2, items=[figure]), pdf=pdf)
+
+    def shown(outputs: page_viewer.ViewerOutputs) -> tuple[str, int, list]:
+        image, boxes = outputs.page["value"]
+        with Image.open(image) as png:
+            return outputs.page["elem_classes"][0], png.width, boxes
+
+    at_100, width_100, boxes_100 = shown(page_viewer.show_figure(session, figure))
+    assert at_100 == "zoom-100" and width_100 == round(612 * PAGE_DPI / 72) and boxes_100[0][1] == "Figure 1"
+    for _ in range(len(page_viewer.ZOOMS)):
+        zoomed = page_viewer.zoom_in(session)
+    at_300, width_300, boxes_300 = shown(zoomed)
+    assert at_300 == "zoom-300" and zoomed.zoom_level == "Zoom **300 %**" and zoomed.zoom_in["interactive"] is False
+    assert width_300 > width_100 and boxes_300[0][0][2] / width_300 == pytest.approx(boxes_100[0][0][2] / width_100, abs=0.01)
+    assert "height: 1560px" in page_viewer.zoom_css()  # the class gives the page three times its fitted height
+    stepped = page_viewer.next_page(session)
+    assert stepped.page["elem_classes"] == ["zoom-300"] and stepped.page_number == "Page **2** of 2"
+    for _ in range(len(page_viewer.ZOOMS)):
+        zoomed = page_viewer.zoom_out(session)
+    assert zoomed.page["elem_classes"] == ["zoom-50"] and zoomed.zoom_out["interactive"] is False
+    assert page_viewer.zoom_in(Session()).detail == page_viewer.NOTHING_SHOWN  # nothing opened yet
+
+
 def test_every_named_output_has_one_widget() -> None:
     """Handlers return NamedTuples whose fields name the widgets they fill: a field added without its
     widget (or naming one twice) fails here, not when a visitor fires the event."""

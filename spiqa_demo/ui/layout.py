@@ -18,7 +18,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from spiqa_demo.settings import Settings
-from spiqa_demo.ui import across_tab, error_analysis, paper_tab, spiqa_check, storage
+from spiqa_demo.ui import across_tab, error_analysis, page_viewer, paper_tab, spiqa_check, storage
 from spiqa_demo.ui.app_settings import app_settings, install
 from spiqa_demo.ui.queues import Queues
 from spiqa_demo.ui.request_size import RequestSizeLimit
@@ -71,8 +71,9 @@ def launch_options() -> dict[str, Any]:
                        "middleware": [Middleware(RequestSizeLimit), Middleware(UploadRoom)]},
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
-        # Gradio gives every image in a chat a Share button, which off Spaces only says that it cannot share.
-        "css": "" if settings.ui.space_id else NO_SHARING_CSS,
+        # The page viewer's zooms; Gradio gives every image in a chat a Share button, which off Spaces only says
+        # that it cannot share.
+        "css": page_viewer.zoom_css() + ("" if settings.ui.space_id else "\n" + NO_SHARING_CSS),
         "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],
         "max_file_size": settings.extraction.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
         "run_history": False,  # it would keep typed inputs (the API key) in the browser

@@ -21,18 +21,18 @@ PAGE_MAX_PIXELS = 4_000_000
 Annotation = tuple[tuple[int, int, int, int], str]
 
 
-def render_page(pdf: Path, page: int, annotations: bool = False) -> tuple[Path, float]:
+def render_page(pdf: Path, page: int, annotations: bool = False, dpi: int = PAGE_DPI) -> tuple[Path, float]:
     """The PNG of page `page` (1-based) of `pdf`, rendered on first use, and its pixels per point;
-    `annotations`: with the reader's highlights and notes."""
+    `annotations`: with the reader's highlights and notes; `dpi`: finer for a page viewed zoomed in."""
     import pymupdf
 
     # The kept PDF's folder is its content hash: served names are keyed with the server's secret.
     variant = "-annotated" if annotations else ""
     prefix = storage.pages_prefix(pdf)
-    target = prefix.with_name(f"{prefix.name}-p{page}-{PAGE_DPI}{variant}.png")
+    target = prefix.with_name(f"{prefix.name}-p{page}-{dpi}{variant}.png")
     with pymupdf.open(pdf) as doc:
         rect = doc[page - 1].rect
-        scale = fit_scale(PAGE_DPI / 72, rect.width, rect.height, PAGE_MAX_PIXELS)
+        scale = fit_scale(dpi / 72, rect.width, rect.height, PAGE_MAX_PIXELS)
         if target.exists():
             os.utime(target)
             return target, scale
@@ -49,16 +49,18 @@ def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
     return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
 
 
-def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False) -> tuple[str, list[Annotation]]:
+def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False,
+                   dpi: int = PAGE_DPI) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
-    image, scale = render_page(pdf, figure.page, annotations)
+    image, scale = render_page(pdf, figure.page, annotations, dpi)
     boxes = [(_pixels(figure.bbox, scale), figure.title)]
     if figure.caption_bbox is not None:
         boxes.append((_pixels(figure.caption_bbox, scale), "caption"))
     return str(image), boxes
 
 
-def box_on_page(pdf: Path, page: int, box: BBox | None, label: str) -> tuple[str, list[Annotation]]:
+def box_on_page(pdf: Path, page: int, box: BBox | None, label: str,
+                dpi: int = PAGE_DPI) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: one region of a page (a cited passage); no box when its place is unknown."""
-    image, scale = render_page(pdf, page)
+    image, scale = render_page(pdf, page, dpi=dpi)
     return str(image), [] if box is None else [(_pixels(box, scale), label)]

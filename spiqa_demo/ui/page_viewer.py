@@ -1,9 +1,11 @@
 """The Paper tab's page viewer: any page of the loaded PDF, opened from a gallery item, from an
 answer or from a cited passage in the chat, with the evidence boxed on its page; previous/next
-page, and the image's fullscreen button to zoom.
+page, zoom out/in (the page scrolls in its frame when larger), and the image's fullscreen button.
 
 The viewer remembers what it shows (`Session.viewing`): stepping to another page shows that page
-plainly and says where the evidence is; stepping back to the evidence's page boxes it again.
+plainly and says where the evidence is; stepping back to the evidence's page boxes it again. The zoom
+(`Session.zoom`) is kept across pages. Gradio fits an image to its frame, so each zoom is a CSS class
+on the image (`zoom_css`) giving the page's height; pages viewed large are rendered finer.
 """
 
 from __future__ import annotations
@@ -20,15 +22,19 @@ from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import figure_name
-from spiqa_demo.ui.page_view import box_on_page, figure_on_page, render_page
+from spiqa_demo.ui.page_view import PAGE_DPI, box_on_page, figure_on_page, render_page
 from spiqa_demo.ui.session import PageShown, Session
 
 log = logging.getLogger(__name__)
 
 MAX_MENTIONS = 8
-PAGE_HEIGHT = 560  # the viewer's height at 100 %, in pixels
+PAGE_HEIGHT = 560  # the viewer's frame, in pixels
+FIT_HEIGHT = PAGE_HEIGHT - 40  # the page's height at 100 %: the frame less the boxes' legend under it
+ZOOMS = (50, 75, 100, 125, 150, 200, 250, 300)  # percent of FIT_HEIGHT
+SHARP_ZOOM = 200  # above it, the page is rendered finer than PAGE_DPI, so its text stays crisp
 PASSAGE_LABEL = "cited passage"
 PASSAGE_CHARS = 900
+NOTHING_SHOWN = "Select a figure or table, or a cited passage in the chat, to open its page."
 NOT_SELECTABLE = "That message has no page to open: select a cited figure, table or passage, or the answer above them."
 
 
@@ -39,19 +45,62 @@ class ViewerOutputs(NamedTuple):
     detail: Any
     viewer_controls: Any
     page_number: Any
+    zoom_controls: Any
+    zoom_out: Any
+    zoom_level: Any
+    zoom_in: Any
+
+
+def zoom_class(zoom: int) -> str:
+    return f"zoom-{zoom}"
+
+
+def zoom_css() -> str:
+    """The page's height at each zoom, its width following; a page larger than the frame scrolls in it.
+    The boxes' layer changes size with the page at once (Gradio animates it, which left the box lagging
+    behind the page). Fullscreen (the image's own button, Gradio's `fullscreen` class) shows the page at
+    the screen's width whatever the zoom; Gradio put the boxes' layer there under the page, not on it,
+    and cut the page off at the screen's bottom: here it lies on the page, which scrolls."""
+    rules = ["#page-view .image-container { overflow: auto; }",
+             "#page-view img.mask { transition: opacity 0.2s ease-in-out; }",
+             "#page-view.fullscreen img.mask { position: absolute; top: 0; left: 0; width: 100% !important; "
+             "height: auto !important; }"]
+    rules += [f"#page-view.{zoom_class(zoom)}:not(.fullscreen) img {{ height: {FIT_HEIGHT * zoom // 100}px !important; "
+              "width: auto !important; max-width: none !important; }" for zoom in ZOOMS]
+    return "\n".join(rules)
+
+
+def _dpi(zoom: int) -> int:
+    return max(PAGE_DPI, PAGE_DPI * zoom // SHARP_ZOOM)
+
+
+def _outputs(page: Any, detail: str, number: str, zoom: int | None) -> ViewerOutputs:
+    """The viewer at `zoom`; `zoom` None hides its controls."""
+    if zoom is None:
+        return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.update(visible=False), page_number=number,
+                             zoom_controls=gr.update(visible=False), zoom_out=gr.skip(), zoom_level=gr.skip(), zoom_in=gr.skip())
+    return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.update(visible=True), page_number=number,
+                         zoom_controls=gr.update(visible=True), zoom_out=gr.update(interactive=zoom > ZOOMS[0]),
+                         zoom_level=f"Zoom **{zoom} %**", zoom_in=gr.update(interactive=zoom < ZOOMS[-1]))
+
+
+def text_only(detail: str, page: Any = None) -> ViewerOutputs:
+    """The text beside the page, and `page` (None: no image); the controls are left as they are."""
+    return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.skip(), page_number=gr.skip(),
+                         zoom_controls=gr.skip(), zoom_out=gr.skip(), zoom_level=gr.skip(), zoom_in=gr.skip())
 
 
 def _hidden(detail: str) -> ViewerOutputs:
-    return ViewerOutputs(page=gr.update(value=None, visible=False), detail=detail, viewer_controls=gr.update(visible=False),
-                         page_number="")
+    return _outputs(gr.update(value=None, visible=False), detail, "", None)
 
 
-def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False) -> tuple[Any, str]:
+def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False,
+                  zoom: int = 100) -> tuple[Any, str]:
     """(AnnotatedImage value, markdown) for one item: its page with boxes (and the reader's
-    annotations when asked), caption and mentions."""
+    annotations when asked), rendered for `zoom`, caption and mentions."""
     page = None
     try:
-        page = figure_on_page(pdf, figure, annotations) if pdf is not None and pdf.is_file() else None
+        page = figure_on_page(pdf, figure, annotations, _dpi(zoom)) if pdf is not None and pdf.is_file() else None
     except Exception:  # a page that cannot be rendered still leaves the caption and mentions
         log.exception("rendering page %s failed", figure.page)
     title = f"#### {escape(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
@@ -72,12 +121,12 @@ def _boxed(session: Session, paper: Paper, shown: PageShown) -> tuple[Any, str]:
     evidence = shown.evidence
     figure = evidence.figure if isinstance(evidence, Evidence) else evidence
     if figure is not None and figure.page == shown.page:
-        return figure_detail(paper, session.pdf, figure, session.annotations)
+        return figure_detail(paper, session.pdf, figure, session.annotations, session.zoom)
     if isinstance(evidence, Evidence) and evidence.page == shown.page:
         quote = " … ".join(evidence.quotes) if evidence.quotes else evidence.text
-        return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL),
+        return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL, _dpi(session.zoom)),
                 f"#### Passage · page {shown.page}\n\n> {escape(one_line(quote, PASSAGE_CHARS))}")
-    image, _ = render_page(session.pdf, shown.page, session.annotations)
+    image, _ = render_page(session.pdf, shown.page, session.annotations, _dpi(session.zoom))
     text = f"#### Page {shown.page} of {paper.page_count}"
     if figure is not None:
         text += f"\n\n*{escape(figure_name(figure))} is boxed on its page.*"
@@ -97,10 +146,10 @@ def show(session: Session, shown: PageShown) -> ViewerOutputs:
         image, text = _boxed(session, paper, shown)
     except Exception:  # a page that cannot be rendered leaves the text and the app working
         log.exception("rendering page %s failed", shown.page)
-        return ViewerOutputs(page=gr.update(value=None, visible=False), detail="*The page image is not available.*",
-                             viewer_controls=gr.update(visible=True), page_number=_number(shown.page, paper))
-    return ViewerOutputs(page=gr.update(value=image, visible=image is not None), detail=text,
-                         viewer_controls=gr.update(visible=True), page_number=_number(shown.page, paper))
+        return _outputs(gr.update(value=None, visible=False), "*The page image is not available.*",
+                        _number(shown.page, paper), session.zoom)
+    return _outputs(gr.update(value=image, visible=image is not None, elem_classes=[zoom_class(session.zoom)]), text,
+                    _number(shown.page, paper), session.zoom)
 
 
 def _number(page: int, paper: Paper) -> str:
@@ -121,7 +170,7 @@ def open_from_chat(session: Session | None, evt: gr.SelectData) -> ViewerOutputs
     message = session.history[index] if 0 <= index < len(session.history) else None
     kept = session.evidence_of.get(id(message)) if message is not None else None
     if kept is None or kept[0] is not message:
-        return ViewerOutputs(page=gr.skip(), detail=NOT_SELECTABLE, viewer_controls=gr.skip(), page_number=gr.skip())
+        return text_only(NOT_SELECTABLE, gr.skip())
     evidence = kept[1]
     return show(session, PageShown(evidence.page, evidence))
 
@@ -129,7 +178,7 @@ def open_from_chat(session: Session | None, evt: gr.SelectData) -> ViewerOutputs
 def step(session: Session | None, delta: int) -> ViewerOutputs:
     """The previous (`delta` -1) or next (+1) page of the one shown."""
     if session is None or session.paper is None or session.viewing is None:
-        return _hidden("Select a figure or table, or a cited passage in the chat, to open its page.")
+        return _hidden(NOTHING_SHOWN)
     storage.in_use(session)
     return show(session, PageShown(session.viewing.page + delta, session.viewing.evidence))
 
@@ -140,3 +189,21 @@ def previous_page(session: Session | None) -> ViewerOutputs:
 
 def next_page(session: Session | None) -> ViewerOutputs:
     return step(session, +1)
+
+
+def zoom(session: Session | None, steps: int) -> ViewerOutputs:
+    """The page shown, `steps` zooms out (-1) or in (+1), within `ZOOMS`."""
+    if session is None or session.paper is None or session.viewing is None:
+        return _hidden(NOTHING_SHOWN)
+    storage.in_use(session)
+    at = ZOOMS.index(session.zoom) if session.zoom in ZOOMS else ZOOMS.index(100)
+    session.zoom = ZOOMS[min(max(at + steps, 0), len(ZOOMS) - 1)]
+    return show(session, session.viewing)
+
+
+def zoom_out(session: Session | None) -> ViewerOutputs:
+    return zoom(session, -1)
+
+
+def zoom_in(session: Session | None) -> ViewerOutputs:
+    return zoom(session, +1)

@@ -180,12 +180,12 @@ def load_example(name: str | None, session: Session | None,
 def show_figure(session: Session | None, evt: gr.SelectData) -> page_viewer.ViewerOutputs:
     """The selected gallery item on its page, with caption and mentions."""
     if session is None or session.paper is None:
-        return page_viewer.ViewerOutputs(page=None, detail=DETAIL_HINT, viewer_controls=gr.skip(), page_number=gr.skip())
+        return page_viewer.text_only(DETAIL_HINT)
     storage.in_use(session)
     items = shown_items(session.paper)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
-        return page_viewer.ViewerOutputs(page=None, detail=DETAIL_HINT, viewer_controls=gr.skip(), page_number=gr.skip())
+        return page_viewer.text_only(DETAIL_HINT)
     return page_viewer.show_figure(session, items[index])
 
 
@@ -215,6 +215,10 @@ class PaperTab:
     previous_page: gr.Button
     page_number: gr.Markdown
     next_page: gr.Button
+    zoom_controls: gr.Row
+    zoom_out: gr.Button
+    zoom_level: gr.Markdown
+    zoom_in: gr.Button
     export: gr.Button
     export_file: gr.File
     check: spiqa_check.SpiqaCheck
@@ -246,6 +250,10 @@ def build(settings: Settings) -> PaperTab:
                     previous_page = gr.Button("◀ Previous page", size="sm", elem_id="previous-page", scale=2, min_width=120)
                     page_number = gr.Markdown("", elem_id="page-number", min_width=140)
                     next_page = gr.Button("Next page ▶", size="sm", elem_id="next-page", scale=2, min_width=120)
+                with gr.Row(visible=False, elem_id="zoom-controls", equal_height=True) as zoom_controls:
+                    zoom_out = gr.Button("− Zoom out", size="sm", elem_id="zoom-out", scale=2, min_width=120)
+                    zoom_level = gr.Markdown("", elem_id="zoom-level", min_width=140)
+                    zoom_in = gr.Button("Zoom in +", size="sm", elem_id="zoom-in", scale=2, min_width=120)
                 page = gr.AnnotatedImage(label="On the page", height=page_viewer.PAGE_HEIGHT, elem_id="page-view", visible=False,
                                          color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"},
                                          buttons=["fullscreen"])
@@ -268,7 +276,7 @@ def build(settings: Settings) -> PaperTab:
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
                     detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
-                    export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
+                    zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
 @dataclass(frozen=True)
@@ -313,6 +321,8 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     tab.chatbot.select(page_viewer.open_from_chat, [session], viewer, api_visibility="private")  # needs the browser's selection
     tab.previous_page.click(page_viewer.previous_page, [session], viewer, api_name="previous_page")
     tab.next_page.click(page_viewer.next_page, [session], viewer, api_name="next_page")
+    tab.zoom_out.click(page_viewer.zoom_out, [session], viewer, api_name="zoom_out")
+    tab.zoom_in.click(page_viewer.zoom_in, [session], viewer, api_name="zoom_in")
     tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat")
     tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
 

@@ -101,6 +101,7 @@ class Session(Chat):
     conversation: Conversation = field(default_factory=Conversation)
     evidence_of: dict[int, tuple[dict[str, Any], Evidence]] = field(default_factory=dict)
     viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
+    zoom: int = 100  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
 
     def clear_chat(self) -> None:
         """Forget the chat and the conversation (the trash button); the paper stays loaded."""
