@@ -185,3 +185,18 @@ def test_the_extractive_answer_quotes_no_heading_and_a_number_for_a_quantity_que
     assert "batch size of 32" in turn.answer and "[p. 3]" in turn.answer
     heading = ask_turn(paper, Conversation(), "How does the fine-tuning procedure work?", None, QASettings())
     assert "A.3" not in heading.answer
+
+
+def test_an_answer_citing_nothing_shows_the_best_item_and_the_best_passage() -> None:
+    from spiqa_demo.conversation import Evidence, Turn
+
+    table = Figure(kind="table", label="Table 1", number="1", page=2, bbox=(0, 0, 1, 1), caption="Results")
+    passage = Passage(page=2, text="SPDNet is best on AFEW.", bbox=(0, 0, 1, 1))
+    ranked = (
+        Evidence(kind="passage", page=2, label="", text=passage.text, score=1.0, box=None, item=passage),
+        Evidence(kind="passage", page=3, label="", text="Another passage.", score=0.5, box=None, item=passage),
+        Evidence(kind="table", page=2, label="Table 1", text="Results", score=0.4, box=None, item=table),
+    )
+    turn = Turn(question="q", read_as="q", answer="SPDNet", evidence=ranked)
+    assert turn.shown == (ranked[0], ranked[2])
+    assert Turn(question="q", read_as="q", answer="I don't know", evidence=ranked, abstained=True).shown == ()

@@ -95,6 +95,17 @@ class Turn:
         """The evidence the answer cites, best first (none when the model abstained)."""
         return () if self.abstained else tuple(e for e in self.evidence if e.cited)
 
+    @property
+    def shown(self) -> tuple[Evidence, ...]:
+        """The evidence to show beside the answer: what it cites, else the best figure or table and
+        the best passage (an answer that cites nothing still rests on something a reader can check);
+        nothing when the model abstained."""
+        if self.abstained or self.cited:
+            return self.cited
+        best_item = next((e for e in self.evidence if e.figure is not None), None)
+        best_passage = next((e for e in self.evidence if e.passage is not None), None)
+        return tuple(e for e in self.evidence if e is best_item or e is best_passage)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,

@@ -80,18 +80,18 @@ def chat_markdown(paper: Paper, turns: Sequence[Turn]) -> str:
             lines += [f"*Read as:* {turn.read_as}", ""]
         lines += [turn.answer or "*No answer was found in this paper.*", ""]
         lines += [f"> ⚠️ {as_sentence(note)}" for note in turn.messages] + ([""] if turn.messages else [])
-        if turn.cited:
-            lines += ["**Cited:**", ""]
-            for e in turn.cited:
+        if turn.shown:
+            lines += ["**Cited:**" if turn.cited else "**Best match (the answer cites none):**", ""]
+            for e in turn.shown:
                 lines += _evidence_markdown(e)
     return "\n".join(lines)
 
 
 def chat_zip(paper: Paper, turns: Sequence[Turn], owner: str) -> Path:
-    """`chat.md` and the crops of the figures and tables it cites, as one zip for `owner` (a session)."""
+    """`chat.md` and the crops of the figures and tables it shows, as one zip for `owner` (a session)."""
     files: dict[str, bytes | Path] = {CHAT_MARKDOWN: chat_markdown(paper, turns).encode("utf-8")}
     for turn in turns:
-        for e in turn.cited:
+        for e in turn.shown:
             if e.figure is not None and e.figure.image and Path(e.figure.image).is_file():
                 files[_crop_name(e.figure)] = Path(e.figure.image)
     return _write(storage.served_folder(paper) / f"chat-{storage.private_name(owner)}.zip", files)

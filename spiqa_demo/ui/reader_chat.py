@@ -61,7 +61,7 @@ def passage_quote(e: Evidence) -> str:
 def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple[dict[str, Any], Evidence | None]]:
     """The assistant messages for a finished turn (after the evidence thought), each with the evidence
     selecting it opens (the answer opens its first cited evidence)."""
-    shown = turn.cited or (() if turn.abstained else turn.evidence[:1])
+    shown = turn.shown
     head = f"*Read as:* “{escape(turn.read_as)}”\n\n" if turn.followup else ""
     text = head + (escape(turn.answer) if turn.answer else "*No answer was found in this paper.*")
     if notes:
