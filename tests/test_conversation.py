@@ -200,3 +200,10 @@ def test_an_answer_citing_nothing_shows_the_best_item_and_the_best_passage() -> 
     turn = Turn(question="q", read_as="q", answer="SPDNet", evidence=ranked)
     assert turn.shown == (ranked[0], ranked[2])
     assert Turn(question="q", read_as="q", answer="I don't know", evidence=ranked, abstained=True).shown == ()
+
+
+def test_a_followup_with_no_earlier_question_is_answered_as_asked_and_says_so() -> None:
+    paper = _paper("We use the Adam optimizer with a learning rate of 0.001 on Yelp2018 and Last-FM.")
+    turn = ask_turn(paper, Conversation(paper.sha256), "and on Last-FM?", None, QASettings())
+    assert turn.read_as == "and on Last-FM?"
+    assert any("no earlier question" in m for m in turn.messages)
