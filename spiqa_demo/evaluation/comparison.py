@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from spiqa_demo.evaluation.metrics.retrieval_accuracy import is_retrieval_hit
@@ -67,8 +68,9 @@ class JudgedFile:
     def right(self) -> int:
         return sum(v.right for v in self.verdicts)
 
-    @property
+    @cached_property
     def taxonomy(self) -> Taxonomy:
+        """Computed once: the report and the charts read it cell by cell."""
         return taxonomy(self.figures, [v.right for v in self.verdicts], [r.figure_category for r in self.records])
 
     def summary(self) -> dict[str, Any]:
