@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from evalsuite.drawn_text import draw_lines
 from spiqa_demo.crosspaper import ocr
 from spiqa_demo.crosspaper.ranking import CitationRanker
 from spiqa_demo.crosspaper.rows import parse_table, pointed_names, pointed_rows
@@ -126,15 +127,7 @@ def test_text_boxes_become_words_in_printed_lines() -> None:
 
 
 def _drawn(path: Path, lines: list[str]) -> Path:
-    from PIL import Image, ImageDraw, ImageFont
-
-    image = Image.new("RGB", (640, 56 * len(lines) + 30), "white")
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=34)
-    for i, line in enumerate(lines):
-        draw.text((20, 15 + 56 * i), line, fill="black", font=font)
-    image.save(path)
-    return path
+    return draw_lines(path, lines, width=640, line_px=56, font_px=34, left=20, top=15)
 
 
 def test_rapidocr_reads_a_drawn_table_into_rows_and_caches_it(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ import pytest
 from test_models_openai import Reply, scripted_server
 from tiny_models import tiny_idefics3
 
+from evalsuite.drawn_text import draw_lines
 from spiqa_demo.cli import main
 from spiqa_demo.crosspaper import ocr
 from spiqa_demo.crosspaper.model_ranking import ModelCitationRanker, parse_ranking
@@ -132,15 +133,7 @@ def test_duplicate_ids_are_refused() -> None:
 
 
 def _drawn(path: Path, lines: list[str]) -> Path:
-    from PIL import Image, ImageDraw, ImageFont
-
-    image = Image.new("RGB", (900, 70 * len(lines) + 40), "white")
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=44)
-    for i, line in enumerate(lines):
-        draw.text((30, 20 + 70 * i), line, fill="black", font=font)
-    image.save(path)
-    return path
+    return draw_lines(path, lines, width=900, line_px=70, font_px=44, left=30, top=20)
 
 
 def test_ocr_reads_the_names_and_caches_by_image_content(tmp_path: Path) -> None:
