@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from spiqa_demo.cli.ask import load_cli_backend
-    from spiqa_demo.cli.reader_output import show_turn
+    from spiqa_demo.cli.reader_output import model_failed, show_turn
     from spiqa_demo.conversation import Conversation, ask_turn
     from spiqa_demo.errors import InputError
     from spiqa_demo.library import open_paper
@@ -47,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             continue
         show_turn(turn, args.json)
-        failed = failed or ((backend is not None or bool(notice)) and turn.model is None)
+        failed = failed or model_failed(turn, backend, notice)
     return 1 if failed else 0

@@ -29,7 +29,12 @@ def ask_reader(args: argparse.Namespace, backend: ModelBackend | None, notice: s
     paper = open_paper(args.pdf, settings).paper
     turn = ask_turn(paper, Conversation(paper.sha256), args.question, backend, qa, retrieval=settings.retrieval, notice=notice)
     show_turn(turn, args.json)
-    return 1 if (backend is not None or notice) and turn.model is None else 0
+    return 1 if model_failed(turn, backend, notice) else 0
+
+
+def model_failed(turn: Turn, backend: ModelBackend | None, notice: str) -> bool:
+    """A model was configured (loaded, or named and unusable: `notice`) and did not answer the turn."""
+    return (backend is not None or bool(notice)) and turn.model is None
 
 
 def show_turn(turn: Turn, as_json: bool) -> None:

@@ -113,7 +113,7 @@ def ask_turn_stream(
         yield Status(f"Asking {backend.name}")
         try:
             raw = yield from _answer(backend, history, read_as, evidence, settings, messages)
-            answer, evidence, abstained = _read_reply(raw, read_as, evidence, messages)
+            answer, evidence, abstained = _read_reply(raw, evidence, messages)
             model = backend.name
         except PaperError as exc:
             messages.append(f"the model could not answer: {exc}; the answer quotes the paper instead")
@@ -211,7 +211,7 @@ def _answer(
     return "".join(pieces)
 
 
-def _read_reply(raw: str, question: str, evidence: list[Evidence], messages: list[str]) -> tuple[str, list[Evidence], bool]:
+def _read_reply(raw: str, evidence: list[Evidence], messages: list[str]) -> tuple[str, list[Evidence], bool]:
     """The answer with "Image i" named, the evidence with its citations marked, and whether it abstained."""
     items = [e for e in evidence if e.figure is not None]
     answer = name_images(clean_answer(raw), [e.label for e in items])
