@@ -11,7 +11,6 @@ from pathlib import Path
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.models.base import Message, Part
 
-READER_PROMPT_VERSION = "reader-1"
 IDK = "I don't know"
 
 ANSWER_INSTRUCTIONS = (
