@@ -125,17 +125,18 @@ def unsure_items(model: LayoutModel) -> dict:
         if not unlabelled:
             continue
         with pymupdf.open(pdf_path) as pdf:
-            for item in unlabelled:
-                rows += 1
-                dets = model.page(pdf[item.page - 1])
-                best = max((d for d in dets if d.label in KINDS), key=lambda d: iou(d.bbox, item.bbox), default=None)
-                over = best is not None and iou(best.bbox, item.bbox) >= 0.5
-                beside = [d for d in dets if d.label in CAPTIONS and _near(d.bbox, item.bbox)]
-                seen += over
-                captioned += bool(beside)
-                what = f"model {best.label} IoU {iou(best.bbox, item.bbox):.2f}" if best else "model: nothing"
-                caption = f"caption box beside it ({beside[0].label})" if beside else "no caption box beside it"
-                print(f"  {entry['file'][:40]:40} p{item.page} {[round(v) for v in item.bbox]}: {what}; {caption}")
+            by_page = {p: model.page(pdf[p - 1]) for p in sorted({f.page for f in unlabelled})}  # each page detected once
+        for item in unlabelled:
+            rows += 1
+            dets = by_page[item.page]
+            best = max((d for d in dets if d.label in KINDS), key=lambda d: iou(d.bbox, item.bbox), default=None)
+            over = best is not None and iou(best.bbox, item.bbox) >= 0.5
+            beside = [d for d in dets if d.label in CAPTIONS and _near(d.bbox, item.bbox)]
+            seen += over
+            captioned += bool(beside)
+            what = f"model {best.label} IoU {iou(best.bbox, item.bbox):.2f}" if best else "model: nothing"
+            caption = f"caption box beside it ({beside[0].label})" if beside else "no caption box beside it"
+            print(f"  {entry['file'][:40]:40} p{item.page} {[round(v) for v in item.bbox]}: {what}; {caption}")
     print(f"unlabelled items: {rows}; the model sees a figure/table there: {seen}; with a caption box beside it: {captioned}")
     return {"unlabelled_items": rows, "model_sees_item": seen, "model_caption_beside": captioned}
 

@@ -165,14 +165,11 @@ def find_label_refs(text: str) -> list[LabelKey]:
     found: dict[LabelKey, None] = {}
     for match in _REFERENCE_RE.finditer(text or ""):
         kind = label_kind(match["word"])
-        around = text[max(0, match.start() - _PART_BEFORE) : match.end() + _PART_AFTER]
-        if _PART_WORD.search(around):
-            found.update(
-                ((kind, PART_PREFIX + n), None) for raw in _ONE_NUMBER.findall(match["numbers"])
-                if (n := canonical_number(raw)).isdigit()
-            )  # fmt: skip
         numbers = match["numbers"]
         raws = _ONE_NUMBER.findall(numbers)
+        around = text[max(0, match.start() - _PART_BEFORE) : match.end() + _PART_AFTER]
+        if _PART_WORD.search(around):
+            found.update(((kind, PART_PREFIX + n), None) for raw in raws if (n := canonical_number(raw)).isdigit())
         roman_style = raws[0].isalpha()
         for start, end in _RANGE.findall(numbers):
             a, b = canonical_number(start), canonical_number(end)

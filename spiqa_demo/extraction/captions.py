@@ -133,12 +133,12 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
             starts.append((line, found))
             break
     captions = []
+    # Text or a graphic to the right of a caption's first line: side-by-side minipages, or a caption
+    # set beside its figure; either way the caption fills only its own part.
+    boxes = [o.bbox for o in page.lines] + page.drawings + page.images
     for line, found in starts:
         right_edge = doc.column_of(line.x0, line.x1)[1]
         band = (line.y0, line.y1 + _BESIDE_BAND * line.size)
-        # Text or a graphic to the right of the first line: side-by-side minipages, or a caption set
-        # beside its figure; either way the caption fills only its own part.
-        boxes = [o.bbox for o in page.lines] + page.drawings + page.images
         beside = [b[0] for b in boxes if b[0] > line.x1 + _BESIDE_GAP and min(b[3], band[1]) > max(b[1], band[0])]
         if beside:
             right_edge = min(right_edge, min(beside) - _MINIPAGE_GUTTER)

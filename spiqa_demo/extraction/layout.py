@@ -556,9 +556,13 @@ def _is_indented_paragraph(block: Block, width: float) -> bool:
     if len(lines) < _INDENTED_MIN_LINES:
         return False
     edge = max(ln.x1 for ln in lines)
+    return _mostly_words(block) and all(edge - ln.x1 <= _JUSTIFIED and ln.width >= _MOST_OF_COLUMN * width for ln in lines)
+
+
+def _mostly_words(block: Block) -> bool:
+    """At least `_INDENTED_WORDS` of the block's tokens hold a letter (prose, not a table's numbers)."""
     tokens = block.text.split()
-    words = sum(any(ch.isalpha() for ch in token) for token in tokens)
-    return words >= _INDENTED_WORDS * len(tokens) and all(edge - ln.x1 <= _JUSTIFIED and ln.width >= _MOST_OF_COLUMN * width for ln in lines)
+    return sum(any(ch.isalpha() for ch in token) for token in tokens) >= _INDENTED_WORDS * len(tokens)
 
 
 def _is_wrapped_paragraph(block: Block, left: float, right: float) -> bool:
@@ -569,9 +573,7 @@ def _is_wrapped_paragraph(block: Block, left: float, right: float) -> bool:
     lines = block.lines[:-1]  # a paragraph's last line ends where it ends
     if len(lines) < _WRAPPED_MIN_LINES or parse_caption_label(block.lines[0].text) is not None:
         return False
-    tokens = block.text.split()
-    words = sum(any(ch.isalpha() for ch in token) for token in tokens)
-    if words < _INDENTED_WORDS * len(tokens) or any(ln.width < _WRAPPED_WIDTH * (right - left) for ln in lines):
+    if not _mostly_words(block) or any(ln.width < _WRAPPED_WIDTH * (right - left) for ln in lines):
         return False
     at_right = [ln.x1 >= right - _FULL_LINE_END for ln in lines]
     at_left = [abs(ln.x0 - left) <= _MAX_INDENT for ln in lines]

@@ -384,9 +384,7 @@ def _candidate(
     box = union([boxes[i] for i in chosen])
     gap = cy0 - box[3] if direction == "up" else box[1] - cy1
     score = max(gap, 0.0) + (0.0 if direction == usual else _UNUSUAL_SIDE_PENALTY)
-    drawn = sum(area(boxes[i]) for i in chosen if elements[i].graphic)
-    if caption.kind == "figure" and drawn < _FIGURE_INK_SHARE * area(box):
-        score += _TEXT_ONLY_FIGURE_PENALTY
+    score += _text_only_penalty(caption, chosen, boxes, elements, box)
     if full_width:
         score -= _FULL_WIDTH_BONUS
     return Candidate(caption, direction, chosen, gap, score, box)
@@ -434,11 +432,14 @@ def _beside(
     if not any(elements[i].graphic for i in chosen) and len(chosen) < _MIN_TEXT_LINES:
         return None
     gap = cx0 - box[2] if direction == "left" else box[0] - cx1
-    score = max(gap, 0.0) + _BESIDE_PENALTY
-    drawn = sum(area(boxes[i]) for i in chosen if elements[i].graphic)
-    if caption.kind == "figure" and drawn < _FIGURE_INK_SHARE * area(box):
-        score += _TEXT_ONLY_FIGURE_PENALTY
+    score = max(gap, 0.0) + _BESIDE_PENALTY + _text_only_penalty(caption, chosen, boxes, elements, box)
     return Candidate(caption, direction, sorted(chosen), gap, score, box)
+
+
+def _text_only_penalty(caption: Caption, chosen: list[int], boxes: dict[int, BBox], elements: list[Element], box: BBox) -> float:
+    """`_TEXT_ONLY_FIGURE_PENALTY` for a figure candidate whose graphics cover little of its `box`."""
+    drawn = sum(area(boxes[i]) for i in chosen if elements[i].graphic)
+    return _TEXT_ONLY_FIGURE_PENALTY if caption.kind == "figure" and drawn < _FIGURE_INK_SHARE * area(box) else 0.0
 
 
 def _trim_far_text(

@@ -147,11 +147,6 @@ def grid_structure(grid: list[list[str]]) -> TableStructure:
     return TableStructure(header=tuple(tuple(r) for r in grid[:header]), body=tuple(tuple(r) for r in grid[header:]))
 
 
-def grid_markdown(grid: list[list[str]]) -> str:
-    """A Markdown table of `grid`, its header rows above the separator."""
-    return grid_structure(grid).to_markdown()
-
-
 def table_structure(words: list[Word]) -> TableStructure:
     """The structure of a table from the words of its region."""
     return grid_structure(table_grid(words))
