@@ -51,9 +51,9 @@ def evidence_markdown(turn: Turn) -> str:
     return "\n".join(rows) + f"\n\n*Searched with:* “{escape(turn.read_as)}”"
 
 
-def passage_quote(e: Evidence) -> str:
-    """The passage's quoted sentences (those the answer rests on), or its text, cut to a readable length."""
-    return one_line(" … ".join(e.quotes) if e.quotes else e.text, QUOTE_CHARS)
+def passage_quote(e: Evidence, chars: int = QUOTE_CHARS) -> str:
+    """The passage's quoted sentences (those the answer rests on), or its text, cut to `chars`."""
+    return one_line(" … ".join(e.quotes) if e.quotes else e.text, chars)
 
 
 def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple[dict[str, Any], Evidence | None]]:
