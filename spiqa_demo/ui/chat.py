@@ -30,7 +30,7 @@ from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
 
 if TYPE_CHECKING:
-
+    from spiqa_demo.models import ModelBackend
     from spiqa_demo.qa import Answer
 
 log = logging.getLogger(__name__)
@@ -244,11 +244,27 @@ class AskOutputs(NamedTuple):
     question: str  # the box, emptied
 
 
-
 def shown_turn(history: History, session: Session) -> AskOutputs:
     """The chat as it stands, with the question box emptied; a copy, as the session's list goes on changing
     (this answer, a load's greeting) while Gradio sends this one."""
     return AskOutputs(chatbot=list(history), session=session, question="")
+
+
+def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend | None, session: Session, turn: Turn, history: History,
+                    status: type | None = None) -> Generator[AskOutputs | Wait, None, A | None]:
+    """Run a flow as the session's model call (`model_calls.start`), stream it into `history`
+    (`stream_reply`), say its error in the chat, and return its final object; None when it has none
+    (the chat as it then stands was shown)."""
+    result: Streamed[A] = Streamed()
+    call = model_calls.start(id(session), events, backend)
+    with closing(stream_reply(call, final, turn, history, result, status=status)) as chunks:
+        for step in chunks:
+            yield step or shown_turn(history, session)
+    if result.error:
+        history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
+    if result.answer is None:
+        yield shown_turn(history, session)
+    return result.answer
 
 
 def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
@@ -316,16 +332,8 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
     events = ask_stream(paper, question, backend, task=choice.spiqa_task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
-    result: Streamed[Answer] = Streamed()
-    call = model_calls.start(id(session), events, backend)
-    with closing(stream_reply(call, Answer, turn, history, result)) as chunks:
-        for step in chunks:
-            yield step or shown_turn(history, session)
-    if result.error:
-        history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
-    answer = result.answer
+    answer = yield from streamed_answer(events, Answer, backend, session, turn, history)
     if answer is None:
-        yield shown_turn(history, session)
         return
     turn.finished = True
     session.last_answer = answer
@@ -346,7 +354,6 @@ class StopOutputs(NamedTuple):
 
     chatbot: History
     session: Session
-
 
 
 def stop(session: Session | None) -> StopOutputs:

@@ -225,10 +225,11 @@ def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
         + (f" · retrieval **{row['retrieval']}**" if row["retrieval"] else ""),
         "**Raw response:**\n\n```text\n" + record.raw_response.replace("```", "'''")[:4000] + "\n```",
     ])
-    chosen = figure_view(record.paper_id, record.chosen_figure, "Chosen", results.judged.figures[view[position]])
-    reference = figure_view(record.paper_id, record.reference_figures[0] if record.reference_figures else None, "Reference")
-    return RowOutputs(detail=detail, chosen_image=gr.update(value=chosen[0], visible=chosen[0] is not None),
-                      chosen_text=chosen[1], reference_image=gr.update(value=reference[0], visible=reference[0] is not None),
+    chosen = error_compare.shown_figure(figure_view(record.paper_id, record.chosen_figure, "Chosen",
+                                                    results.judged.figures[view[position]]))
+    reference = error_compare.shown_figure(figure_view(record.paper_id, record.reference_figures[0] if record.reference_figures
+                                                       else None, "Reference"))
+    return RowOutputs(detail=detail, chosen_image=chosen[0], chosen_text=chosen[1], reference_image=reference[0],
                       reference_text=reference[1])
 
 

@@ -142,8 +142,9 @@ def _answer_block(letter: str, results: analysis.Results, index: int) -> str:
     ])
 
 
-def _image(update: tuple[str | None, str]) -> tuple[Any, str]:
-    return gr.update(value=update[0], visible=update[0] is not None), update[1]
+def shown_figure(view: tuple[str | None, str]) -> tuple[Any, str]:
+    """A `figure_view` for an image widget and its text: the image hidden when there is none."""
+    return gr.update(value=view[0], visible=view[0] is not None), view[1]
 
 
 def show_side_row(state: dict | None, evt: gr.SelectData) -> SideRowOutputs:
@@ -166,9 +167,9 @@ def show_side_row(state: dict | None, evt: gr.SelectData) -> SideRowOutputs:
         _answer_block("B", b, j),
     ])
     truth = record.reference_figures[0] if record.reference_figures else None
-    figure_a = _image(figure_view(record.paper_id, record.chosen_figure, "A chose", a.judged.figures[i]))
-    figure_b = _image(figure_view(record.paper_id, b.records[j].chosen_figure, "B chose", b.judged.figures[j]))
-    figure_truth = _image(figure_view(record.paper_id, truth, "Ground truth"))
+    figure_a = shown_figure(figure_view(record.paper_id, record.chosen_figure, "A chose", a.judged.figures[i]))
+    figure_b = shown_figure(figure_view(record.paper_id, b.records[j].chosen_figure, "B chose", b.judged.figures[j]))
+    figure_truth = shown_figure(figure_view(record.paper_id, truth, "Ground truth"))
     return SideRowOutputs(side_detail=detail, figure_a_image=figure_a[0], figure_a_text=figure_a[1],
                           figure_b_image=figure_b[0], figure_b_text=figure_b[1],
                           figure_truth_image=figure_truth[0], figure_truth_text=figure_truth[1])

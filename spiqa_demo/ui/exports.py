@@ -19,7 +19,7 @@ from spiqa_demo.conversation import Evidence, Turn
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
-from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.messages import as_sentence, figure_name
 
 CHAT_MARKDOWN = "chat.md"
 FIGURES_FOLDER = "figures"
@@ -55,7 +55,7 @@ def gallery_zip(paper: Paper) -> Path | None:
     for figure in items:
         name = _crop_name(figure)
         table.writerow([name, figure.title, figure.kind, figure.page, figure.caption])
-        lines += [f"## {figure.title} · page {figure.page}" if figure.label else f"## {figure.title}", "",
+        lines += [f"## {figure_name(figure)}", "",
                   f"![{figure.title}]({name})", "", figure.caption or "*(no caption)*", ""]
     files: dict[str, bytes | Path] = {"index.md": "\n".join(lines).encode("utf-8"), "index.csv": rows.getvalue().encode("utf-8")}
     files.update({_crop_name(f): Path(f.image) for f in items})

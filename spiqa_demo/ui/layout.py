@@ -35,13 +35,18 @@ QUEUE_SIZE = 64
 NO_SHARING_CSS = 'button[title="Share"] { display: none !important; }'
 
 
+def served_folders(settings: Settings) -> list[str]:
+    """The only folders files are served from: the app's crops and pages, and SPIQA's images."""
+    return storage.served_paths(settings) + [str(root) for root in image_roots()]
+
+
 def build_demo(settings: Settings) -> gr.Blocks:
     """The whole app (not launched), running with `settings` (its handlers read them, never the environment)."""
     install(settings)
     queues = Queues.make(settings.ui.ui_ask_concurrency)
     # Crops, pages and SPIQA's images are served where they lie: Gradio copies nothing into its cache,
     # so what a session shows is exactly what `storage.live` holds for it.
-    gr.set_static_paths(storage.served_paths(settings) + [str(root) for root in image_roots()])
+    gr.set_static_paths(served_folders(settings))
     # Old files in Gradio's cache are deleted hourly (uploads); the rest is bounded by storage.evict.
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), analytics_enabled=False) as demo:
         session = visitor_state(Session())
@@ -74,7 +79,7 @@ def launch_options() -> dict[str, Any]:
         # The page viewer's zooms; Gradio gives every image in a chat a Share button, which off Spaces only says
         # that it cannot share.
         "css": page_viewer.zoom_css() + ("" if settings.ui.space_id else "\n" + NO_SHARING_CSS),
-        "allowed_paths": storage.served_paths(settings) + [str(root) for root in image_roots()],
+        "allowed_paths": served_folders(settings),
         "max_file_size": settings.extraction.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
         "run_history": False,  # it would keep typed inputs (the API key) in the browser
         "footer_links": ["api", "gradio"],

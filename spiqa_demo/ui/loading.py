@@ -92,10 +92,6 @@ class PaperLoad:
     def done(self) -> bool:
         return self._done.is_set()
 
-    def wait(self, timeout: float) -> bool:
-        """Whether the load is over after waiting at most `timeout` seconds."""
-        return self._done.wait(timeout)
-
     def waiting_message(self) -> str:
         """What the load is doing, with its place in the queue while it waits."""
         ahead = LOADS.ahead_of(self)

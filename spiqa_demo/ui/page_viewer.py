@@ -18,11 +18,11 @@ from typing import Any, NamedTuple
 import gradio as gr
 
 from spiqa_demo.conversation import Evidence
-from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import figure_name
 from spiqa_demo.ui.page_view import PAGE_DPI, box_on_page, figure_on_page, render_page
+from spiqa_demo.ui.reader_chat import passage_quote
 from spiqa_demo.ui.session import PageShown, Session
 
 log = logging.getLogger(__name__)
@@ -123,9 +123,8 @@ def _boxed(session: Session, paper: Paper, shown: PageShown) -> tuple[Any, str]:
     if figure is not None and figure.page == shown.page:
         return figure_detail(paper, session.pdf, figure, session.annotations, session.zoom)
     if isinstance(evidence, Evidence) and evidence.page == shown.page:
-        quote = " … ".join(evidence.quotes) if evidence.quotes else evidence.text
         return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL, _dpi(session.zoom)),
-                f"#### Passage · page {shown.page}\n\n> {escape(one_line(quote, PASSAGE_CHARS))}")
+                f"#### Passage · page {shown.page}\n\n> {escape(passage_quote(evidence, PASSAGE_CHARS))}")
     image, _ = render_page(session.pdf, shown.page, session.annotations, _dpi(session.zoom))
     text = f"#### Page {shown.page} of {paper.page_count}"
     if figure is not None:

@@ -11,13 +11,11 @@ the core names images by their labels, and a model that says it does not know sh
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import closing
 from html import escape
 from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
 from spiqa_demo.paper_text import one_line
-from spiqa_demo.ui import model_calls
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.chat_history import bounded
 from spiqa_demo.ui.messages import as_sentence, figure_name
@@ -53,9 +51,9 @@ def evidence_markdown(turn: Turn) -> str:
     return "\n".join(rows) + f"\n\n*Searched with:* “{escape(turn.read_as)}”"
 
 
-def passage_quote(e: Evidence) -> str:
-    """The passage's quoted sentences (those the answer rests on), or its text, cut to a readable length."""
-    return one_line(" … ".join(e.quotes) if e.quotes else e.text, QUOTE_CHARS)
+def passage_quote(e: Evidence, chars: int = QUOTE_CHARS) -> str:
+    """The passage's quoted sentences (those the answer rests on), or its text, cut to `chars`."""
+    return one_line(" … ".join(e.quotes) if e.quotes else e.text, chars)
 
 
 def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple[dict[str, Any], Evidence | None]]:
@@ -96,7 +94,7 @@ def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
 def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, backend: ModelBackend | None,
            notice: str) -> Iterator[AskOutputs | Wait]:
     """Stream one reader's turn into the session's chat (the steps of `chat.ask` once the paper is there)."""
-    from spiqa_demo.ui.chat import Streamed, chat_message, shown_turn, stream_reply
+    from spiqa_demo.ui.chat import chat_message, shown_turn, streamed_answer
 
     settings = app_settings()
     history: History = session.history
@@ -105,16 +103,8 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, b
     # Without a model the core says so in its own words (the answer quotes the paper), once per chat.
     events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
                              notice="" if notice == RETRIEVAL_ONLY_NOTICE else notice)
-    result: Streamed[Turn] = Streamed()
-    call = model_calls.start(id(session), events, backend)
-    with closing(stream_reply(call, Turn, chat_turn, history, result, status=Status)) as chunks:
-        for step in chunks:
-            yield step or shown_turn(history, session)
-    if result.error:
-        history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
-    turn = result.answer
+    turn = yield from streamed_answer(events, Turn, backend, session, chat_turn, history, status=Status)
     if turn is None:
-        yield shown_turn(history, session)
         return
     chat_turn.finished = True
     thought["content"] = bounded(evidence_markdown(turn))

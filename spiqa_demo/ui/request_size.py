@@ -9,18 +9,14 @@ limit (`SPIQA_MAX_FILE_MB`, Gradio's `max_file_size`), so their route is left to
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
 
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Message, Receive, Send], Awaitable[None]]
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from spiqa_demo.ui.upload_room import UPLOAD_PATH
 
 # A question is kept to SPIQA_MAX_QUESTION_CHARS, but a client that pastes far more (the issue's
 # 10 MB questions) is still answered, with a note that it was cut; 16 MB leaves that room.
 MAX_REQUEST_BYTES = 16_000_000
-UPLOAD_PATH = "/upload"  # Gradio's upload route (under /gradio_api), bounded by max_file_size
 
 
 class RequestSizeLimit:
@@ -33,7 +29,7 @@ class RequestSizeLimit:
     def __init__(self, app: ASGIApp, max_bytes: int = MAX_REQUEST_BYTES) -> None:
         self.app, self.max_bytes = app, max_bytes
 
-    async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].endswith(UPLOAD_PATH):
             await self.app(scope, receive, send)
             return
