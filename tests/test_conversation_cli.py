@@ -28,7 +28,7 @@ def test_ask_json_prints_the_ranked_evidence_and_the_extractive_answer(shared: P
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1
     turn = json.loads(lines[0])
-    assert set(turn) == {"question", "read_as", "answer", "evidence", "messages"}
+    assert set(turn) == {"question", "read_as", "answer", "evidence", "messages", "not_found"}
     assert "weight decay of 0.0001" in turn["answer"] and "[p. " in turn["answer"]
     kinds = {e["kind"] for e in turn["evidence"]}
     assert "passage" in kinds and kinds & {"figure", "table"}

@@ -73,7 +73,8 @@ class Turn:
 
     `read_as` is the standalone question retrieval searched with (the question itself unless it was
     a follow-up); `evidence` is ranked best first; `abstained` means the model said it does not
-    know, so no evidence is shown as supporting; `messages` are notes for the reader (history
+    know, so no evidence is shown as supporting; `not_found` means the answer says the paper does not
+    seem to say what was asked (the best evidence is still shown for the reader to check); `messages` are notes for the reader (history
     dropped, the model failed, ...). `model` is the model's name (None: extractive answer).
     """
 
@@ -83,6 +84,7 @@ class Turn:
     evidence: tuple[Evidence, ...] = ()
     messages: tuple[str, ...] = ()
     abstained: bool = False
+    not_found: bool = False
     model: str | None = None
 
     @property
@@ -113,6 +115,7 @@ class Turn:
             "answer": self.answer,
             "evidence": [e.to_dict() for e in self.evidence],
             "messages": list(self.messages),
+            "not_found": self.not_found,
         }
 
     def to_json(self) -> str:
