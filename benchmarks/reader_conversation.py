@@ -1,9 +1,13 @@
-"""The reader's conversation without a model: does the shortlist hold the right evidence?
+"""The reader's conversation without a model: does the shortlist hold the right evidence, and does
+the answer say what the paper says?
 
-    python -m benchmarks.reader_conversation          (from the repository root)
+    python -m benchmarks.reader_conversation [--set first|broad|all]    (from the repository root)
 
-Questions: benchmarks/data/reader_questions.json, written from the shared papers' own text
-(`SPIQA_SHARED`, default ../shared; papers read through the extraction cache). Printed, never asserted:
+Two question sets, both written from the papers' own text before the system was asked them
+(`SPIQA_SHARED`, default ../shared; papers read through the extraction cache); `--set` picks one
+(default: both). Printed, never asserted.
+
+The first set, benchmarks/data/reader_questions.json, on the shared CS papers:
 - text questions: a passage from the page of the answering sentence among the top 3 passages of the
   shortlist (bar 0.80), and how often the extractive answer quotes that sentence;
 - follow-ups: the second, elliptical turn ("and on CIFAR-10?") asked after the first in one
@@ -14,26 +18,48 @@ Questions: benchmarks/data/reader_questions.json, written from the shared papers
   training curves?", "and on the other detection dataset?");
 - figure questions that do not name the figure: top-1/top-3 of the shortlist's figures/tables beside
   today's figure-only `search` ranking (bar: no worse).
+
+The broad set, benchmarks/data/reader_questions_broad.json (its "about" says how it was written), on
+litqa articles from biology and medicine journals, the ICML 2013 papers and little-used shared CS
+papers, printed per question kind and per corpus (litqa, CS):
+- the right evidence in the top 1 / top 3: for a text question a passage from the gold page among the
+  shortlist's passages; for a table, figure or "What does <label> show?" question the gold item among
+  its figures/tables (beside today's `search` ranking); for a follow-up pair the second turn's, asked
+  after the first in one conversation;
+- the answer says the gold: it quotes the gold sentence (its words, whatever the spacing, punctuation
+  and hyphenation) or states the gold cell (the printed value and the row's name);
+- "not found": how often `Turn.not_found` is said where the paper does not say it, and how often it is
+  wrongly said on the answerable questions;
+- the latency of `ask_turn` once the paper is loaded and its index built (the follow-up's second turn),
+  median and 95th percentile per kind.
 The last line is JSON.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import statistics
+import time
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalsuite.paths import SHARED
-from spiqa_demo.conversation import Conversation, Evidence, ask_turn
+from evalsuite.reader_gold import gold_errors, printed_label, quotes, states_cell
+from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
 from spiqa_demo.library import open_paper
 from spiqa_demo.settings import Settings, get_settings
-from spiqa_demo.types import Paper
+from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
+BROAD = Path(__file__).parent / "data" / "reader_questions_broad.json"
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
+KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
 
 
 def normalised(text: str) -> str:
@@ -118,15 +144,147 @@ def _figures(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Set
             "search_top1": round(base1 / n, 3), "search_top3": round(base3 / n, 3)}
 
 
-def main() -> int:
+def _first_set(settings: Settings) -> dict[str, Any]:
     data = json.loads(DATA.read_text(encoding="utf-8"))
-    settings = get_settings()
     names = {row["paper"] for part in ("text", "followups", "pointing_followups", "figures") for row in data[part]}
     papers = _papers(names, settings)
-    result = (_text(data["text"], papers, settings)
-              | _followups(data["followups"], papers, settings, "followup")
-              | _followups(data["pointing_followups"], papers, settings, "pointing_followup")
-              | _figures(data["figures"], papers, settings))
+    return (_text(data["text"], papers, settings)
+            | _followups(data["followups"], papers, settings, "followup")
+            | _followups(data["pointing_followups"], papers, settings, "pointing_followup")
+            | _figures(data["figures"], papers, settings))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One broad-set question measured: right evidence in the top 1 / top 3 (None: the kind has no
+    evidence gold), the answer says the gold (None: no quote or cell gold), `Turn.not_found`, the
+    seconds of the measured turn, and today's `search` ranking for the item questions (None: not one)."""
+
+    kind: str
+    corpus: str
+    top1: bool | None
+    top3: bool | None
+    says: bool | None
+    not_found: bool
+    seconds: float
+    search1: bool | None = None
+    search3: bool | None = None
+
+
+def _is_item(figure: Figure | None, label: str) -> bool:
+    """`figure` is the paper's own (not a supplement's) item printed as `label`."""
+    return figure is not None and not figure.part and (figure.kind, figure.number) == printed_label(label)
+
+
+def _timed_turn(paper: Paper, questions: Sequence[str], settings: Settings) -> tuple[Turn, float]:
+    """The last question's turn, asked after the others in one conversation, and its seconds."""
+    conversation = Conversation(paper.sha256)
+    for question in questions[:-1]:
+        ask_turn(paper, conversation, question, None, settings.qa, retrieval=settings.retrieval)
+    start = time.perf_counter()
+    turn = ask_turn(paper, conversation, questions[-1], None, settings.qa, retrieval=settings.retrieval)
+    return turn, time.perf_counter() - start
+
+
+def _ranks(hits: Sequence[bool]) -> tuple[bool, bool]:
+    return any(hits[:1]), any(hits[:TOP])
+
+
+def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Settings) -> Outcome:
+    from spiqa_demo.qa.shortlist import paper_index
+
+    questions = [row["first"], row["second"]] if row["kind"] == "followup" else [row["question"]]
+    turn, seconds = _timed_turn(paper, questions, settings)
+    top1 = top3 = says = search1 = search3 = None
+    if "label" in row:
+        top1, top3 = _ranks([_is_item(e.figure, row["label"]) for e in turn.evidence if e.figure is not None])
+        if row["kind"] != "followup":
+            search1, search3 = _ranks([_is_item(h.item, row["label"]) for h in paper_index(paper, settings.retrieval).search(questions[-1], TOP)])
+    elif "page" in row:
+        top1, top3 = _ranks([e.page == row["page"] for e in turn.evidence if e.passage is not None])
+    if "quote" in row:
+        says = quotes(turn.answer, row["quote"])
+    elif "value" in row:
+        says = states_cell(turn.answer, row["row"], row["value"])
+    gold = row.get("label") or (f"p{row['page']}" if "page" in row else "not found")
+    got = [e.label or f"p{e.page}" for e in turn.evidence][:TOP]
+    mark = "-    " if top3 is None else "right" if top1 else "top3 " if top3 else "WRONG"
+    said = {True: "says ", False: "     ", None: "     "}[says] + ("NOT-FOUND" if turn.not_found else "         ")
+    print(f"{mark} {said} {row['kind']:11s} {row['paper'].rsplit('/', 1)[-1][:22]:22s} {questions[-1][:60]:60s} {gold} <- {got} {seconds:.2f}s")
+    return Outcome(row["kind"], corpus, top1, top3, says, turn.not_found, seconds, search1, search3)
+
+
+def _rate(values: Sequence[bool | None]) -> str:
+    known = [v for v in values if v is not None]
+    return f"{sum(known)}/{len(known)} = {sum(known) / len(known):.3f}" if known else "-"
+
+
+def _p95(seconds: Sequence[float]) -> float:
+    return sorted(seconds)[max(0, math.ceil(0.95 * len(seconds)) - 1)]
+
+
+def _fraction(values: Sequence[bool | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known) / len(known), 3) if known else None
+
+
+def _summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
+    """Per kind (and per corpus within it): the figures printed and returned for the JSON line."""
+    print(f"{'kind':12s} {'corpus':7s} {'n':>3s}  {'evidence top-1':17s} {'evidence top-3':17s} {'answer says gold':17s} "
+          f"{'search top-1':14s} {'search top-3':14s} {'not found said':15s} {'median s':>8s} {'p95 s':>6s}")
+    result: dict[str, dict[str, Any]] = {}
+    for kind in KINDS:
+        for corpus in ("all", "litqa", "CS"):
+            rows = [o for o in outcomes if o.kind == kind and corpus in ("all", o.corpus)]
+            if not rows:
+                continue
+            seconds = [o.seconds for o in rows]
+            print(f"{kind:12s} {corpus:7s} {len(rows):3d}  {_rate([o.top1 for o in rows]):17s} {_rate([o.top3 for o in rows]):17s} "
+                  f"{_rate([o.says for o in rows]):17s} {_rate([o.search1 for o in rows]):14s} {_rate([o.search3 for o in rows]):14s} "
+                  f"{_rate([o.not_found for o in rows]):15s} {statistics.median(seconds):8.2f} {_p95(seconds):6.2f}")
+            if corpus == "all":
+                result[kind] = {"n": len(rows), "top1": _fraction([o.top1 for o in rows]), "top3": _fraction([o.top3 for o in rows]),
+                                "says": _fraction([o.says for o in rows]), "search_top1": _fraction([o.search1 for o in rows]),
+                                "search_top3": _fraction([o.search3 for o in rows]), "not_found": _fraction([o.not_found for o in rows]),
+                                "median_s": round(statistics.median(seconds), 3), "p95_s": round(_p95(seconds), 3)}
+    answerable = [o for o in outcomes if o.kind != "not_found"]
+    asked = [o.says for o in outcomes if o.kind in ("text", "table")]
+    print(f"'not found' wrongly said on answerable questions: {_rate([o.not_found for o in answerable])}; "
+          f"the answer quotes the gold sentence or states the gold cell (text and table questions): {_rate(asked)}")
+    result["answerable"] = {"n": len(answerable), "not_found": _fraction([o.not_found for o in answerable])}
+    result["text_and_table"] = {"n": len(asked), "says": _fraction(asked)}
+    return result
+
+
+def _broad_set(settings: Settings) -> dict[str, Any]:
+    data = json.loads(BROAD.read_text(encoding="utf-8"))
+    rows = data["questions"]
+    errors = [f"{row['paper']}: {error}" for row in rows for error in gold_errors(row, SHARED)]
+    if errors:
+        raise ValueError("the set's gold is not printed in its PDFs (a transcription error): " + "; ".join(errors))
+    papers = {}
+    for name in sorted(data["papers"]):
+        start = time.perf_counter()
+        papers[name] = open_paper(SHARED / name, settings).paper
+        # the first question builds the paper's index: not a reader's per-question wait
+        _timed_turn(papers[name], ["What is this paper about?"], settings)
+        print(f"loaded {name} ({len(papers[name].items)} figures and tables) in {time.perf_counter() - start:.1f}s")
+    corpus = {name: "litqa" if family.startswith("litqa") else "CS" for name, family in data["papers"].items()}
+    outcomes = [_broad_question(row, corpus[row["paper"]], papers[row["paper"]], settings) for row in rows]
+    return {"broad": _summary(outcomes)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
+    parser.add_argument("--set", choices=("first", "broad", "all"), default="all",
+                        help="which question set: the first (reader_questions.json), the broad one, or both (default)")
+    chosen = parser.parse_args(argv).set
+    settings = get_settings()
+    result: dict[str, Any] = {}
+    if chosen in ("first", "all"):
+        result |= _first_set(settings)
+    if chosen in ("broad", "all"):
+        result |= _broad_set(settings)
     print(json.dumps(result))
     return 0
 
