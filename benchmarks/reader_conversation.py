@@ -31,7 +31,10 @@ papers, printed per question kind and per corpus (litqa, CS):
 - "not found": how often `Turn.not_found` is said where the paper does not say it, and how often it is
   wrongly said on the answerable questions;
 - the latency of `ask_turn` once the paper is loaded and its index built (the follow-up's second turn),
-  median and 95th percentile per kind.
+  median and 95th percentile per kind, in wall seconds and in the process's CPU seconds (which other
+  jobs on a shared machine do not inflate);
+- and, to tell the extraction's misses from the ranking's, how many gold sentences are in the
+  extracted passages of their page at all.
 The last line is JSON.
 """
 
@@ -49,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from evalsuite.paths import SHARED
-from evalsuite.reader_gold import gold_errors, printed_label, quotes, states_cell
+from evalsuite.reader_gold import gold_errors, printed_label, quotes, states_cell, words
 from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
 from spiqa_demo.library import open_paper
 from spiqa_demo.settings import Settings, get_settings
@@ -158,7 +161,8 @@ def _first_set(settings: Settings) -> dict[str, Any]:
 class Outcome:
     """One broad-set question measured: right evidence in the top 1 / top 3 (None: the kind has no
     evidence gold), the answer says the gold (None: no quote or cell gold), `Turn.not_found`, the
-    seconds of the measured turn, and today's `search` ranking for the item questions (None: not one)."""
+    wall and CPU seconds of the measured turn, today's `search` ranking for the item questions (None:
+    not one), and whether the gold quote is in the extracted passages of its page (None: no quote)."""
 
     kind: str
     corpus: str
@@ -167,8 +171,10 @@ class Outcome:
     says: bool | None
     not_found: bool
     seconds: float
+    cpu_seconds: float
     search1: bool | None = None
     search3: bool | None = None
+    extracted: bool | None = None
 
 
 def _is_item(figure: Figure | None, label: str) -> bool:
@@ -176,14 +182,14 @@ def _is_item(figure: Figure | None, label: str) -> bool:
     return figure is not None and not figure.part and (figure.kind, figure.number) == printed_label(label)
 
 
-def _timed_turn(paper: Paper, questions: Sequence[str], settings: Settings) -> tuple[Turn, float]:
-    """The last question's turn, asked after the others in one conversation, and its seconds."""
+def _timed_turn(paper: Paper, questions: Sequence[str], settings: Settings) -> tuple[Turn, float, float]:
+    """The last question's turn, asked after the others in one conversation, and its wall and CPU seconds."""
     conversation = Conversation(paper.sha256)
     for question in questions[:-1]:
         ask_turn(paper, conversation, question, None, settings.qa, retrieval=settings.retrieval)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     turn = ask_turn(paper, conversation, questions[-1], None, settings.qa, retrieval=settings.retrieval)
-    return turn, time.perf_counter() - start
+    return turn, time.perf_counter() - start, time.process_time() - cpu
 
 
 def _ranks(hits: Sequence[bool]) -> tuple[bool, bool]:
@@ -194,8 +200,8 @@ def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Se
     from spiqa_demo.qa.shortlist import paper_index
 
     questions = [row["first"], row["second"]] if row["kind"] == "followup" else [row["question"]]
-    turn, seconds = _timed_turn(paper, questions, settings)
-    top1 = top3 = says = search1 = search3 = None
+    turn, seconds, cpu_seconds = _timed_turn(paper, questions, settings)
+    top1 = top3 = says = search1 = search3 = extracted = None
     if "label" in row:
         top1, top3 = _ranks([_is_item(e.figure, row["label"]) for e in turn.evidence if e.figure is not None])
         if row["kind"] != "followup":
@@ -204,6 +210,7 @@ def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Se
         top1, top3 = _ranks([e.page == row["page"] for e in turn.evidence if e.passage is not None])
     if "quote" in row:
         says = quotes(turn.answer, row["quote"])
+        extracted = words(row["quote"]) in "".join(words(p.text) for p in paper.passages if p.page == row["page"])
     elif "value" in row:
         says = states_cell(turn.answer, row["row"], row["value"])
     gold = row.get("label") or (f"p{row['page']}" if "page" in row else "not found")
@@ -211,7 +218,7 @@ def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Se
     mark = "-    " if top3 is None else "right" if top1 else "top3 " if top3 else "WRONG"
     said = {True: "says ", False: "     ", None: "     "}[says] + ("NOT-FOUND" if turn.not_found else "         ")
     print(f"{mark} {said} {row['kind']:11s} {row['paper'].rsplit('/', 1)[-1][:22]:22s} {questions[-1][:60]:60s} {gold} <- {got} {seconds:.2f}s")
-    return Outcome(row["kind"], corpus, top1, top3, says, turn.not_found, seconds, search1, search3)
+    return Outcome(row["kind"], corpus, top1, top3, says, turn.not_found, seconds, cpu_seconds, search1, search3, extracted)
 
 
 def _rate(values: Sequence[bool | None]) -> str:
@@ -231,28 +238,32 @@ def _fraction(values: Sequence[bool | None]) -> float | None:
 def _summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
     """Per kind (and per corpus within it): the figures printed and returned for the JSON line."""
     print(f"{'kind':12s} {'corpus':7s} {'n':>3s}  {'evidence top-1':17s} {'evidence top-3':17s} {'answer says gold':17s} "
-          f"{'search top-1':14s} {'search top-3':14s} {'not found said':15s} {'median s':>8s} {'p95 s':>6s}")
+          f"{'search top-1':14s} {'search top-3':14s} {'not found said':15s} {'median s':>8s} {'p95 s':>6s} {'median cpu s':>12s} {'p95 cpu s':>9s}")
     result: dict[str, dict[str, Any]] = {}
     for kind in KINDS:
         for corpus in ("all", "litqa", "CS"):
             rows = [o for o in outcomes if o.kind == kind and corpus in ("all", o.corpus)]
             if not rows:
                 continue
-            seconds = [o.seconds for o in rows]
+            seconds, cpu = [o.seconds for o in rows], [o.cpu_seconds for o in rows]
             print(f"{kind:12s} {corpus:7s} {len(rows):3d}  {_rate([o.top1 for o in rows]):17s} {_rate([o.top3 for o in rows]):17s} "
                   f"{_rate([o.says for o in rows]):17s} {_rate([o.search1 for o in rows]):14s} {_rate([o.search3 for o in rows]):14s} "
-                  f"{_rate([o.not_found for o in rows]):15s} {statistics.median(seconds):8.2f} {_p95(seconds):6.2f}")
+                  f"{_rate([o.not_found for o in rows]):15s} {statistics.median(seconds):8.2f} {_p95(seconds):6.2f} "
+                  f"{statistics.median(cpu):12.2f} {_p95(cpu):9.2f}")
             if corpus == "all":
                 result[kind] = {"n": len(rows), "top1": _fraction([o.top1 for o in rows]), "top3": _fraction([o.top3 for o in rows]),
                                 "says": _fraction([o.says for o in rows]), "search_top1": _fraction([o.search1 for o in rows]),
                                 "search_top3": _fraction([o.search3 for o in rows]), "not_found": _fraction([o.not_found for o in rows]),
-                                "median_s": round(statistics.median(seconds), 3), "p95_s": round(_p95(seconds), 3)}
+                                "median_s": round(statistics.median(seconds), 3), "p95_s": round(_p95(seconds), 3),
+                                "median_cpu_s": round(statistics.median(cpu), 3), "p95_cpu_s": round(_p95(cpu), 3)}
     answerable = [o for o in outcomes if o.kind != "not_found"]
     asked = [o.says for o in outcomes if o.kind in ("text", "table")]
     print(f"'not found' wrongly said on answerable questions: {_rate([o.not_found for o in answerable])}; "
-          f"the answer quotes the gold sentence or states the gold cell (text and table questions): {_rate(asked)}")
+          f"the answer quotes the gold sentence or states the gold cell (text and table questions): {_rate(asked)}; "
+          f"gold sentences found in the extracted passages of their page: {_rate([o.extracted for o in outcomes])}")
     result["answerable"] = {"n": len(answerable), "not_found": _fraction([o.not_found for o in answerable])}
     result["text_and_table"] = {"n": len(asked), "says": _fraction(asked)}
+    result["gold_sentence_extracted"] = {"n": sum(o.extracted is not None for o in outcomes), "fraction": _fraction([o.extracted for o in outcomes])}
     return result
 
 
