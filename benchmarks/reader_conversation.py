@@ -217,7 +217,8 @@ def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Se
     got = [e.label or f"p{e.page}" for e in turn.evidence][:TOP]
     mark = "-    " if top3 is None else "right" if top1 else "top3 " if top3 else "WRONG"
     said = {True: "says ", False: "     ", None: "     "}[says] + ("NOT-FOUND" if turn.not_found else "         ")
-    print(f"{mark} {said} {row['kind']:11s} {row['paper'].rsplit('/', 1)[-1][:22]:22s} {questions[-1][:60]:60s} {gold} <- {got} {seconds:.2f}s")
+    lost = " (gold sentence not in the extracted passages of its page)" if extracted is False else ""
+    print(f"{mark} {said} {row['kind']:11s} {row['paper'].rsplit('/', 1)[-1][:22]:22s} {questions[-1][:60]:60s} {gold} <- {got} {seconds:.2f}s{lost}")
     return Outcome(row["kind"], corpus, top1, top3, says, turn.not_found, seconds, cpu_seconds, search1, search3, extracted)
 
 
