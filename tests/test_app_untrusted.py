@@ -1,8 +1,8 @@
 """What strangers wrote, shown by the running app: PDFs, model replies, hub archives, result files.
 
 Markdown images and links in a PDF's text (a passage, a caption) and in a model's reply (its
-answer, its reading of a follow-up) are shown as text in headless Chromium, and the browser asks
-the loopback listener they point at for nothing. SPIQA's figure archive from a hostile hub (a
+answer, its reading of a follow-up) are shown as text in headless Chromium, the browser asks the
+loopback listener they point at for nothing, and the chat's export holds them as text too. SPIQA's figure archive from a hostile hub (a
 loopback server standing in for huggingface.co) unpacks its images only, within its bound, and the
 button that fetches it says what happened (gradio_client). Result files nested too deeply or
 holding a number too long to read get the one-line message, not a bare "Error".
@@ -95,7 +95,7 @@ SHOWN_AS_MARKUP = """(host) => [...document.querySelectorAll('img, source, video
     .map(e => e.outerHTML)"""
 
 
-def test_markdown_images_in_a_pdf_and_a_model_reply_fetch_nothing(page, lure_pdf: Path, lure: Lure,
+def test_markdown_images_in_a_pdf_and_a_model_reply_fetch_nothing(page, lure_pdf: Path, lure: Lure, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     page.set_input_files("#upload input[type=file]", str(lure_pdf))
     wait_for_text(page, "#chat", "follow-up questions are read in the context of the chat", timeout_ms=4 * 90_000)
@@ -118,6 +118,16 @@ def test_markdown_images_in_a_pdf_and_a_model_reply_fetch_nothing(page, lure_pdf
     shot(page, "untrusted-markdown")
     assert page.evaluate(SHOWN_AS_MARKUP, lure.url.removeprefix("http://")) == []
     assert lure.asked == []
+
+    page.click("#export-chat")  # the export is inert too: a Markdown viewer would fetch what the app does not
+    page.wait_for_selector("#export-file a")
+    with page.expect_download() as exported:
+        page.locator("#export-file a").first.click()
+    exported.value.save_as(tmp_path / "chat.zip")
+    with zipfile.ZipFile(tmp_path / "chat.zip") as archive:
+        markdown = archive.read("chat.md").decode("utf-8")
+    assert f"({lure.url}" in markdown and lure.image not in markdown and lure.link not in markdown, markdown
+    assert "![Figure 1](figures/" in markdown  # the app's own image of the crop it exports
 
 
 def test_hostile_result_files_get_a_one_line_message(app_url: str, tmp_path: Path) -> None:
