@@ -23,7 +23,7 @@ import pytest
 from app_harness import _served_app, allow_endpoint, app_url, reconfigure, visitor
 from gradio_client import handle_file
 from test_app_browser import browser, fill_setting, page, pytestmark, shot, wait_for_text
-from test_app_reader_browser import ask
+from test_app_reader_browser import ask, exported_chat
 from test_spiqa_figures_download import FIGURE, PAPER, hub
 
 from evalsuite.openai_listener import openai_listener
@@ -119,13 +119,7 @@ def test_markdown_images_in_a_pdf_and_a_model_reply_fetch_nothing(page, lure_pdf
     assert page.evaluate(SHOWN_AS_MARKUP, lure.url.removeprefix("http://")) == []
     assert lure.asked == []
 
-    page.click("#export-chat")  # the export is inert too: a Markdown viewer would fetch what the app does not
-    page.wait_for_selector("#export-file a")
-    with page.expect_download() as exported:
-        page.locator("#export-file a").first.click()
-    exported.value.save_as(tmp_path / "chat.zip")
-    with zipfile.ZipFile(tmp_path / "chat.zip") as archive:
-        markdown = archive.read("chat.md").decode("utf-8")
+    markdown, _ = exported_chat(page, tmp_path)  # inert too: a Markdown viewer would fetch what the app does not
     assert f"({lure.url}" in markdown and lure.image not in markdown and lure.link not in markdown, markdown
     assert "![Figure 1](figures/" in markdown  # the app's own image of the crop it exports
 
