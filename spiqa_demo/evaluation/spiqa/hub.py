@@ -52,6 +52,9 @@ def fetch_split_images(split: str, settings: EvaluationSettings | None = None) -
     archive = _download(IMAGE_ZIPS[split], settings)
     staging = target.with_name(f".{target.name}-{uuid.uuid4().hex}.part")  # unique per writer
     unpack_images(archive, staging, settings.spiqa_images_max_mb * 1_000_000, MAX_IMAGE_MB * 1_000_000)
+    if done.exists():  # another writer (a batch run, the app) finished meanwhile
+        shutil.rmtree(staging, ignore_errors=True)
+        return target
     shutil.rmtree(target, ignore_errors=True)  # an unfinished folder, or one unpacked before only images were
     staging.replace(target)
     done.touch()
