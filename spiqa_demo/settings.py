@@ -137,6 +137,11 @@ class ModelSettings(_Group):
     base_url: str = ""
     # Never logged, echoed or written; SecretStr keeps it out of repr().
     api_key: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY", "api_key"))
+    # The operator's OpenAI organisation and project (headers OpenAI-Organization and OpenAI-Project,
+    # which the `openai` client would otherwise read from the environment and send to every base URL):
+    # like the key, they go only to the endpoint configured here (`spiqa_demo.models.load_backend`).
+    openai_organization: str = Field(default="", validation_alias=AliasChoices("OPENAI_ORG_ID", "openai_organization"))
+    openai_project: str = Field(default="", validation_alias=AliasChoices("OPENAI_PROJECT_ID", "openai_project"))
     # Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).
     image_size: int = 0
     # Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).
@@ -199,6 +204,8 @@ class EvaluationSettings(_Cached):
     spiqa_hf_endpoint: str = Field(default="", validation_alias=AliasChoices("SPIQA_HF_ENDPOINT", "spiqa_hf_endpoint"))
     # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
     spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR", "spiqa_images_dir"))
+    # The most a downloaded image archive may unpack to, in MB (its images only; the app serves them).
+    spiqa_images_max_mb: int = Field(default=4000, ge=1, validation_alias=AliasChoices("SPIQA_IMAGES_MAX_MB", "spiqa_images_max_mb"))
     # BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the model's tuned layer from
     # bert-score (9 for bert-base-uncased); a local copy's path works too.
     bertscore_model: str = "bert-base-uncased"

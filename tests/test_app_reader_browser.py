@@ -44,6 +44,17 @@ def ask(page, question: str, answered: str) -> None:
     assert page.locator("#question button", has_text="Stop").count() == 0
 
 
+def exported_chat(page, folder: Path) -> tuple[str, list[str]]:
+    """Export the chat as a reader does: its chat.md and the names in the zip."""
+    page.click("#export-chat")
+    page.wait_for_selector("#export-file a")
+    with page.expect_download() as exported:
+        page.locator("#export-file a").first.click()
+    exported.value.save_as(folder / "chat.zip")
+    with zipfile.ZipFile(folder / "chat.zip") as archive:
+        return archive.read("chat.md").decode("utf-8"), archive.namelist()
+
+
 def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared: Path, tmp_path: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
     wait_for_text(page, "#chat", "follow-up questions are read in the context of the chat", timeout_ms=4 * 90_000)
@@ -83,14 +94,7 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
     wait_for_text(page, "#figure-detail", f"boxed on page {where}")
     assert page.locator("#page-view.zoom-150").count() == 1 and "Zoom 150 %" in page.inner_text("#zoom-level")
 
-    page.click("#export-chat")
-    page.wait_for_selector("#export-file a")
-    with page.expect_download() as exported:
-        page.locator("#export-file a").first.click()
-    exported.value.save_as(tmp_path / "chat.zip")
-    with zipfile.ZipFile(tmp_path / "chat.zip") as archive:
-        markdown = archive.read("chat.md").decode("utf-8")
-        names = archive.namelist()
+    markdown, names = exported_chat(page, tmp_path)
     assert "## 2. and on Charades?" in markdown and "*Read as:* Which model is best on Charades?" in markdown, markdown
     assert f"> — page {where}" in markdown and "![Table 4](figures/table-4.png)" in markdown and "figures/table-4.png" in names
 

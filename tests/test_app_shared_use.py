@@ -31,6 +31,7 @@ from evalsuite.openai_listener import Listener, openai_listener
 from evalsuite.raw_visitor import status_of
 
 CANARY = "sk-operator-canary-5d1f0c9e"
+ORG_CANARY, PROJECT_CANARY = "org-operator-canary", "proj-operator-canary"  # the operator's identity, for its endpoint only
 PASC2 = ("Which method performs best on the PaSC dataset for the handheld testing scenario (PaSC2), and how does "
          "its performance compare to other methods?")
 
@@ -68,7 +69,8 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
     client.predict(api_name="/load_pdf_spiqa_match")  # the judge scores benchmark questions
     with openai_listener() as operator, openai_listener() as visitor_api:
         reconfigure(monkeypatch, SPIQA_API_KEY=CANARY, SPIQA_BACKEND="openai", SPIQA_BASE_URL=operator.url,
-                    SPIQA_MODEL="m", SPIQA_UI_VISITOR_ENDPOINTS="none")
+                    SPIQA_MODEL="m", SPIQA_UI_VISITOR_ENDPOINTS="none", OPENAI_ORG_ID=ORG_CANARY,
+                    OPENAI_PROJECT_ID=PROJECT_CANARY)
         # Shared (the default on a Space): another endpoint gets a message and no request at all.
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "No request was sent to " + visitor_api.url in texts(chat) and files(chat), texts(chat)
@@ -80,6 +82,7 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         # The operator's own endpoint gets the operator's key.
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=operator.url), api_name="/ask")
         assert "SPDNet" in texts(chat) and operator.saw(f"Bearer {CANARY}")
+        assert operator.saw(f"openai-organization: {ORG_CANARY}") and operator.saw(f"openai-project: {PROJECT_CANARY}")
 
         # Visitors allowed to choose, but public addresses only: a loopback endpoint is not asked.
         reconfigure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS="any")
@@ -98,7 +101,7 @@ def test_the_operator_key_never_reaches_a_visitor_endpoint(app_url: str, grnet_p
         reconfigure(monkeypatch, SPIQA_UI_VISITOR_ENDPOINTS=f"{visitor_api.url}/")
         chat, _ = client.predict(*ask_args(PASC2, backend="openai", model="m", base_url=visitor_api.url), api_name="/ask")
         assert "SPDNet" in texts(chat)
-        assert not visitor_api.saw(CANARY)
+        assert not any(visitor_api.saw(secret) for secret in (CANARY, ORG_CANARY, PROJECT_CANARY))
 
 
 def models_asked(listener: Listener) -> set[str]:

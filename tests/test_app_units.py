@@ -289,7 +289,6 @@ def test_every_named_output_has_one_widget() -> None:
         error_analysis.LoadOutputs: components(error_analysis.LoadOutputs, errors),
         error_analysis.FilterOutputs: components(error_analysis.FilterOutputs, errors),
         error_analysis.RowOutputs: components(error_analysis.RowOutputs, errors),
-        error_analysis.FigureOutputs: components(error_analysis.FigureOutputs, errors),
         error_compare.CompareOutputs: components(error_compare.CompareOutputs, errors.compare, state=errors.state),
         error_compare.SideFilterOutputs: components(error_compare.SideFilterOutputs, errors.compare, state=errors.state),
         error_compare.SideRowOutputs: components(error_compare.SideRowOutputs, errors.compare),

@@ -7,6 +7,7 @@ import socket
 import pytest
 
 from spiqa_demo.errors import BackendError
+from spiqa_demo.models.addresses import is_public
 from spiqa_demo.models.endpoints import OPENAI_URL, normalise, operator_key, same_endpoint
 from spiqa_demo.settings import ModelSettings, Settings, UISettings
 from spiqa_demo.ui.visitor_policy import ModelTarget, Verdict, VisitorPolicy
@@ -36,15 +37,69 @@ def test_load_backend_never_sends_the_configured_key_elsewhere() -> None:
     assert load_backend(operator, base_url="http://127.0.0.1:9/v1", api_key="sk-own")._secret == "sk-own"
 
 
+def test_the_operators_organisation_and_project_go_to_its_endpoint_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPENAI_ORG_ID / OPENAI_PROJECT_ID name the operator: its endpoint gets them, another endpoint
+    does not, even though the `openai` client would read them from the environment for any."""
+    from evalsuite.openai_listener import openai_listener
+    from spiqa_demo.models import load_backend
+    from spiqa_demo.models.base import Message
+    from spiqa_demo.settings import read_settings
+
+    identity = {"OPENAI_ORG_ID": "org-operator-canary", "OPENAI_PROJECT_ID": "proj-operator-canary"}
+    for name, value in identity.items():
+        monkeypatch.setenv(name, value)
+    with openai_listener() as operators, openai_listener() as elsewhere:
+        configured = read_settings({**identity, "SPIQA_BASE_URL": operators.url, "SPIQA_MODEL": "m"}).models
+        for url in (operators.url, elsewhere.url):
+            backend = load_backend(configured, base_url=url, max_retries=0)
+            assert backend is not None and backend.generate([Message("user", ["hi"])])
+        assert operators.saw("openai-organization: org-operator-canary") and operators.saw("openai-project: proj-operator-canary")
+        assert len(elsewhere.requests) == 1 and not any(elsewhere.saw(v) for v in identity.values())
+        assert "openai-organization" not in elsewhere.requests[0].lower()
+
+
 OPERATORS = ModelTarget("openai", "cheap-model", "http://127.0.0.1:8000/v1")
 PRIVATE = ["http://127.0.0.1:9/v1", "http://localhost:9/v1", "http://10.1.2.3/v1", "http://172.16.0.1/v1",
            "http://192.168.1.1/v1", "http://169.254.169.254/v1", "http://0.0.0.0:9/v1", "http://[::1]:9/v1",
            "http://[fe80::1]/v1", "http://[fc00::1]/v1", "http://[::ffff:127.0.0.1]/v1", "http://[::]/v1",
-           "http://no-such-host.invalid/v1"]
+           "http://no-such-host.invalid/v1", "http://[::127.0.0.1]:9199/v1", "http://[64:ff9b::a9fe:a9fe]/v1",
+           "http://[2002:a9fe:a9fe::]/v1", "http://[fec0::1]/v1"]
+# IPv6 addresses that stand for a non-public IPv4 address (or are site-local), and some that stand for a public one.
+DISGUISED = ["::7f00:1", "::a9fe:a9fe", "::127.0.0.1", "::ffff:127.0.0.1", "::ffff:0:7f00:1", "::ffff:0:a00:1",
+             "64:ff9b::a9fe:a9fe", "64:ff9b::7f00:1", "64:ff9b:1::a9fe:a9fe", "64:ff9b:1:a9fe:a9fe::",
+             "2002:a9fe:a9fe::", "2002:7f00:1::1", "2002:c0a8:101::1", "2001:0:a9fe:a9fe::1",
+             "2001:0:4136:e378:8000:63bf:80ff:fffe", "fec0::1", "fec0:1::a9fe:a9fe", "feff::1"]
+PUBLIC_VIA_IPV6 = ["::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1", "2606:4700:4700::1111"]
 
 
 def policy(setting: str) -> VisitorPolicy:
     return VisitorPolicy.from_settings(Settings(ui=UISettings(ui_visitor_endpoints=setting)))
+
+
+@pytest.mark.parametrize("address", DISGUISED)
+def test_ipv6_forms_of_private_ipv4_addresses_are_not_public(address: str) -> None:
+    assert not is_public(address)
+
+
+@pytest.mark.parametrize("address", PUBLIC_VIA_IPV6)
+def test_ipv6_forms_of_public_ipv4_addresses_stay_public(address: str) -> None:
+    assert is_public(address)
+
+
+def test_an_ipv6_form_of_loopback_is_never_connected_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither the visitor policy nor an untrusted backend's own connect-time check lets `[::127.0.0.1]` through."""
+    from spiqa_demo.models import load_backend
+    from spiqa_demo.models.base import Message
+
+    attempts: list[object] = []
+    monkeypatch.setattr(socket, "create_connection", lambda *args, **kwargs: attempts.append(args))
+    url = "http://[::127.0.0.1]:9199/v1"
+    assert "on the public internet" in policy("any").check(ModelTarget("openai", "m", url), OPERATORS).refusal
+    backend = load_backend(ModelSettings(), True, backend="openai", model="m", base_url=url, max_retries=0)
+    assert backend is not None
+    with pytest.raises(BackendError, match="does not say why"):
+        backend.generate([Message("user", ["hi"])])
+    assert attempts == []
 
 
 @pytest.mark.parametrize("setting", ["auto", "none", "off", ""])

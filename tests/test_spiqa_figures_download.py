@@ -143,3 +143,28 @@ def test_offline_download_says_which_file_goes_where(app_on: None) -> None:
 
     status = fetch_test_c()  # HF_HUB_OFFLINE=1 in the tests, nothing cached
     assert "could not be downloaded" in status and "SPIQA_testC_Images.zip" in status and "SPIQA_testC.json" in status
+
+
+def test_an_archive_unpacks_images_by_content_within_its_bounds(tmp_path: Path) -> None:
+    """The unpacking itself (the app's test serves such archives from a hostile hub): images by name
+    and content only, a path out of the folder or an image over the per-image bound refuses the whole."""
+    from spiqa_demo.errors import PaperError
+    from spiqa_demo.evaluation.spiqa.archive import is_image, unpack_images
+
+    assert is_image("a.webp", b"RIFF\0\0\0\0WEBPVP8 ") and not is_image("a.webp", b"RIFF\0\0\0\0AVI LIST")
+    assert is_image("a.JPG", b"\xff\xd8\xff\xe0") and not is_image("a.png", b"\xff\xd8\xff\xe0") and not is_image("a.svg", b"<svg")
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 100
+    for name, members, why in [("out.zip", {"../escaped.png": png}, "unsafe path"),
+                               ("big.zip", {"a/big.png": png + b"\0" * 2_000}, "more than this app takes")]:
+        with zipfile.ZipFile(tmp_path / name, "w", zipfile.ZIP_DEFLATED) as zipped:
+            zipped.writestr("a/fine.png", png)
+            for member, data in members.items():
+                zipped.writestr(member, data)
+        with pytest.raises(PaperError, match=why):
+            unpack_images(tmp_path / name, tmp_path / name.replace(".zip", ""), 10_000, 1_000)
+        assert not (tmp_path / name.replace(".zip", "")).exists() and not (tmp_path / "escaped.png").exists()
+    with zipfile.ZipFile(tmp_path / "mixed.zip", "w") as zipped:
+        zipped.writestr("a/fine.png", png)
+        zipped.writestr("a/page.html", b"<script></script>")
+    assert unpack_images(tmp_path / "mixed.zip", tmp_path / "mixed", 10_000, 1_000) == 1
+    assert [p.name for p in (tmp_path / "mixed").rglob("*") if p.is_file()] == ["fine.png"]

@@ -34,9 +34,9 @@ def read_results(path: str | Path) -> ResultSet:
         text = _read_text(path)
         if not text.strip():
             raise PaperError(f"{path.name} is empty: no results to read")
-        data = _json_or_none(text)
-        if data is None and not _first_line_is_object(text):
-            _raise_json_error(path, text)
+        data, problem = _decoded(text)
+        if problem and not _first_line_is_object(text):
+            raise PaperError(f"{path.name}: {problem}")
         if isinstance(data, dict) and not _looks_like_record(data):
             result = read_official(data, str(path))
         elif data is not None and not isinstance(data, dict):
@@ -57,15 +57,15 @@ def read_jsonl(text: str, source: str = "") -> ResultSet:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError(f"a JSON {type(data).__name__}, not an object")
-            record = ResultRecord.from_dict(data)
-        except json.JSONDecodeError:
+        data, problem = _decoded(line)
+        if problem:
             last = number == len(lines)
             warnings.append(f"line {number}: not valid JSON" + (" (a run interrupted while writing?)" if last else ""))
             continue
+        try:
+            if not isinstance(data, dict):
+                raise ValueError(f"a JSON {type(data).__name__}, not an object")
+            record = ResultRecord.from_dict(data)
         except (ValueError, TypeError) as exc:
             warnings.append(f"line {number}: skipped ({exc})")
             continue
@@ -134,17 +134,7 @@ def _looks_like_record(data: dict[str, Any]) -> bool:
 
 def _first_line_is_object(text: str) -> bool:
     first = next((line for line in text.splitlines() if line.strip()), "")
-    return isinstance(_json_or_none(first), dict)
-
-
-def _raise_json_error(path: Path, text: str) -> None:
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PaperError(
-            f"{path.name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "a truncated download or an interrupted write?"
-        ) from exc
+    return isinstance(_decoded(first)[0], dict)
 
 
 def _read_text(path: Path) -> str:
@@ -156,11 +146,19 @@ def _read_text(path: Path) -> str:
         raise PaperError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _json_or_none(text: str) -> Any:
+def _decoded(text: str) -> tuple[Any, str]:
+    """`(value, "")`, or `(None, why)` when `text` is not JSON this reader takes: malformed, nested
+    deeper than Python's recursion limit, or holding an integer longer than Python converts (its
+    guard against quadratic-time conversion); a result file is whatever its uploader made it."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return None
+        return json.loads(text), ""
+    except json.JSONDecodeError as exc:
+        return None, (f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+                      "a truncated download or an interrupted write?")
+    except RecursionError:
+        return None, "JSON nested deeper than this app reads"
+    except ValueError:
+        return None, "JSON holding a number too long to read"
 
 
 def _read_response_folder(folder: Path) -> dict[str, Any]:
@@ -170,7 +168,7 @@ def _read_response_folder(folder: Path) -> dict[str, Any]:
         raise PaperError(f"{folder}: no SPIQA response files (*.json) in this folder")
     merged: dict[str, Any] = {}
     for file in files:
-        data = _json_or_none(_read_text(file))
+        data, _ = _decoded(_read_text(file))
         if not isinstance(data, dict):
             raise PaperError(f"{file.name}: not a SPIQA response file (expected a JSON object)")
         merged[file.stem.removesuffix("_response")] = data

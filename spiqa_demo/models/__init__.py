@@ -10,7 +10,7 @@ from typing import Any
 
 from spiqa_demo.errors import InputError
 from spiqa_demo.models.base import Message, ModelBackend, NextTokenLogprobs, TokenLogprob, Usage
-from spiqa_demo.models.endpoints import operator_key
+from spiqa_demo.models.endpoints import operator_key, same_endpoint
 from spiqa_demo.settings import ModelSettings
 
 __all__ = ["Message", "ModelBackend", "NextTokenLogprobs", "TokenLogprob", "Usage", "backend_kind", "load_backend"]
@@ -28,7 +28,8 @@ def load_backend(settings: ModelSettings | None = None, untrusted: bool = False,
 
     `overrides` replace settings fields by name (None values are ignored; a bad value is an
     `InputError`), e.g. `load_backend(backend="openai", base_url="http://127.0.0.1:8000/v1", model="m")`.
-    Without an `api_key` override the configured key is sent only when the base URL is the configured one.
+    Without an `api_key` override the configured key is sent only when the base URL is the configured one;
+    the configured organisation and project only there, whatever the key.
     `untrusted`: the base URL was named by someone the operator does not vouch for (an app's visitor),
     so the API backend reaches public addresses only and does not say why a request failed.
     """
@@ -40,6 +41,9 @@ def load_backend(settings: ModelSettings | None = None, untrusted: bool = False,
     if key is None:
         key = operator_key(settings.base_url, [(configured.base_url, configured.api_key.get_secret_value())])
     settings = settings.with_overrides(api_key=key)
+    # The operator's organisation and project name the operator to its own endpoint and to no other.
+    if not same_endpoint(settings.base_url, configured.base_url):
+        settings = settings.with_overrides(openai_organization="", openai_project="")
     kind = backend_kind(settings)
     if kind == "none":
         return None
@@ -64,6 +68,8 @@ def load_backend(settings: ModelSettings | None = None, untrusted: bool = False,
         settings.model or DEFAULT_OPENAI_MODEL,
         base_url=settings.base_url,
         api_key=settings.api_key.get_secret_value(),
+        organization=settings.openai_organization,
+        project=settings.openai_project,
         image_size=settings.image_size,
         max_images=settings.max_images,
         context_tokens=settings.context_tokens,

@@ -52,6 +52,8 @@ class OpenAIBackend:
         max_retries: int = 3,
         untrusted: bool = False,
         first_byte_timeout_s: float = 30.0,
+        organization: str = "",
+        project: str = "",
     ) -> None:
         import openai
 
@@ -75,11 +77,16 @@ class OpenAIBackend:
         self.untrusted = untrusted
         self._secret = api_key
         self._streamed = openai.Timeout(timeout_s, connect=self.first_byte_timeout_s, read=self.first_byte_timeout_s)
+        # Given or left out, never read from the environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID) by the
+        # client: they are the operator's identity, for the operator's endpoint only (`load_backend`).
+        identity: dict[str, Any] = {"OpenAI-Organization": organization or openai.Omit(),
+                                    "OpenAI-Project": project or openai.Omit()}
         # Local servers ignore the key, but the client insists on one.
         self._client = openai.OpenAI(
             base_url=self.base_url, api_key=api_key or "none", max_retries=max_retries,
             timeout=openai.Timeout(timeout_s, connect=self.first_byte_timeout_s),
             http_client=public_only_client() if untrusted else None,
+            default_headers=identity,
         )
 
     def __repr__(self) -> str:

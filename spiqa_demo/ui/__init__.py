@@ -3,7 +3,8 @@
 Each tab or panel is a module whose `build()` returns a frozen dataclass of its widgets and whose
 `wire()` connects its events (the model settings have none: the others read them). Handlers return
 named outputs (a NamedTuple whose `components()` lists the widgets in the same order), never bare
-tuples that must line up with a list elsewhere.
+tuples that must line up with a list elsewhere; a handler that fills one widget returns its value
+(Gradio gives a single output the whole return value, so a one-field NamedTuple would reach it as a tuple).
 
 - `layout`: places the tabs and calls each `wire()`; `build_demo(settings)`, `launch_options()`; `app_settings`: the settings the app was built with, which its handlers read.
 - `paper_tab` (load a PDF / arXiv id through `spiqa_demo.arxiv` / example, gallery, figure on its

@@ -15,7 +15,6 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,6 +33,7 @@ from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
+from spiqa_demo.ui.untrusted import code, inert
 
 if TYPE_CHECKING:
 
@@ -80,8 +80,8 @@ def references_table(answer: CitedAnswer, limit: int = SHOWN_REFERENCES) -> str:
         return "This paper has no references to rank."
     rows = ["| # | Reference | Title | In the library | Score | Why |", "|---|---|---|---|---|---|"]
     for i, cited in enumerate(answer.cited_papers[:limit], 1):
-        held = escape(public_name(cited.source)) if cited.source else NOT_AVAILABLE
-        rows.append(f"| {i} | {escape(cited.key)} | {escape(cited.title[:120])} | {held} | {cited.score:.2f} | {escape(cited.why)} |")
+        held = inert(public_name(cited.source)) if cited.source else NOT_AVAILABLE
+        rows.append(f"| {i} | {inert(cited.key)} | {inert(cited.title[:120])} | {held} | {cited.score:.2f} | {inert(cited.why)} |")
     return "\n".join(rows)
 
 
@@ -100,7 +100,7 @@ def supporting(answer: CitedAnswer) -> list[CitedPassage]:
 
 
 def passage_quote(passage: CitedPassage) -> str:
-    return f"> {escape(one_line(passage.text, 700))}\n\n— *{escape(passage.paper_title)}*, page {passage.page}"
+    return f"> {inert(one_line(passage.text, 700))}\n\n— *{inert(passage.paper_title)}*, page {passage.page}"
 
 
 def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
@@ -109,25 +109,25 @@ def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
     passages = supporting(answer)
     passage = passages[0] if passages else None
     if answer.text:
-        text = escape(answer.text)
+        text = inert(answer.text)
     elif passage is not None:
-        text = f"*No written answer.* The best supporting passage is from **{escape(passage.paper_title)}**, page {passage.page}."
+        text = f"*No written answer.* The best supporting passage is from **{inert(passage.paper_title)}**, page {passage.page}."
     else:
-        best = [f"{i}. {escape(c.key)} *{escape(c.title[:160])}* — {escape(c.why)}"
+        best = [f"{i}. {inert(c.key)} *{inert(c.title[:160])}* — {inert(c.why)}"
                 for i, c in enumerate(answer.cited_papers[:5], 1)]
         text = NO_CITED + "\n\n" + ("\n".join(best) or "*(this paper has no references)*")
     if notes:
-        text += "\n\n" + "\n".join(f"> ⚠️ {escape(note)}" for note in notes)
+        text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
     messages = [chat_message("assistant", text)]
     figure = answer.anchor_figure
     if figure is not None:
         if figure.image:
             messages.append(chat_message("assistant", {"path": figure.image, "alt_text": figure.title}))
-        messages.append(chat_message("assistant", f"**In this paper: {escape(figure_name(figure))}** · "
+        messages.append(chat_message("assistant", f"**In this paper: {inert(figure_name(figure))}** · "
                                            "the figure or table the question is about"))
     if cited is not None and cited.source:
-        messages.append(chat_message("assistant", f"**Cited paper:** {escape(cited.key)} *{escape(cited.title)}* "
-                                           f"(`{escape(public_name(cited.source))}`)\n\n*Why this paper:* {escape(cited.why)}"))
+        messages.append(chat_message("assistant", f"**Cited paper:** {inert(cited.key)} *{inert(cited.title)}* "
+                                           f"({code(public_name(cited.source))})\n\n*Why this paper:* {inert(cited.why)}"))
     if passage is not None:
         messages.append(chat_message("assistant", "**Supporting passage** (boxed on its page beside the chat):\n\n" + passage_quote(passage)))
     return messages
@@ -141,7 +141,7 @@ def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
     if not passages:
         return gr.update(value=None, visible=False), PASSAGE_HINT
     passage = passages[0]
-    detail = f"#### {escape(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
+    detail = f"#### {inert(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
     pdf = Path(passage.source)
     try:
         page = box_on_page(pdf, passage.page, passage.bbox, f"page {passage.page}") if pdf.is_file() else None
@@ -159,7 +159,7 @@ def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[Wait | None]:
     """While cited papers are being added, say so (None: show it) and wait: the question may be about them."""
     job = across.add_job
     while job is not None and not job.done and not turn.stopped:
-        turn.thought["content"] = f"Waiting for the cited papers to be read: {escape(job.message)}…"
+        turn.thought["content"] = f"Waiting for the cited papers to be read: {inert(job.message)}…"
         yield None
         yield Wait(lambda: job.done or turn.stopped, POLL_S)
 
@@ -171,7 +171,7 @@ def _turn(history: History, across: AcrossSession) -> AskOutputs:
 
 
 def _say(across: AcrossSession, history: History, message: str) -> AskOutputs:
-    history.append(chat_message("assistant", escape(message)))
+    history.append(chat_message("assistant", inert(message)))
     return _turn(history, across)
 
 
@@ -251,7 +251,7 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
     across.last = AcrossTurn(reading.text, answer.anchor_figure)
     messages = answer_messages(answer, notes)
     if followup:
-        messages[0]["content"] = f"*Read as:* “{escape(reading.text)}”\n\n{messages[0]['content']}"
+        messages[0]["content"] = f"*Read as:* “{inert(reading.text)}”\n\n{messages[0]['content']}"
     history.extend(messages)
     page, detail = passage_view(answer)
     yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -26,6 +25,7 @@ from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.session_expiry import visitor_state
 from spiqa_demo.ui.steps import Wait
+from spiqa_demo.ui.untrusted import code, inert
 
 if TYPE_CHECKING:
 
@@ -44,9 +44,9 @@ def status_markdown(session: Session, library: PaperLibrary | None) -> str:
     if library is None:
         return across_chat.NO_ANCHOR
     anchor = library.anchor
-    lines = [f"### {escape(anchor.title or anchor.source)}",
+    lines = [f"### {inert(anchor.title or anchor.source)}",
              f"{len(anchor.references)} references · ask about its figures and tables; answers come from the cited papers you add."]
-    lines += [f"> ⚠️ {escape(n.message.replace(library.anchor_origin, public_name(library.anchor_origin)))}"
+    lines += [f"> ⚠️ {inert(n.message.replace(library.anchor_origin, public_name(library.anchor_origin)))}"
               for n in library.notices if n.kind == "no-bibliography"]
     return "\n\n".join(lines)
 
@@ -60,12 +60,12 @@ def references_markdown(library: PaperLibrary | None) -> str:
     lines = [f"**{held} of {len(availability)} references are in the library.**"]
     if availability:
         rows = ["| Reference | Title | In the library |", "|---|---|---|"]
-        rows += [f"| {escape(a.key)} | {escape(a.title[:140] or '(title not recognised)')} | "
-                 f"{'✅ ' + escape(public_name(a.source)) if a.source else across_chat.NOT_AVAILABLE} |" for a in availability]
+        rows += [f"| {inert(a.key)} | {inert(a.title[:140] or '(title not recognised)')} | "
+                 f"{'✅ ' + inert(public_name(a.source)) if a.source else across_chat.NOT_AVAILABLE} |" for a in availability]
         lines.append("\n".join(rows))
     unmatched = library.unmatched()
     if unmatched:
-        names = ", ".join(f"`{escape(public_name(p.origin))}` (*{escape(p.paper.title or 'no title found')}*)" for p in unmatched)
+        names = ", ".join(f"{code(public_name(p.origin))} (*{inert(p.paper.title or 'no title found')}*)" for p in unmatched)
         lines.append(f"> ⚠️ Added but matching no reference of this paper: {names}. Check that this paper cites them.")
     return "\n\n".join(lines)
 
@@ -103,10 +103,10 @@ def _add(session: Session | None, across: AcrossSession | None, files: Sequence[
     library = across.sync(session)
     if library is None or session.loading:
         message = across_chat.STILL_LOADING if session.loading else across_chat.NO_ANCHOR
-        yield AddOutputs(across, references=references_markdown(library), report=f"> ⚠️ {escape(message)}")
+        yield AddOutputs(across, references=references_markdown(library), report=f"> ⚠️ {inert(message)}")
         return
     if not files and not arxiv_ids:
-        yield AddOutputs(across, references=references_markdown(library), report=escape(NOTHING_TO_ADD))
+        yield AddOutputs(across, references=references_markdown(library), report=inert(NOTHING_TO_ADD))
         return
     job = CitedLoad(library, files, arxiv_ids, owner=id(session), after=across.add_job)
     across.add_job = job
@@ -117,14 +117,14 @@ def _add(session: Session | None, across: AcrossSession | None, files: Sequence[
     progress(1.0, desc=job.message)
     report = []
     if job.added:
-        report.append("Added: " + ", ".join(f"`{escape(public_name(o))}`" for o in job.added) + ".")
-    report += [f"> ⚠️ {escape(m)}" for m in job.messages()]
+        report.append("Added: " + ", ".join(code(public_name(o)) for o in job.added) + ".")
+    report += [f"> ⚠️ {inert(m)}" for m in job.messages()]
     if across.library is not library:  # another paper was loaded meanwhile: these were for the previous one
         report.append("> ⚠️ Another paper was loaded meanwhile, so these papers were added to the previous paper's library.")
     for message in job.messages():
         gr.Warning(message)
     yield AddOutputs(across, references=references_markdown(across.library),
-                     report="\n\n".join(report) or escape(job.message), upload=None)
+                     report="\n\n".join(report) or inert(job.message), upload=None)
 
 
 def add_files(files: list[str] | str | None, session: Session | None, across: AcrossSession | None,

@@ -13,7 +13,6 @@ import logging
 from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from spiqa_demo.errors import InputError, PaperError
@@ -28,6 +27,7 @@ from spiqa_demo.ui.model_calls import ModelCall
 from spiqa_demo.ui.model_settings import READER, RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
 from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
+from spiqa_demo.ui.untrusted import inert
 
 if TYPE_CHECKING:
     from spiqa_demo.models import ModelBackend
@@ -105,7 +105,7 @@ def shortlist_markdown(answer: Answer) -> str:
             notes.append(f"P(helpful) {candidate.helpful:.2f}")
         dense, bm25 = (scores.dense, scores.bm25) if scores is not None else (float("nan"), float("nan"))
         rows.append(
-            f"| {i} | {escape(candidate.figure.title)} | {candidate.figure.page} | {candidate.score:.2f} | "
+            f"| {i} | {inert(candidate.figure.title)} | {candidate.figure.page} | {candidate.score:.2f} | "
             f"{dense:.2f} | {bm25:.1f} | {', '.join(notes)} |"
         )
     shown = "Image i is the i-th figure shown to the model." if answer.model else "Ranked by retrieval (no model)."
@@ -119,24 +119,24 @@ def figure_caption(answer: Answer, figure: Figure) -> str:
         "model": f"chosen by the model (Image {answer.chosen_index})",
         "retrieval": "best retrieval match" + (" (the model named no figure)" if answer.model else ""),
     }.get(answer.figure_source, "")
-    lines = [f"**{escape(figure_name(figure))}** · {who}"]
+    lines = [f"**{inert(figure_name(figure))}** · {who}"]
     if answer.rationale:
-        lines.append(f"*Why this figure:* {escape(answer.rationale)}")
+        lines.append(f"*Why this figure:* {inert(answer.rationale)}")
     if figure.caption:
-        lines.append(f"<small>{escape(figure.caption[:400])}</small>")
+        lines.append(f"<small>{inert(figure.caption[:400])}</small>")
     return "\n\n".join(lines)
 
 
 def answer_messages(answer: Answer, notes: list[str]) -> History:
     """The assistant messages for a finished answer (after the shortlist thought)."""
     if answer.answered:
-        text = escape(answer.answer)
+        text = inert(answer.answer)
     elif answer.figure is not None:
-        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{escape(figure_name(answer.figure))}**."
+        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{inert(figure_name(answer.figure))}**."
     else:
         text = "*No written answer, and this paper has no figures or tables to show.*"
     if notes:
-        text += "\n\n" + "\n".join(f"> ⚠️ {escape(note)}" for note in notes)
+        text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
     messages = [chat_message("assistant", text)]
     if answer.figure is not None and answer.figure.image:
         messages.append(chat_message("assistant", {"path": answer.figure.image, "alt_text": answer.figure.title}))
@@ -161,7 +161,7 @@ def _wait_for_paper(session: Session, turn: Turn) -> Iterator[Wait | None]:
     turn.waiting_for_paper = True
     yield Wait(lambda: session.paper is not None or session.load_job is not None or turn.stopped, UPLOAD_GRACE_S)
     while (job := session.load_job) is not None and not job.done and not turn.stopped:
-        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {escape(job.waiting_message())}…"
+        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…"
         turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}
         yield None
         yield Wait(lambda: job.done or turn.stopped, POLL_S)
@@ -210,7 +210,7 @@ def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
                 if turn.stopped:
                     break
                 if status is not None and isinstance(event, status):
-                    turn.thought["content"] = f"{escape(str(getattr(event, 'text', event)))}…"
+                    turn.thought["content"] = f"{inert(str(getattr(event, 'text', event)))}…"
                     yield None
                     continue
                 if not streamed:
@@ -219,7 +219,7 @@ def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
                     history.append(reply)
                 if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
                     streamed += str(event)
-                reply["content"] = bounded(escape(streamed))
+                reply["content"] = bounded(inert(streamed))
                 yield None  # each piece is shown, however many came at once
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
         if not isinstance(exc, PaperError):
@@ -261,7 +261,7 @@ def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend
         for step in chunks:
             yield step or shown_turn(history, session)
     if result.error:
-        history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(result.error))}"))
+        history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(result.error))}"))
     if result.answer is None:
         yield shown_turn(history, session)
     return result.answer
@@ -280,7 +280,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
-        session.history.append(chat_message("assistant", f"⚠️ {escape(as_sentence(str(exc)), quote=False)}."))
+        session.history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(str(exc)))}."))
         yield shown_turn(session.history, session)
         return
     user = question_message(asked)
@@ -303,7 +303,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
         turn.finished = not turn.stopped
         if problem:
             history.remove(thought)
-            history.append(chat_message("assistant", escape(problem)))
+            history.append(chat_message("assistant", inert(problem)))
         yield shown_turn(history, session)
         return
     thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}

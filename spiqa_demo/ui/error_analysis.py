@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -30,6 +29,7 @@ from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session_expiry import visitor_state
 from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
+from spiqa_demo.ui.untrusted import inert
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def summary_markdown(results: analysis.Results) -> str:
         parts.append("model " + ", ".join(models))
     if totals.retrieval_accuracy is not None:
         parts.append(f"retrieval accuracy {totals.retrieval_accuracy:.3f} ({totals.told} CoT answers)")
-    parts += [f"mean L3Score {mean:.3f} (judge {escape(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
+    parts += [f"mean L3Score {mean:.3f} (judge {inert(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
     if totals.rouge_l is not None:
         parts.append(f"ROUGE-L {totals.rouge_l:.3f}")
     judged = results.judged
@@ -147,7 +147,7 @@ def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutput
         results = _open(upload, name)
     except PaperError as exc:
         gr.Warning(str(exc))
-        return LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {escape(str(exc))}")
+        return LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {inert(str(exc))}")
     state = {"a": results, "a_source": source}  # a comparison with the previous file no longer holds
     table, view = _table(results, analysis.Filters())
     state["view"] = view
@@ -216,11 +216,11 @@ def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
     row = results.frame.iloc[view[position]]
     verdict = results.judged.verdicts[view[position]]
     detail = "\n\n".join([
-        f"#### {escape(record.paper_id)} · question {escape(record.question_key)}",
-        f"**Question:** {escape(record.question)}",
-        f"**Ground truth:** {escape(record.ground_truth) or '—'}",
-        f"**Answer:** {escape(row['answer']) or '*(empty)*'}",
-        f"**Verdict:** **{verdict.label}** — {escape(verdict.why)}" + (f" · {escape(row['taxonomy'])}" if row["taxonomy"] else ""),
+        f"#### {inert(record.paper_id)} · question {inert(record.question_key)}",
+        f"**Question:** {inert(record.question)}",
+        f"**Ground truth:** {inert(record.ground_truth) or '—'}",
+        f"**Answer:** {inert(row['answer']) or '*(empty)*'}",
+        f"**Verdict:** **{verdict.label}** — {inert(verdict.why)}" + (f" · {inert(row['taxonomy'])}" if row["taxonomy"] else ""),
         f"**Scores:** ROUGE-L {row['ROUGE-L']}, BLEU-1 {row['BLEU-1']}" + (f", {metrics}" if metrics else "")
         + (f" · retrieval **{row['retrieval']}**" if row["retrieval"] else ""),
         "**Raw response:**\n\n```text\n" + record.raw_response.replace("```", "'''")[:4000] + "\n```",
@@ -244,21 +244,17 @@ def spiqa_metrics(state: dict | None) -> str:
     try:
         summary = score_records(results.records, bertscore=False, settings=app_settings().evaluation)
     except PaperError as exc:
-        return f"> ⚠️ {escape(str(exc))}"
+        return f"> ⚠️ {inert(str(exc))}"
     return ("BLEU, METEOR, ROUGE-L and CIDEr over the whole file as SPIQA computes them (BERTScore is left out "
             "here: it needs its model). Values ×100.\n\n```text\n" + format_summary(summary) + "\n```")
 
 
-class FigureOutputs(NamedTuple):
-    """What fetching SPIQA's figures says, in the order of `components`."""
-
-    figures_status: str
-
-
-def get_figures(progress: gr.Progress = gr.Progress(track_tqdm=True)) -> FigureOutputs:
-    """Download test-C's figure images and captions from the hub (once), showing the download's progress."""
+def get_figures(progress: gr.Progress = gr.Progress(track_tqdm=True)) -> str:
+    """Download test-C's figure images and captions from the hub (once), showing the download's progress.
+    What it says fills one widget, so it is returned as it is: Gradio hands a single output the whole
+    return value, a one-field NamedTuple included."""
     progress(0, desc="Fetching SPIQA test-C figures")
-    return FigureOutputs(figures_status=fetch_test_c())
+    return fetch_test_c()
 
 
 @dataclass(frozen=True)
@@ -373,7 +369,7 @@ def wire(tab: ErrorAnalysis) -> None:
            tab.score_min.release, tab.score_max.release, tab.search.submit],
           apply_filters, filters, components(FilterOutputs, tab), api_name="filter_results")
     tab.metrics_button.click(spiqa_metrics, [tab.state], [tab.metrics], api_name="results_metrics", concurrency_id="results")
-    tab.figures_button.click(get_figures, None, components(FigureOutputs, tab), api_name="get_figures",
+    tab.figures_button.click(get_figures, None, tab.figures_status, api_name="get_figures",
                              concurrency_id="figures", concurrency_limit=1)
     tab.table.select(show_row, [tab.state], components(RowOutputs, tab))
     error_compare.wire(tab.compare, tab.state, _opened)

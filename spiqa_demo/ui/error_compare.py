@@ -11,7 +11,6 @@ ground-truth figure. What the filters leave can be exported as CSV or as a Markd
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
 from typing import Any, NamedTuple
 
 import gradio as gr
@@ -22,6 +21,7 @@ from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, OUTCOMES
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.spiqa_figures import figure_view
+from spiqa_demo.ui.untrusted import inert
 
 OUTCOME_CHOICES = [analysis.ANY, *(OUTCOME_NAMES[o] for o in OUTCOMES)]
 TYPE_COLORS = {  # figure type -> (colour, its name in the plot's label)
@@ -85,7 +85,7 @@ def compare_with(upload: str | None, name: str | None, state: dict | None, open_
         return CompareOutputs(state=state, verdict=gr.skip())
     opened = open_file(upload, name)
     if isinstance(opened, PaperError):
-        return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {escape(str(opened))}")
+        return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {inert(str(opened))}")
     side = analysis.side_by_side(first, opened)
     state["b"], state["side"], state["b_source"] = opened, side, source
     table, state["side_view"] = _table(side, analysis.SideFilters())
@@ -135,10 +135,10 @@ def _answer_block(letter: str, results: analysis.Results, index: int) -> str:
     record, row = results.records[index], results.frame.iloc[index]
     verdict = results.judged.verdicts[index]
     return "\n\n".join([
-        f"##### {letter}: {escape(results.name)}",
-        f"**Answer:** {escape(row['answer']) or '*(empty)*'}",
-        f"**Verdict:** **{verdict.label}** — {escape(verdict.why)}",
-        "**Rationale (raw reply):**\n\n" + "\n".join(f"> {escape(line)}" for line in record.raw_response[:3000].splitlines()),
+        f"##### {letter}: {inert(results.name)}",
+        f"**Answer:** {inert(row['answer']) or '*(empty)*'}",
+        f"**Verdict:** **{verdict.label}** — {inert(verdict.why)}",
+        "**Rationale (raw reply):**\n\n" + "\n".join(f"> {inert(line)}" for line in record.raw_response[:3000].splitlines()),
     ])
 
 
@@ -159,10 +159,10 @@ def show_side_row(state: dict | None, evt: gr.SelectData) -> SideRowOutputs:
     a, b = state["a"], state["b"]
     record = a.records[i]
     detail = "\n\n".join([
-        f"#### {escape(record.paper_id)} · question {escape(record.question_key)} · "
+        f"#### {inert(record.paper_id)} · question {inert(record.question_key)} · "
         f"{OUTCOME_NAMES[side.comparison.outcome((i, j))]}",
-        f"**Question:** {escape(record.question)}",
-        f"**Ground truth:** {escape(record.ground_truth) or '—'}",
+        f"**Question:** {inert(record.question)}",
+        f"**Ground truth:** {inert(record.ground_truth) or '—'}",
         _answer_block("A", a, i),
         _answer_block("B", b, j),
     ])

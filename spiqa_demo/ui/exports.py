@@ -1,6 +1,7 @@
 """What a reader takes away: the chat (Markdown with each answer, its quoted passages and pages, the
 figure crops alongside) and the gallery's figures and tables (the crops with an index of labels,
-pages and captions), each as one zip.
+pages and captions), each as one zip. Their text is inert as the app shows it (`untrusted`): a
+Markdown viewer would fetch an image that a PDF or a model wrote into it.
 
 Zips are written beside the paper's served crops, under a name only the server can compute, so a
 session's export is served to it and cleaned up with the paper's files.
@@ -20,6 +21,7 @@ from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import as_sentence, figure_name
+from spiqa_demo.ui.untrusted import code, inert
 
 CHAT_MARKDOWN = "chat.md"
 FIGURES_FOLDER = "figures"
@@ -51,12 +53,12 @@ def gallery_zip(paper: Paper) -> Path | None:
     rows = io.StringIO()
     table = csv.writer(rows)
     table.writerow(["file", "label", "kind", "page", "caption"])
-    lines = [f"# Figures and tables of {paper.title or paper.source}", "", f"Source: `{paper.source}`", ""]
+    lines = [f"# Figures and tables of {inert(paper.title or paper.source)}", "", f"Source: {code(paper.source)}", ""]
     for figure in items:
         name = _crop_name(figure)
         table.writerow([name, figure.title, figure.kind, figure.page, figure.caption])
-        lines += [f"## {figure_name(figure)}", "",
-                  f"![{figure.title}]({name})", "", figure.caption or "*(no caption)*", ""]
+        lines += [f"## {inert(figure_name(figure))}", "",
+                  f"![{inert(figure.title)}]({name})", "", inert(figure.caption) or "*(no caption)*", ""]
     files: dict[str, bytes | Path] = {"index.md": "\n".join(lines).encode("utf-8"), "index.csv": rows.getvalue().encode("utf-8")}
     files.update({_crop_name(f): Path(f.image) for f in items})
     return _write(storage.served_folder(paper) / "figures-and-tables.zip", files)
@@ -65,21 +67,21 @@ def gallery_zip(paper: Paper) -> Path | None:
 def _evidence_markdown(e: Evidence) -> list[str]:
     figure = e.figure
     if figure is not None:
-        shown = [f"![{e.label or figure.title}]({_crop_name(figure)})", ""] if figure.image else []
-        return [f"**{e.label or figure.title}** · page {e.page}", "", *shown, one_line(figure.caption, 600), ""]
-    quote = " … ".join(e.quotes) if e.quotes else one_line(e.text, 900)
+        shown = [f"![{inert(e.label or figure.title)}]({_crop_name(figure)})", ""] if figure.image else []
+        return [f"**{inert(e.label or figure.title)}** · page {e.page}", "", *shown, inert(one_line(figure.caption, 600)), ""]
+    quote = inert(" … ".join(e.quotes) if e.quotes else one_line(e.text, 900))
     return [f"> {quote}", ">", f"> — page {e.page}", ""]
 
 
 def chat_markdown(paper: Paper, turns: Sequence[Turn]) -> str:
     """The conversation as Markdown: each question, how it was read, the answer and what it rests on."""
-    lines = [f"# Chat about {paper.title or paper.source}", "", f"Source: `{paper.source}`", ""]
+    lines = [f"# Chat about {inert(paper.title or paper.source)}", "", f"Source: {code(paper.source)}", ""]
     for i, turn in enumerate(turns, 1):
-        lines += [f"## {i}. {turn.question}", ""]
+        lines += [f"## {i}. {inert(turn.question)}", ""]
         if turn.followup:
-            lines += [f"*Read as:* {turn.read_as}", ""]
-        lines += [turn.answer or "*No answer was found in this paper.*", ""]
-        lines += [f"> ⚠️ {as_sentence(note)}" for note in turn.messages] + ([""] if turn.messages else [])
+            lines += [f"*Read as:* {inert(turn.read_as)}", ""]
+        lines += [inert(turn.answer) or "*No answer was found in this paper.*", ""]
+        lines += [f"> ⚠️ {inert(as_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
         if turn.shown:
             lines += ["**Cited:**" if turn.cited else "**Best match (the answer cites none):**", ""]
             for e in turn.shown:

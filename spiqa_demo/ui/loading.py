@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +32,7 @@ from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.fair_queue import FairQueue
 from spiqa_demo.ui.load_workers import LoadWorker
 from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.untrusted import inert
 
 if TYPE_CHECKING:
     from spiqa_demo.ui.session import Session
@@ -61,7 +61,7 @@ def extract(slot: int, pdf: Path, settings: Settings, progress: Progress, extrac
 
 
 def greeting(paper: Paper) -> str:
-    title = escape(paper.title or paper.source)
+    title = inert(paper.title or paper.source)
     if not paper.items:
         return f"Loaded **{title}**, but no figures or tables were found in it. You can still ask; answers will have no figure to show."
     return (f"Loaded **{title}** ({paper.summary()}). Ask a question about its figures, tables and text; "

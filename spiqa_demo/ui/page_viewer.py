@@ -11,7 +11,6 @@ on the image (`zoom_css`) giving the page's height; pages viewed large are rende
 from __future__ import annotations
 
 import logging
-from html import escape
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,6 +23,7 @@ from spiqa_demo.ui.messages import figure_name
 from spiqa_demo.ui.page_view import PAGE_DPI, box_on_page, figure_on_page, render_page
 from spiqa_demo.ui.reader_chat import passage_quote
 from spiqa_demo.ui.session import PageShown, Session
+from spiqa_demo.ui.untrusted import inert
 
 log = logging.getLogger(__name__)
 
@@ -103,11 +103,11 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: b
         page = figure_on_page(pdf, figure, annotations, _dpi(zoom)) if pdf is not None and pdf.is_file() else None
     except Exception:  # a page that cannot be rendered still leaves the caption and mentions
         log.exception("rendering page %s failed", figure.page)
-    title = f"#### {escape(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
-    blocks = [title, escape(figure.caption)] if figure.caption else [title]
+    title = f"#### {inert(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
+    blocks = [title, inert(figure.caption)] if figure.caption else [title]
     if figure.mentions:
         where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
-        bullets = [f"- p. {page_number}: “{escape(m.sentence.strip())}”"
+        bullets = [f"- p. {page_number}: “{inert(m.sentence.strip())}”"
                    for m, page_number in zip(figure.mentions[:MAX_MENTIONS], where)]
         blocks.append(f"**Mentioned in the text** ({len(figure.mentions)}):\n" + "\n".join(bullets))
     else:
@@ -124,11 +124,11 @@ def _boxed(session: Session, paper: Paper, shown: PageShown) -> tuple[Any, str]:
         return figure_detail(paper, session.pdf, figure, session.annotations, session.zoom)
     if isinstance(evidence, Evidence) and evidence.page == shown.page:
         return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL, _dpi(session.zoom)),
-                f"#### Passage · page {shown.page}\n\n> {escape(passage_quote(evidence, PASSAGE_CHARS))}")
+                f"#### Passage · page {shown.page}\n\n> {inert(passage_quote(evidence, PASSAGE_CHARS))}")
     image, _ = render_page(session.pdf, shown.page, session.annotations, _dpi(session.zoom))
     text = f"#### Page {shown.page} of {paper.page_count}"
     if figure is not None:
-        text += f"\n\n*{escape(figure_name(figure))} is boxed on its page.*"
+        text += f"\n\n*{inert(figure_name(figure))} is boxed on its page.*"
     elif isinstance(evidence, Evidence):
         text += f"\n\n*The cited passage is boxed on page {evidence.page}.*"
     return (str(image), []), text

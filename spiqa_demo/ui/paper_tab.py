@@ -13,7 +13,6 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -29,6 +28,7 @@ from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.steps import Wait
+from spiqa_demo.ui.untrusted import code, inert
 
 if TYPE_CHECKING:
     from gradio.events import Dependency
@@ -61,14 +61,14 @@ def shown_items(paper: Paper) -> list[Figure]:
 
 def status_markdown(paper: Paper) -> str:
     """The loaded paper in two lines, plus the extraction's warnings."""
-    title = escape(paper.title or paper.source)
-    lines = [f"### {title}", f"{paper.summary()} · `{escape(paper.source)}`" + (f" · arXiv {paper.arxiv_id}" if paper.arxiv_id else "")]
-    lines += [f"> ⚠️ {escape(w)}" for w in paper.warnings]
+    title = inert(paper.title or paper.source)
+    lines = [f"### {title}", f"{paper.summary()} · {code(paper.source)}" + (f" · arXiv {paper.arxiv_id}" if paper.arxiv_id else "")]
+    lines += [f"> ⚠️ {inert(w)}" for w in paper.warnings]
     return "\n\n".join(lines)
 
 
 def error_markdown(message: str) -> str:
-    return f"> ⚠️ **Could not load the paper.** {escape(as_sentence(message))}"
+    return f"> ⚠️ **Could not load the paper.** {inert(as_sentence(message))}"
 
 
 class LoadOutputs(NamedTuple):

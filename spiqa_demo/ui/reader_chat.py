@@ -11,7 +11,6 @@ the core names images by their labels, and a model that says it does not know sh
 from __future__ import annotations
 
 from collections.abc import Iterator
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
@@ -21,6 +20,7 @@ from spiqa_demo.ui.chat_history import bounded
 from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE
 from spiqa_demo.ui.steps import Wait
+from spiqa_demo.ui.untrusted import inert
 
 if TYPE_CHECKING:
     from spiqa_demo.models.base import ModelBackend
@@ -47,8 +47,8 @@ def evidence_markdown(turn: Turn) -> str:
     rows = ["| # | Evidence | Page | Score | Cited |", "|---|---|---|---|---|"]
     for i, e in enumerate(turn.evidence, 1):
         cited = "**cited**" if e in turn.cited else ""
-        rows.append(f"| {i} | {escape(e.figure.title if e.figure is not None else 'Passage')} | {e.page} | {e.score:.2f} | {cited} |")
-    return "\n".join(rows) + f"\n\n*Searched with:* “{escape(turn.read_as)}”"
+        rows.append(f"| {i} | {inert(e.figure.title if e.figure is not None else 'Passage')} | {e.page} | {e.score:.2f} | {cited} |")
+    return "\n".join(rows) + f"\n\n*Searched with:* “{inert(turn.read_as)}”"
 
 
 def passage_quote(e: Evidence, chars: int = QUOTE_CHARS) -> str:
@@ -60,10 +60,10 @@ def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple
     """The assistant messages for a finished turn (after the evidence thought), each with the evidence
     selecting it opens (the answer opens its first cited evidence)."""
     shown = turn.shown
-    head = f"*Read as:* “{escape(turn.read_as)}”\n\n" if turn.followup else ""
-    text = head + (escape(turn.answer) if turn.answer else "*No answer was found in this paper.*")
+    head = f"*Read as:* “{inert(turn.read_as)}”\n\n" if turn.followup else ""
+    text = head + (inert(turn.answer) if turn.answer else "*No answer was found in this paper.*")
     if notes:
-        text += "\n\n" + "\n".join(f"> ⚠️ {escape(note)}" for note in notes)
+        text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
     messages: list[tuple[dict[str, Any], Evidence | None]] = [(chat_message("assistant", text), shown[0] if shown else None)]
     cited = "cited" if turn.cited else "best match (the answer cites none)"
     for e in shown:
@@ -71,10 +71,10 @@ def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple
         if figure is not None:
             if figure.image:
                 messages.append((chat_message("assistant", {"path": figure.image, "alt_text": e.label or figure.title}), e))
-            caption = f"<small>{escape(one_line(figure.caption, 400))}</small>" if figure.caption else ""
-            messages.append((chat_message("assistant", f"**{escape(evidence_name(e))}** · {cited} · *{OPEN_HINT}*\n\n{caption}"), e))
+            caption = f"<small>{inert(one_line(figure.caption, 400))}</small>" if figure.caption else ""
+            messages.append((chat_message("assistant", f"**{inert(evidence_name(e))}** · {cited} · *{OPEN_HINT}*\n\n{caption}"), e))
         else:
-            messages.append((chat_message("assistant", f"> {escape(passage_quote(e))}\n\n— **page {e.page}** · {cited} · "
+            messages.append((chat_message("assistant", f"> {inert(passage_quote(e))}\n\n— **page {e.page}** · {cited} · "
                                                         f"*{OPEN_HINT}*"), e))
     return messages
 

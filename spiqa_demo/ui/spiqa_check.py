@@ -14,7 +14,6 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -30,6 +29,7 @@ from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.session import Session
 from spiqa_demo.ui.spiqa_images import find_image
 from spiqa_demo.ui.steps import Wait
+from spiqa_demo.ui.untrusted import code, inert
 
 if TYPE_CHECKING:
 
@@ -119,7 +119,7 @@ def load_judge(model: str, base_url: str, answer_base_url: str = "", api_key: st
 
 
 def _figure_name(figure: Figure | None) -> str:
-    return escape(figure.title) if figure is not None else "none"
+    return inert(figure.title) if figure is not None else "none"
 
 
 def _chosen(answer: Answer) -> Figure | None:
@@ -151,15 +151,15 @@ def check_markdown(session: Session, answer: Answer, record: ResultRecord) -> st
         return text.replace("|", "¦").replace("\n", " ")
 
     reference = (", ".join(_figure_name(f) for f in _references(session, record))
-                 or ", ".join(escape(r) for r in record.reference_figures) or "—")
+                 or ", ".join(inert(r) for r in record.reference_figures) or "—")
     metrics = record.metrics
     score, exact = metrics.get("L3Score"), metrics.get("L3Score-exact")
     l3 = "—" if score is None else f"**{score:.2f}**" + (f" (exact {exact:.2f})" if exact is not None else "")
     rouge, bleu1, bleu4 = (metrics.get(key) for key in ("ROUGE-L", "BLEU-1", "BLEU-4"))
     lines = [
-        f"**Question.** {escape(record.question)}",
-        f"**Ground truth.** {escape(record.ground_truth) or '—'}",
-        f"**Model's answer.** {escape(record.answer) or '*(none)*'}",
+        f"**Question.** {inert(record.question)}",
+        f"**Ground truth.** {inert(record.ground_truth) or '—'}",
+        f"**Model's answer.** {inert(record.answer) or '*(none)*'}",
         "| Chosen | Reference | Chosen = reference | L3Score | ROUGE-L | BLEU-1 / BLEU-4 |\n|---|---|---|---|---|---|\n"
         + "| " + " | ".join(cell(v) for v in (
             _figure_name(_chosen(answer)), reference, _verdict(record), l3,
@@ -169,8 +169,8 @@ def check_markdown(session: Session, answer: Answer, record: ResultRecord) -> st
     ]
     if score is not None:
         how = "top-5 log-probs; exact = full next-token distribution (local judge)" if exact is not None else "top-5 log-probs"
-        lines.append(f"<small>L3Score judge: `{escape(_judge(record))}` ({how}).</small>")
-    lines += [f"> {escape(n)}" for n in record.notes if n]
+        lines.append(f"<small>L3Score judge: {code(_judge(record))} ({how}).</small>")
+    lines += [f"> {inert(n)}" for n in record.notes if n]
     return "\n\n".join(lines)
 
 
@@ -213,7 +213,7 @@ def summary_markdown(records: list[ResultRecord]) -> str:
     parts = [f"**{totals.questions} questions**"]
     if totals.told:
         parts.append(f"chosen = reference {totals.right}/{totals.told}")
-    parts += [f"mean L3Score {mean:.3f} (judge {escape(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
+    parts += [f"mean L3Score {mean:.3f} (judge {inert(judge) or 'unknown'})" for judge, mean in totals.l3.items()]
     if totals.rouge_l is not None:
         parts.append(f"mean ROUGE-L {totals.rouge_l:.3f}")
     return " · ".join(parts)
@@ -249,7 +249,7 @@ def on_paper_loaded(session: Session | None) -> MatchOutputs:
     spiqa = session.spiqa
     if spiqa is None:
         return _fresh_panel(session, visible=False, header="", samples=[])
-    header = (f"**This paper is in SPIQA {escape(spiqa.split)}** (arXiv {spiqa.paper_id}, {len(spiqa.questions)} "
+    header = (f"**This paper is in SPIQA {inert(spiqa.split)}** (arXiv {spiqa.paper_id}, {len(spiqa.questions)} "
               "benchmark questions). Click a question to ask it; the answer is scored against the ground truth.")
     return _fresh_panel(session, visible=True, header=header, samples=[[q.question] for q in spiqa.questions])
 
@@ -296,7 +296,7 @@ def score_last(session: Session | None, judge_model: str, judge_url: str, base_u
         yield Wait(call.has_news)
         record = call.take()[0]
     except PaperError as exc:
-        yield ScoreOutputs(result=f"> {escape(str(exc))}")
+        yield ScoreOutputs(result=f"> {inert(str(exc))}")
         return
     finally:
         call.stop()
@@ -357,7 +357,7 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     finally:
         call.stop()
     notes = sorted({n for r in records for n in r.notes if n} | ({notice} if notice else set()))
-    yield RunAllOutputs(table=rows, summary=summary_markdown(records) + "".join(f"\n\n> {escape(n)}" for n in notes))
+    yield RunAllOutputs(table=rows, summary=summary_markdown(records) + "".join(f"\n\n> {inert(n)}" for n in notes))
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,13 @@ Face dataset (cached, with progress); offline it says which file to put where.
 from __future__ import annotations
 
 import logging
-from html import escape
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation.spiqa import SpiqaDataset
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.spiqa_images import find_image, forget_index
+from spiqa_demo.ui.untrusted import code, inert
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ def figure_view(paper_id: str, file: str | None, label: str, right: bool | None 
     image = find_image(file, paper_id)
     text = caption(paper_id, file)
     mark = "" if right is None else (" ✓ a ground-truth figure" if right else " ✗ not a ground-truth figure")
-    markdown = f"**{label}:** `{escape(file)}`{mark}" + (f" — {escape(text)}" if text else "")
+    markdown = f"**{label}:** {code(file)}{mark}" + (f" — {inert(text)}" if text else "")
     if image is None and not text:
         markdown += "\n\n*No image or caption of it on this machine (see “SPIQA's figures” above).*"
     return image, markdown
@@ -74,7 +74,7 @@ def fetch_test_c() -> str:
         dataset = load_dataset(fetch_split_json(SPLIT, settings), split=SPLIT, settings=settings)
     except PaperError as exc:
         log.warning("SPIQA figures not fetched: %s", exc)
-        return f"> ⚠️ **The test-C figures could not be downloaded.** {escape(str(exc))}\n\nBy hand: {missing_help()}."
+        return f"> ⚠️ **The test-C figures could not be downloaded.** {inert(str(exc))}\n\nBy hand: {missing_help()}."
     _fetched[:] = [dataset]
     forget_index()
     return f"SPIQA test-C figures ready: images in `{folder}`, captions of {len(dataset.papers)} papers."

@@ -201,7 +201,7 @@ def load_judge(
     in `load_backend`.
     """
     from spiqa_demo.models import load_backend
-    from spiqa_demo.models.endpoints import operator_key
+    from spiqa_demo.models.endpoints import operator_key, same_endpoint
     judging, answering = settings.evaluation, settings.models
     model = model or judging.judge_model
     if not model:
@@ -215,7 +215,11 @@ def load_judge(
     judge_key = judging.judge_api_key.get_secret_value() or answering.api_key.get_secret_value()
     key = api_key if api_key is not None else operator_key(judge_url, [(judging.judge_base_url, judge_key),
                                               (answering.base_url, answering.api_key.get_secret_value())])
-    judge = load_backend(answering, untrusted, backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
+    # The judge's configured endpoint is the operator's as much as the answering model's: the
+    # operator's organisation and project (`load_backend`) go there too.
+    home = answering.with_overrides(base_url=judging.judge_base_url) if (
+        kind == "openai" and judging.judge_base_url and same_endpoint(judge_url, judging.judge_base_url)) else answering
+    judge = load_backend(home, untrusted, backend=kind, model=model, base_url=base_url, api_key=key, max_images=0)
     fallback = fallback or judging.judge_fallback
     spare = load_backend(answering, backend="local", model=fallback, base_url="", max_images=0) if fallback else None
     assert judge is not None

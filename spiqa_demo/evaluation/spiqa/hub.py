@@ -2,16 +2,18 @@
 
 Downloads show huggingface_hub's progress bar (the app shows it through `gr.Progress(track_tqdm=True)`);
 `SPIQA_HF_ENDPOINT` points them at a mirror. JSON files live in huggingface_hub's own cache; image zips are unpacked under
-`<SPIQA_CACHE_DIR>/spiqa/<split>/images/`. Without a network (or with `HF_HUB_OFFLINE=1`) and
+`<SPIQA_CACHE_DIR>/spiqa/<split>/images/`, their images only and within `SPIQA_IMAGES_MAX_MB` (`archive`). Without a network (or with `HF_HUB_OFFLINE=1`) and
 nothing cached, the functions raise `PaperError` saying how to get the files by hand.
 """
 
 from __future__ import annotations
 
-import zipfile
+import shutil
+import uuid
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.evaluation.spiqa.archive import unpack_images
 from spiqa_demo.settings import EvaluationSettings
 
 # Paths inside the dataset repository (its "Files and versions" tab).
@@ -22,6 +24,8 @@ SPLIT_FILES: dict[str, str] = {
     "train": "train_val/SPIQA_train.json",
     "val": "train_val/SPIQA_val.json",
 }
+# One figure image larger than this is no figure: an archive holding one is refused.
+MAX_IMAGE_MB = 64
 IMAGE_ZIPS: dict[str, str] = {
     "test-A": "test-A/SPIQA_testA_Images.zip",
     "test-B": "test-B/SPIQA_testB_Images.zip",
@@ -42,20 +46,17 @@ def fetch_split_images(split: str, settings: EvaluationSettings | None = None) -
         raise PaperError(f"no image archive for SPIQA split {split!r}; choose one of {', '.join(IMAGE_ZIPS)}")
     settings = settings or EvaluationSettings()
     target = settings.cache_dir / "spiqa" / split / "images"
-    done = target / ".complete"
+    done = target / ".complete-images-only"  # a folder older versions unpacked whole is unpacked again
     if done.exists():
         return target
     archive = _download(IMAGE_ZIPS[split], settings)
-    target.mkdir(parents=True, exist_ok=True)
-    try:
-        with zipfile.ZipFile(archive) as zipped:
-            for member in zipped.infolist():
-                destination = (target / member.filename).resolve()
-                if not destination.is_relative_to(target.resolve()):
-                    raise PaperError(f"{archive.name}: unsafe path {member.filename!r} in the archive")
-            zipped.extractall(target)
-    except zipfile.BadZipFile as exc:
-        raise PaperError(f"{archive.name} is not a valid zip archive ({exc}); delete it from the Hugging Face cache and retry") from exc
+    staging = target.with_name(f".{target.name}-{uuid.uuid4().hex}.part")  # unique per writer
+    unpack_images(archive, staging, settings.spiqa_images_max_mb * 1_000_000, MAX_IMAGE_MB * 1_000_000)
+    if done.exists():  # another writer (a batch run, the app) finished meanwhile
+        shutil.rmtree(staging, ignore_errors=True)
+        return target
+    shutil.rmtree(target, ignore_errors=True)  # an unfinished folder, or one unpacked before only images were
+    staging.replace(target)
     done.touch()
     return target
 

@@ -14,9 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from spiqa_demo.evaluation.spiqa.archive import IMAGE_SUFFIXES
 from spiqa_demo.paper_text import normalise_arxiv_id
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 MAX_FILES = 500_000  # a wrong folder (e.g. "/") must not make the index walk the whole disk
 
 

@@ -1,0 +1,31 @@
+"""Text the app did not write, made inert for Gradio's Markdown: shown as it reads, never as markup.
+
+A PDF's text (titles, captions, quoted passages), a file name, a result file's answers and a
+model's reply are written by whoever made them, and the chat, the viewer's notes and the tabs show
+them as Markdown. Escaping HTML alone leaves Markdown's own markup: `![x](https://host/t.png)`
+makes the visitor's browser fetch from `host` as soon as it is shown (a prompt-injected reply can
+put the conversation in that URL; any fetch tells `host` the visitor's address), and `[text](url)`
+hides where a link goes. So HTML is escaped and brackets, which every Markdown image and link
+(inline, reference, footnote) needs, are written as character references: Markdown shows them as
+brackets and never reads them as markup. A bare URL stays a link that shows its whole address and
+fetches nothing unless clicked. The app's own markup (its tables, emphasis, the crops it serves as
+images of their own) is written around this text, never through it.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+_BRACKETS = str.maketrans({"[": "&#91;", "]": "&#93;"})
+
+
+def inert(text: str) -> str:
+    """`text` as Markdown that shows it as it reads: no HTML, no image, no link hidden behind words."""
+    return escape(text).translate(_BRACKETS)
+
+
+def code(text: str) -> str:
+    """`text` as an inline code span (a file name, a setting): Markdown shows a code span's
+    characters as they are (entities too, so it is not escaped) and reads no markup in it; only a
+    backtick could close it early, and a line break is no part of a name."""
+    return "`" + " ".join(text.replace("`", "'").split()) + "`"
