@@ -710,3 +710,33 @@ def test_render_scales_stay_within_their_pixel_bound() -> None:
     assert (14_400 * fit_dpi(300, 14_400, 14_400, 4_000_000) / 72) ** 2 <= 4_000_000
     assert fit_dpi(300, 612, 792, 40_000_000) == 300
     assert fit_dpi(300, 1e9, 1e9, 1) == 1
+
+
+def _manuscript_with_figures_at_the_end(path: Path) -> Path:
+    """A preprint's last pages: a page of text, a page of figure legends (no graphic), then the
+    figure alone on its page (bars and axis words, no caption)."""
+    doc = pymupdf.open()
+    text = "Results of the assay are reported for each condition and replicate in the sections below. " * 3
+    page = doc.new_page()
+    for i in range(20):
+        page.insert_text((72, 80 + 14 * i), text[i % 7 : i % 7 + 80], fontsize=10)
+    legends = doc.new_page()
+    legends.insert_text((72, 80), "Figure Legends", fontsize=12, fontname="hebo")
+    legends.insert_text((72, 110), "Figure 1. Binding of the protein to its partner across conditions.", fontsize=10)
+    legends.insert_text((72, 124), "Bars show the mean of three replicates; error bars the standard deviation.", fontsize=10)
+    figure = doc.new_page()
+    for i, height in enumerate((120, 200, 160, 240)):
+        figure.draw_rect(pymupdf.Rect(120 + 60 * i, 500 - height, 160 + 60 * i, 500), color=(0, 0, 0), fill=(0.3, 0.4, 0.8))
+        figure.insert_text((120 + 60 * i, 515), f"C{i + 1}", fontsize=8)
+    figure.draw_line((110, 500), (370, 500))
+    figure.draw_line((110, 500), (110, 240))
+    doc.save(path)
+    return path
+
+
+def test_a_legend_printed_before_its_figure_page_labels_that_figure(tmp_path: Path) -> None:
+    paper = extract_paper(_manuscript_with_figures_at_the_end(tmp_path / "manuscript.pdf"))
+    [item] = paper.items
+    assert (item.kind, item.number, item.page) == ("figure", "1", 3)
+    assert item.caption.startswith("Figure 1. Binding of the protein") and item.caption_bbox is None
+    assert item.bbox[1] < 260 and item.bbox[3] >= 500
