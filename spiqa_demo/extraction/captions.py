@@ -32,6 +32,8 @@ _ALONE = 1.0
 _SURE = 2.0
 # "Figure 3 shows ...": running text, not a caption.
 _RUNNING_TEXT = 3.0
+# A line after one ending so continues a sentence or a list ("Figure S1: Abundance;"): no caption opens it.
+_LIST_GOES_ON = (",", ";")
 # A table headed "KEY RESOURCES TABLE": one to three words, then "table"; as sure as a delimited label.
 _HEADING_TABLE = re.compile(r"^(?:[A-Za-z][\w-]*\s+){1,3}table$", re.IGNORECASE)
 _HEADING_SCORE = 2.0
@@ -161,6 +163,8 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
                 continue
             if i > 0 and block.number in page.body_blocks and not _starts_new_paragraph(block.lines[i - 1], line):
                 continue  # "... shown in\nTable 2. Next ..." inside a paragraph
+            if i > 0 and block.lines[i - 1].text.endswith(_LIST_GOES_ON):
+                continue  # "...; Figure S2: Abundance;\nFigure S3: ..." in a list of supplementary files
             starts.append((line, found))
             break
     captions = []
