@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
@@ -119,7 +119,7 @@ _WRAPPED_JUSTIFIED = 0.8
 
 # -- running headers and footers -----------------------------------------------------------------
 # The top and bottom bands of a page (shares of its height) where running headers and footers lie.
-_TOP_BAND = 0.085
+_TOP_BAND = 0.1
 _BOTTOM_BAND = 0.92
 # Running lines are compared at heights rounded to this many points.
 _MARGIN_GRID = 4
@@ -266,6 +266,7 @@ class DocumentLayout:
     body_size: float
     columns: list[tuple[float, float]]
     running: set[tuple[int, str]] = field(default_factory=set)
+    running_graphics: set[tuple[int, int, int, int]] = field(default_factory=set)  # `_graphic_key`s
 
     @property
     def text_left(self) -> float:
@@ -447,7 +448,7 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
         rights[right] += 1
         pairs[left, right] += 1
     columns = _columns(lefts, rights, pairs, len(body_lines), width)
-    return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages))
+    return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages), running_graphics=running_graphics(pages, columns))
 
 
 def _columns(
@@ -491,7 +492,14 @@ def _peaks(counter: Counter[int], minimum: float) -> list[int]:
 
 
 def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
-    """Find the running header/footer bounds and the body-text blocks (paragraphs that bound figure regions)."""
+    """Find the running header/footer bounds and the body-text blocks (paragraphs that bound figure
+    regions); the running graphics (`running_graphics`) are left out of the page's graphics."""
+    if doc.running_graphics:
+        page = replace(
+            page,
+            drawings=[b for b in page.drawings if _graphic_key(b) not in doc.running_graphics],
+            images=[b for b in page.images if _graphic_key(b) not in doc.running_graphics],
+        )
     body = frozenset(
         block.number for block in page.blocks if is_body_block(block, doc) and not _inside_graphic(block.bbox, page)
     )
@@ -632,6 +640,26 @@ def running_lines(pages: Sequence[PageLayout]) -> set[tuple[int, str]]:
         counts.update(
             {_margin_key(ln) for ln in page.lines if (_in_top(ln, page) or _in_bottom(ln, page)) and re.search("[A-Za-z]{2}", ln.text)}
         )
+    needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
+    return {key for key, n in counts.items() if n >= needed}
+
+
+def _graphic_key(box: BBox) -> tuple[int, int, int, int]:
+    return round(box[0] / _MARGIN_GRID), round(box[1] / _MARGIN_GRID), round(box[2] / _MARGIN_GRID), round(box[3] / _MARGIN_GRID)
+
+
+def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, float]]) -> set[tuple[int, int, int, int]]:
+    """Keys of graphics at the page's edge (starting in the top band, ending in the bottom band, or
+    outside the text area's sides) that recur at the same place on as many pages as a running line
+    does: a journal's logo, a tab on the page's side, a rule under the running header. They are the
+    page's dress, not a figure's panels."""
+    counts: Counter[tuple[int, int, int, int]] = Counter()
+    left, right = min(c[0] for c in columns), max(c[1] for c in columns)
+    for page in pages:
+        counts.update({
+            _graphic_key(b) for b in page.drawings + page.images
+            if b[1] < _TOP_BAND * page.height or b[3] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right
+        })  # fmt: skip
     needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}
 
