@@ -48,9 +48,11 @@ def make_items(
     words_of: dict[int, list[Word]] = dict(ocr_words)
     for page, region in _deduplicate(number_parts(regions, part)):
         caption: Caption | None = region.caption
+        # A caption may be printed on another page than its figure (`regions.pair_figure_pages`).
+        caption_bbox = caption.bbox if caption is not None and caption.page == page.number else None
         if page.number not in words_of:
             words_of[page.number] = _words(doc, page.number)
-        words = region_words(words_of[page.number], region.bbox, caption.bbox if caption else None)
+        words = region_words(words_of[page.number], region.bbox, caption_bbox)
         kind = caption.kind if caption else "figure"
         if figure_ocr is not None and page.number not in ocr_words:  # a table pasted as an image is read too
             words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
@@ -63,7 +65,7 @@ def make_items(
                 page=page.number,
                 bbox=round_bbox(region.bbox),
                 caption=caption.text if caption else "",
-                caption_bbox=round_bbox(caption.bbox) if caption else None,
+                caption_bbox=round_bbox(caption_bbox) if caption_bbox is not None else None,
                 text=table.to_markdown() if table is not None else figure_text(words),
                 table=table,
                 part=part.name if part is not None and page.number >= part.page else "",

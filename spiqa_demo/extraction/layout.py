@@ -103,6 +103,8 @@ _ONE_LINE_WORDS = 6
 _HEADING_MAX_WORDS = 12
 _HEADING_MAX_LINES = 3
 _HEADING_MIN_WORDS = 2
+# ... one of them at least this long.
+_HEADING_MIN_WORD = 3
 _HEADING_SMALLER = 0.5
 # An indented paragraph (abstract, quotation): at least this many lines before its last, which end
 # within this many points of one right edge, and at least this share of its words has letters.
@@ -609,8 +611,10 @@ def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
         return False
     if not all(s.bold for line in block.lines for s in line.spans if s.text.strip()):
         return False
-    first = block.lines[0]
-    return any(abs(first.x0 - left) <= _EDGE_SLACK for left, _ in doc.columns) and len(block.text.split()) >= _HEADING_MIN_WORDS
+    first, words = block.lines[0], block.text.split()
+    if max((len(w) for w in words), default=0) < _HEADING_MIN_WORD:
+        return False  # a row of bold panel letters ("F  G  H") over a figure's panels
+    return any(abs(first.x0 - left) <= _EDGE_SLACK for left, _ in doc.columns) and len(words) >= _HEADING_MIN_WORDS
 
 
 def _looks_like_heading(line: Line) -> bool:

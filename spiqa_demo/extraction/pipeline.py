@@ -10,7 +10,8 @@ own (pdffigures2's `FigureExtractor`):
    page's region search (`regions`), its passages (`passages`) and bibliography rows
    (`references`); a page's glyph runs are dropped once it is searched, so a long paper is held
    one page at a time;
-4. `find_all_regions`: each caption's region, with the side the paper sets content on (`regions`);
+4. `find_all_regions`: each caption's region, with the side the paper sets content on, and figures
+   set on a page of their own paired with their caption on the next page (`regions`);
 5. `make_items` (`items`): one figure or table per label, with its text (`tables`, `figure_ocr`),
    numbered in its part where a supplement numbers from 1 again (`parts`);
 6. mentions and citations: the sentences citing each item (`passages.attach_mentions`) and the
@@ -45,7 +46,7 @@ from spiqa_demo.extraction.passages import attach_mentions, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import ImageTooLarge
 from spiqa_demo.extraction.references import Row, find_references, page_rows
-from spiqa_demo.extraction.regions import PageSearch, Region, caption_sides, find_regions, page_search
+from spiqa_demo.extraction.regions import PageSearch, Region, caption_sides, find_regions, page_search, pair_figure_pages
 from spiqa_demo.extraction.scanned import ScanReader
 from spiqa_demo.extraction.summary import content_warnings, summarise
 from spiqa_demo.hashing import sha256_of
@@ -215,7 +216,9 @@ def find_all_regions(searches: list[PageSearch], log: StageLog) -> list[tuple[Pa
     sides = caption_sides(searches)
     for search in searches:
         log.candidates(search, sides)
-    regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
+    pages = [(s, find_regions(s, sides)) for s in searches]
+    pair_figure_pages(pages)
+    regions = [(s.page, r) for s, found in pages for r in found]
     log.regions(regions)
     return regions
 

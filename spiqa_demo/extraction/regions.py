@@ -96,7 +96,7 @@ _TITLE_SMALLER = 0.5
 # -- graphics no caption claimed (`_unlabelled`) --------------------------------------------------
 # Graphics this close (pt) are one group.
 _GROUP_GAP = 8
-# A text line at most this many font sizes wide may be a panel's letter ("A", "(b)").
+# A text line at most this many font sizes wide and high may be a panel's letter ("A", "(b)").
 _PANEL_LETTER = 2.0
 # A group more than this share inside a region is already that region's.
 _CLAIMED_SHARE = 0.3
@@ -124,6 +124,7 @@ class Region:
 
     caption: Caption | None
     bbox: BBox
+    drawn: bool = True  # it holds a graphic other than a rule (a caption's region may be its legend's text)
 
 
 @dataclass
@@ -166,19 +167,25 @@ class PageSearch:
         for c in self.captions:
             if c in done:
                 continue
+            own = []
             for direction in ("up", "down"):
                 cand = _candidate(
                     self.page, c, direction, self.spans[c], self.elements, self.blockers, claimed,
                     self.max_gap, content_sides, sides[c.kind], self.full_width[c],
                 )  # fmt: skip
                 if cand is not None:
-                    out.append(cand)
+                    own.append(cand)
             left, right = self.columns[c]
             if c.bbox[2] - c.bbox[0] < _SIDE_CAPTION * (right - left):
                 for direction in ("left", "right"):
                     cand = _beside(c, direction, (left, right), self.elements, self.blockers, claimed, self.max_gap)
                     if cand is not None:
-                        out.append(cand)
+                        own.append(cand)
+            if c.kind == "figure" and any(cand.drawn and cand.direction == sides[c.kind] for cand in own):
+                # A figure drawn on its usual side: the text on its other side is its legend (set
+                # apart from the caption's first line), or a neighbour's, never this figure.
+                own = [cand for cand in own if cand.drawn]
+            out += own
         return sorted(out, key=lambda cand: cand.score)
 
 
@@ -225,10 +232,37 @@ def find_regions(search: PageSearch, sides: Sides) -> list[Region]:
         best = next((c for c in pending if not _starves(c, pending)), pending[0])
         done.add(best.caption)
         claimed.update(best.elements)
-        regions.append(Region(best.caption, best.bbox))
+        regions.append(Region(best.caption, best.bbox, best.drawn))
         pending = candidates()
     regions.extend(_unlabelled(search, claimed, regions))
     return regions
+
+
+def pair_figure_pages(pages: list[tuple[PageSearch, list[Region]]]) -> None:
+    """A figure set on a page of its own, with its caption on the next page (or the page before):
+    the page's one unlabelled figure takes the first figure caption of the next page (the last of
+    the page before) that has no drawn region of its own, and that caption's region there goes.
+    `pages`: each page's search and regions, in page order; changed in place."""
+    used: set[Caption] = set()
+    for n, (search, regions) in enumerate(pages):
+        loose = [r for r in regions if r.caption is None]
+        if len(loose) != 1 or any(r.caption is not None and r.caption.kind == "figure" for r in regions):
+            continue
+        for neighbour, last in ((n + 1, False), (n - 1, True)):
+            if not 0 <= neighbour < len(pages):
+                continue
+            other, other_regions = pages[neighbour]
+            drawn = {r.caption for r in other_regions if r.caption is not None and r.drawn}
+            legends = sorted(
+                (c for c in other.captions if c.kind == "figure" and c not in drawn and c not in used), key=lambda c: c.bbox[1]
+            )
+            if not legends:
+                continue
+            legend = legends[-1] if last else legends[0]
+            used.add(legend)
+            other_regions[:] = [r for r in other_regions if r.caption is not legend]
+            loose[0].caption = legend
+            break
 
 
 def _starves(cand: Candidate, pending: list[Candidate]) -> bool:
@@ -268,13 +302,16 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
         return glyph_like or any(_meet(expand(line.bbox, _ON_LINE), box) for line in block.lines)
 
     out: list[Element] = []
+    caption_boxes = [c.bbox for c in captions]
+    images = set(page.images)
     for box in page.drawings + page.images:
         if not inside_margins(box):
             continue
         if any(in_paragraph(box, b) for b in body):
             continue  # rules and glyph-like paths inside paragraphs (fraction bars, underlines)
+        if box not in images and any(overlap(box, c) > _IN_CAPTION * area(c) for c in caption_boxes):
+            continue  # a frame or a shade drawn behind a caption (EMBO's boxed legends) is not its figure
         out.append(Element(box, graphic=True))
-    caption_boxes = [c.bbox for c in captions]
     for block in page.blocks:
         if block.number in page.body_blocks:
             continue
@@ -549,7 +586,7 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
             merged = True
         left = pending
     for i, el in enumerate(elements):  # panel letters ("A", "(b)") set beside the panels they name
-        if i in claimed or el.graphic or el.bbox[2] - el.bbox[0] > _PANEL_LETTER * el.size:
+        if i in claimed or el.graphic or max(el.bbox[2] - el.bbox[0], el.bbox[3] - el.bbox[1]) > _PANEL_LETTER * el.size:
             continue
         if any(overlap(el.bbox, r.bbox) > 0 for r in regions):
             continue
@@ -557,11 +594,32 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
         if host is not None and host.caption is not None and host.caption.kind == "figure":
             host.bbox = union([host.bbox, el.bbox])
     page_area = page.width * page.height
-    out = []
-    for g in left:
+
+    def figure_sized(g: BBox) -> bool:
         in_margin = (g[1] < _TOP_BAND * page.height or g[3] > _BOTTOM_BAND * page.height) and g[3] - g[1] < _MARGIN_GROUP_HEIGHT * page.height
-        if not in_margin and area(g) >= _MIN_FIGURE_SHARE * page_area and (g[2] - g[0]) >= _MIN_FIGURE_WIDTH and (g[3] - g[1]) >= _MIN_FIGURE_HEIGHT:
-            out.append(Region(None, g))
+        return not in_margin and area(g) >= _MIN_FIGURE_SHARE * page_area and (g[2] - g[0]) >= _MIN_FIGURE_WIDTH and (g[3] - g[1]) >= _MIN_FIGURE_HEIGHT
+
+    return [Region(None, g) for g in _joined([g for g in left if figure_sized(g)], regions, search.blockers)]
+
+
+def _joined(groups: list[BBox], regions: list[Region], blockers: list[BBox]) -> list[BBox]:
+    """`groups` joined wherever the box holding two of them meets no paragraph, caption or region:
+    the panels of a figure whose caption is on another page (a figure set on a page of its own)."""
+    out = list(groups)
+    joined = True
+    while joined:
+        joined = False
+        for a in range(len(out)):
+            for b in range(a + 1, len(out)):
+                hull = expand(union([out[a], out[b]]), -_TOUCH)
+                if any(overlap(hull, x) > 0 for x in blockers) or any(overlap(hull, r.bbox) > 0 for r in regions):
+                    continue
+                out[a] = union([out[a], out[b]])
+                del out[b]
+                joined = True
+                break
+            if joined:
+                break
     return out
 
 
