@@ -121,8 +121,12 @@ _WRAPPED_JUSTIFIED = 0.8
 
 # -- running headers and footers -----------------------------------------------------------------
 # The top and bottom bands of a page (shares of its height) where running headers and footers lie.
-_TOP_BAND = 0.1
+_TOP_BAND = 0.085
 _BOTTOM_BAND = 0.92
+# Running graphics (logos, tabs) lie within this share of the page's height from its top (a logo
+# reaches lower than a running line), and are thicker than this (pt) both ways (not rules).
+_DRESS_TOP = 0.1
+_DRESS_RULE = 2
 # Running lines are compared at heights rounded to this many points.
 _MARGIN_GRID = 4
 # A running line recurs on this many pages (fewer in a document shorter than `_SHORT_DOCUMENT`).
@@ -653,8 +657,8 @@ def _graphic_key(box: BBox) -> tuple[int, int, int, int]:
 
 
 def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, float]]) -> set[tuple[int, int, int, int]]:
-    """Keys of graphics at the page's edge (starting in the top band, ending in the bottom band, or
-    outside the text area's sides) that recur at the same place on as many pages as a running line
+    """Keys of graphics at the page's edge (inside its top or bottom band, or outside the text
+    area's sides) that recur at the same place on as many pages as a running line
     does: a journal's logo, a tab on the page's side, a rule under the running header. They are the
     page's dress, not a figure's panels."""
     counts: Counter[tuple[int, int, int, int]] = Counter()
@@ -662,7 +666,8 @@ def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, flo
     for page in pages:
         counts.update({
             _graphic_key(b) for b in page.drawings + page.images
-            if b[1] < _TOP_BAND * page.height or b[3] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right
+            if min(b[2] - b[0], b[3] - b[1]) > _DRESS_RULE
+            and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right)
         })  # fmt: skip
     needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}

@@ -98,6 +98,8 @@ _TITLE_SMALLER = 0.5
 _GROUP_GAP = 8
 # A text line at most this many font sizes wide and high may be a panel's letter ("A", "(b)").
 _PANEL_LETTER = 2.0
+# ... and set no larger than this many times the body size.
+_PANEL_LETTER_SIZE = 1.5
 # A group more than this share inside a region is already that region's.
 _CLAIMED_SHARE = 0.3
 # A group in the top or bottom band of the page (shares of its height) and lower than this share of
@@ -158,6 +160,7 @@ class PageSearch:
         self.full_width = {
             key: len(doc.columns) > 1 and (x1 - x0) > _FULL_WIDTH_COLUMNS * column for key, (x0, x1) in self.spans.items()
         }
+        self.body_size = doc.body_size
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.columns = {c: doc.column_of(c.bbox[0], c.bbox[2]) for c in captions}
 
@@ -587,6 +590,8 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
         left = pending
     for i, el in enumerate(elements):  # panel letters ("A", "(b)") set beside the panels they name
         if i in claimed or el.graphic or max(el.bbox[2] - el.bbox[0], el.bbox[3] - el.bbox[1]) > _PANEL_LETTER * el.size:
+            continue
+        if el.size > _PANEL_LETTER_SIZE * search.body_size:  # a logo's glyphs
             continue
         if any(overlap(el.bbox, r.bbox) > 0 for r in regions):
             continue
