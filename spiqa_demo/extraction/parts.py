@@ -78,7 +78,7 @@ def number_parts(regions: list[tuple[PageFrame, Region]], start: PartStart | Non
     if start is None:
         return regions
     return [
-        (page, Region(in_part(r.caption, start), r.bbox, r.drawn) if r.caption is not None and page.number >= start.page else r)
+        (page, Region(in_part(r.caption, start), r.bbox) if r.caption is not None and page.number >= start.page else r)
         for page, r in regions
     ]
 

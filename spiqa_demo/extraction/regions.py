@@ -126,7 +126,6 @@ class Region:
 
     caption: Caption | None
     bbox: BBox
-    drawn: bool = True  # it holds a graphic other than a rule (a caption's region may be its legend's text)
 
 
 @dataclass
@@ -235,37 +234,10 @@ def find_regions(search: PageSearch, sides: Sides) -> list[Region]:
         best = next((c for c in pending if not _starves(c, pending)), pending[0])
         done.add(best.caption)
         claimed.update(best.elements)
-        regions.append(Region(best.caption, best.bbox, best.drawn))
+        regions.append(Region(best.caption, best.bbox))
         pending = candidates()
     regions.extend(_unlabelled(search, claimed, regions))
     return regions
-
-
-def pair_figure_pages(pages: list[tuple[PageSearch, list[Region]]]) -> None:
-    """A figure set on a page of its own, with its caption on the next page (or the page before):
-    the page's one unlabelled figure takes the first figure caption of the next page (the last of
-    the page before) that has no drawn region of its own, and that caption's region there goes.
-    `pages`: each page's search and regions, in page order; changed in place."""
-    used: set[Caption] = set()
-    for n, (search, regions) in enumerate(pages):
-        loose = [r for r in regions if r.caption is None]
-        if len(loose) != 1 or any(r.caption is not None and r.caption.kind == "figure" for r in regions):
-            continue
-        for neighbour, last in ((n + 1, False), (n - 1, True)):
-            if not 0 <= neighbour < len(pages):
-                continue
-            other, other_regions = pages[neighbour]
-            drawn = {r.caption for r in other_regions if r.caption is not None and r.drawn}
-            legends = sorted(
-                (c for c in other.captions if c.kind == "figure" and c not in drawn and c not in used), key=lambda c: c.bbox[1]
-            )
-            if not legends:
-                continue
-            legend = legends[-1] if last else legends[0]
-            used.add(legend)
-            other_regions[:] = [r for r in other_regions if r.caption is not legend]
-            loose[0].caption = legend
-            break
 
 
 def _starves(cand: Candidate, pending: list[Candidate]) -> bool:
@@ -484,9 +456,13 @@ def _beside(
     return Candidate(caption, direction, sorted(chosen), gap, score, box, _drawn(chosen, elements))
 
 
+def is_drawn(element: Element) -> bool:
+    """A graphic that is more than a rule (a rule sets a legend or a table apart)."""
+    return element.graphic and min(element.bbox[2] - element.bbox[0], element.bbox[3] - element.bbox[1]) > _RULE
+
+
 def _drawn(chosen: list[int], elements: list[Element]) -> bool:
-    """Some graphic among `chosen` is more than a rule (a rule sets a legend or a table apart)."""
-    return any(el.graphic and min(el.bbox[2] - el.bbox[0], el.bbox[3] - el.bbox[1]) > _RULE for el in (elements[i] for i in chosen))
+    return any(is_drawn(elements[i]) for i in chosen)
 
 
 def _text_only_penalty(caption: Caption, chosen: list[int], boxes: dict[int, BBox], elements: list[Element], box: BBox) -> float:
