@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from spiqa_demo.extraction.geometry import union
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, Span, join_lines
@@ -250,7 +251,7 @@ def _is_table_row(line: Line, lines: list[Line], left: float, right: float) -> b
         for s in ln.spans
     ]  # fmt: skip
     row.sort(key=lambda s: s.bbox[0])
-    return any(b.bbox[0] - a.bbox[2] > _CELL_GAP * line.size for a, b in zip(row, row[1:]))
+    return any(b.bbox[0] - a.bbox[2] > _CELL_GAP * line.size for a, b in pairwise(row))
 
 
 def _continues(previous: Line, line: Line, first: Line) -> bool:
