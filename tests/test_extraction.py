@@ -226,6 +226,21 @@ def test_multi_panel_figure_is_one_item(name: str, number: str, panels: int, cor
         assert _norm(sub) in _norm(found[0].text), f"sub-caption {sub!r} not in the figure's text {found[0].text!r}"
 
 
+def test_stacked_tables_keep_their_rows_and_headers(corpus: Corpus, extracted: dict[str, Paper]) -> None:
+    """Three tables stacked in one column over a figure (KDD-like): each caption takes the rows
+    between it and the next caption or figure, a header row stays with its table, and no caption
+    reads a table's header as its own last line."""
+    truth, paper = corpus.papers["stacked"], extracted["stacked"]
+    for want in truth.items:
+        found = _found(paper, want.kind, want.number)
+        assert len(found) == 1, f"{want.kind} {want.number}: {len(found)} items"
+        assert iou(found[0].bbox, want.bbox) >= 0.8, f"{want.kind} {want.number}: {found[0].bbox} for {want.bbox}"
+        assert _norm(found[0].caption) == _norm(want.caption), f"{want.kind} {want.number} caption {found[0].caption!r}"
+        if want.kind == "table":
+            assert found[0].table is not None and tuple(want.cells[0]) in found[0].table.header
+    assert not [f for f in paper.items if not f.number], "an unlabelled item on the stacked page"
+
+
 @pytest.mark.parametrize(("name", "pair"), [("one_column", ("2", "3")), ("two_column", ("4", "5"))])
 def test_side_by_side_figures_are_kept_apart(name: str, pair: tuple[str, str], extracted: dict[str, Paper], corpus: Corpus) -> None:
     a, b = (_found(extracted[name], "figure", n) for n in pair)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from spiqa_demo.extraction.geometry import union
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, Span, join_lines
@@ -70,6 +71,8 @@ _CENTRED = 2
 # Caption rows are set at the first line's size give or take this much (pt); sub- and superscripts
 # on their own rows are not.
 _SIZE_SLACK = 1.2
+# Words of a line further apart than this many font sizes are cells of a table row.
+_CELL_GAP = 1.5
 # A row is filled when it ends within this many font sizes of the right edge; a lowercase row
 # continues an unfinished sentence when it starts within this many points of the first line.
 _FILLED = 3
@@ -233,12 +236,26 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
         filled = on_centre if centred else row_right >= right_edge - _FILLED * size or _continues(lines[-1], line, first)
-        if next_row and (not filled or match_caption_line(line)):
+        if next_row and (not filled or match_caption_line(line) or _is_table_row(line, candidates, box[0], right_edge)):
             break
         row_right = line.x1 if next_row else max(row_right, line.x1)
         lines.append(line)
         box = union([box, line.bbox])
     return lines
+
+
+def _is_table_row(line: Line, lines: list[Line], left: float, right: float) -> bool:
+    """The row of `line` (its pieces between `left` and `right`) holds words set apart by more than
+    `_CELL_GAP` font sizes: a table's header or row of cells right under its caption
+    ("Amazon-Book    Last-FM"), not a line of the caption's sentence."""
+    row = [
+        s for ln in lines
+        if min(ln.y1, line.y1) - max(ln.y0, line.y0) > _SAME_ROW_OVERLAP * (line.y1 - line.y0)
+        and ln.x0 >= left - _LEFT_SLACK and ln.x1 <= right + _RIGHT_SLACK
+        for s in ln.spans
+    ]  # fmt: skip
+    row.sort(key=lambda s: s.bbox[0])
+    return any(b.bbox[0] - a.bbox[2] > _CELL_GAP * line.size for a, b in pairwise(row))
 
 
 def _continues(previous: Line, line: Line, first: Line) -> bool:

@@ -16,7 +16,7 @@ pairing is done here, over the whole paper, after every page's regions are known
    captioned region: the legend set beside its figure, across the column (Science, Nature
    Communications), takes them all.
 
-Only a legend on a page without graphics is paired across pages: a caption that found no content
+Only a legend on a page without graphics (rules aside) is paired across pages: a caption that found no content
 on a page with figures is paired on its own page or not at all.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import replace
 from spiqa_demo.extraction.captions import Caption
 from spiqa_demo.extraction.geometry import union
 from spiqa_demo.extraction.layout import PageFrame
-from spiqa_demo.extraction.regions import PageSearch, Region
+from spiqa_demo.extraction.regions import PageSearch, Region, is_drawn
 from spiqa_demo.paper_text import parse_caption_label
 
 # A region narrower or shorter than this (pt) is a rule or a gap, not a figure.
@@ -37,12 +37,13 @@ _MIN_SIDE = 4.0
 def pair_legends(searches: list[PageSearch], regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
     """`regions` with legends set apart from their figures joined to them (see the module)."""
     regions = _beside(searches, _figure_pages(searches, regions))
-    placed = {r.caption for _, r in regions if r.caption is not None}
-    legends = [c for s in searches if not any(e.graphic for e in s.elements) for c in s.captions if c not in placed and c.kind == "figure"]
+    # A legend's page draws nothing but rules; the region page search gave its caption there is the
+    # legend's own text (its lines set apart from the caption's first), never a figure.
+    legends = [c for s in searches if not any(is_drawn(e) for e in s.elements) for c in s.captions if c.kind == "figure"]
     if not legends:
         return regions
     regions = _label_takes_legend(regions, legends)
-    placed = {r.caption for _, r in regions if r.caption is not None}
+    placed = {r.caption for _, r in regions if r.caption is not None and r.caption not in legends}
     legends = [c for c in legends if (c.kind, c.number) not in {(p.kind, p.number) for p in placed}]
     captioned = {s.page.number for s in searches if s.captions}
     free: dict[int, PageFrame] = {}
@@ -57,7 +58,8 @@ def pair_legends(searches: list[PageSearch], regions: list[tuple[PageFrame, Regi
             pairs[(near or later)[0]] = legend
     if not pairs:
         return regions
-    kept = [(page, r) for page, r in regions if page.number not in pairs]
+    paired = set(pairs.values())
+    kept = [(page, r) for page, r in regions if page.number not in pairs and r.caption not in paired]
     for number, legend in pairs.items():
         boxes = [r.bbox for page, r in regions if page.number == number]
         kept.append((free[number], Region(legend, union(boxes))))
