@@ -10,7 +10,7 @@ The reference is data, not a second caption parser, so it cannot share the extra
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -112,14 +112,9 @@ class LayoutCheck:
         if self.error:
             return f"{self.file}: ERROR {self.error}"
         parts = [f"{self.file} ({self.family}): {len(self.printed & self.found)}/{len(self.printed)} captions"]
-        if self.missed:
-            parts.append(f"missed {', '.join(self.missed)}")
-        if self.extra:
-            parts.append(f"not printed {', '.join(self.extra)}")
-        if self.caption_only:
-            parts.append(f"mostly caption {', '.join(self.caption_only)}")
-        if self.junk:
-            parts.append(f"unlabelled {len(self.junk)}")
+        listed = (("missed", self.missed), ("not printed", self.extra), ("mostly caption", self.caption_only))
+        parts += [f"{name} {', '.join(keys)}" for name, keys in listed if keys]
+        parts += [f"unlabelled {len(self.junk)}"] if self.junk else []
         return "; ".join(parts)
 
 
@@ -155,33 +150,40 @@ class FamilyScore:
     def papers(self) -> int:
         return len(self.checks)
 
+    def _total(self, count: Callable[[LayoutCheck], int]) -> int:
+        return sum(count(c) for c in self.checks)
+
     @property
     def printed(self) -> int:
-        return sum(len(c.printed) for c in self.checks)
+        return self._total(lambda c: len(c.printed))
 
     @property
     def found(self) -> int:
-        return sum(len(c.printed & c.found) for c in self.checks)
+        return self._total(lambda c: len(c.printed & c.found))
 
     @property
     def labelled(self) -> int:
-        return sum(c.labelled for c in self.checks)
+        return self._total(lambda c: c.labelled)
 
     @property
     def caption_only(self) -> int:
-        return sum(len(c.caption_only) for c in self.checks)
+        return self._total(lambda c: len(c.caption_only))
 
     @property
     def junk(self) -> int:
-        return sum(len(c.junk) for c in self.checks)
+        return self._total(lambda c: len(c.junk))
 
     @property
     def extra(self) -> int:
-        return sum(len(c.extra) for c in self.checks)
+        return self._total(lambda c: len(c.extra))
 
     @property
     def errors(self) -> int:
-        return sum(bool(c.error) for c in self.checks)
+        return self._total(lambda c: int(bool(c.error)))
+
+    @property
+    def pages(self) -> int:
+        return self._total(lambda c: c.pages)
 
     @property
     def found_share(self) -> float:
@@ -195,10 +197,6 @@ class FamilyScore:
     @property
     def junk_per_paper(self) -> float:
         return self.junk / self.papers if self.papers else 0.0
-
-    @property
-    def pages(self) -> int:
-        return sum(c.pages for c in self.checks)
 
     @property
     def seconds(self) -> float:
