@@ -17,7 +17,14 @@
     means about the same peak), each in a fresh process;
 (e) OCR: a short shared paper rebuilt as page images only (a 200-dpi scan) extracted with OCR at
     two resolutions: ms/page and the share of the original's figure/table labels it gets back
-    (bar >= 0.90).
+    (bar >= 0.90);
+(f) real layouts (issue 31): the 62 real papers (`papers/` and `papers/litqa/`) against the captions
+    each prints (`benchmarks/data/real_layout_captions.json`, read by a person;
+    `evalsuite.layout_checks`), per journal family: printed captions found (bar >= 0.98), labelled
+    items whose box holds more than their caption (bar >= 0.98), unlabelled items that are no
+    recorded uncaptioned graphic (bar <= 1 per paper), labels the paper prints no caption for,
+    extraction errors (bar: none), and ms/page with its ratio to the PyMuPDF floor.
+    `--real-only` runs this section alone.
 The last line is JSON with the headline numbers. Data: `SPIQA_SHARED` (default ../shared).
 """
 
@@ -38,6 +45,7 @@ import pymupdf
 from evalsuite import pdf_factory
 from evalsuite.extraction_gold import Report, load_gold_set, score_against_gold
 from evalsuite.label_agreement import label_agreement, labels
+from evalsuite.layout_checks import LayoutCheck, by_family, check_layout, load_reference
 from evalsuite.paper_checks import check_manifest, crop_problem
 from evalsuite.paths import REPO, SHARED
 from spiqa_demo.extraction import extract_paper
@@ -46,6 +54,8 @@ from spiqa_demo.types import Paper
 
 SPEED_BAR, TEN_PAGE_BAR_S, QUALITY_BAR = 4.0, 1.0, 0.90
 OCR_PAPER, SCAN_DPI, OCR_DPIS, OCR_BAR = "ecapa-tdnn-interspeech2020-2005.07143.pdf", 200, (200, 300), 0.90
+REAL_LAYOUTS = REPO / "benchmarks" / "data" / "real_layout_captions.json"
+CAPTIONS_BAR, CONTENT_BAR, JUNK_BAR = 0.98, 0.98, 1.0
 
 
 def floor_seconds(pdf: Path) -> float:
@@ -286,14 +296,65 @@ def _cpu_with_children() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+# (f) ------------------------------------------------------------------------------------------
+
+
+def real_layouts() -> dict:
+    """(f) every real paper against the captions it prints, per journal family."""
+    reference = load_reference(REAL_LAYOUTS)
+    section(f"(f) real layouts: {len(reference.papers)} papers vs the captions they print, per family")
+    checks, floor = [], 0.0
+    for entry in reference.papers:
+        pdf = SHARED / "papers" / entry.file
+        floor += floor_seconds(pdf)
+        try:
+            seconds, paper = extract_seconds(pdf, None)
+        except Exception as exc:  # an error on any paper is a result to print, not a stop
+            checks.append(LayoutCheck(entry.file, entry.family, error=f"{type(exc).__name__}: {exc}"))
+            continue
+        checks.append(check_layout(entry, paper, seconds))
+    for check in checks:
+        if check.error or check.missed or check.extra or check.caption_only or check.junk:
+            print("  " + check.describe())
+    print(f"\n  {'family':22} {'papers':>6} {'captions found':>16} {'share':>6} {'has content':>12} "
+          f"{'unlabelled':>10} {'/paper':>6} {'not printed':>11} {'errors':>6} {'ms/page':>8}")
+    families = by_family(checks)
+    for fam in families:
+        print(f"  {fam.name:22} {fam.papers:6d} {f'{fam.found}/{fam.printed}':>16} {fam.found_share:6.3f} "
+              f"{fam.content_share:12.3f} {fam.junk:10d} {fam.junk_per_paper:6.2f} {fam.extra:11d} {fam.errors:6d} "
+              f"{1000 * fam.seconds / max(1, fam.pages):8.0f}")
+    total = families[-1]
+    ratio = total.seconds / floor if floor else 0.0
+    print(f"  captions found {total.found_share:.3f} [{bar(total.found_share >= CAPTIONS_BAR)}: >= {CAPTIONS_BAR}]; "
+          f"labelled items with content {total.content_share:.3f} [{bar(total.content_share >= CONTENT_BAR)}: >= {CONTENT_BAR}]; "
+          f"unlabelled per paper {total.junk_per_paper:.2f} [{bar(total.junk_per_paper <= JUNK_BAR)}: <= {JUNK_BAR:.0f}]; "
+          f"errors {total.errors} [{bar(total.errors == 0)}: none]")
+    print(f"  {total.pages} pages in {total.seconds:.0f} s: {1000 * total.seconds / max(1, total.pages):.0f} ms/page, "
+          f"{ratio:.2f}x the PyMuPDF floor (no crops)")
+    return {
+        "real_captions_found": round(total.found_share, 3),
+        "real_items_with_content": round(total.content_share, 3),
+        "real_unlabelled_per_paper": round(total.junk_per_paper, 2),
+        "real_not_printed_labels": total.extra,
+        "real_errors": total.errors,
+        "real_speed_ratio": round(ratio, 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2, help="timing runs per paper (best is kept)")
     parser.add_argument("--skip-memory", action="store_true", help="skip the 300-page memory probe")
     parser.add_argument("--skip-ocr", action="store_true", help="skip OCR of a scanned paper (seconds per page)")
+    parser.add_argument("--skip-real", action="store_true", help="skip the real-layout check of the 62 real papers")
+    parser.add_argument("--real-only", action="store_true", help="run only the real-layout check (f)")
     args = parser.parse_args()
     if not SHARED.is_dir():
         sys.exit(f"shared data not found at {SHARED}; set SPIQA_SHARED")
+    if args.real_only:
+        print()
+        print(json.dumps(real_layouts()))
+        return
     report = gold_quality()
     total = report.score()
     headline = {
@@ -309,6 +370,8 @@ def main() -> None:
         headline |= memory()
     if not args.skip_ocr:
         headline |= ocr_cost()
+    if not args.skip_real:
+        headline |= real_layouts()
     print()
     print(json.dumps(headline))
 

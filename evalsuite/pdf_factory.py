@@ -836,19 +836,21 @@ class PaperWriter:
         cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0 + gh + caption_gap) if caption else (None, False)
         self._expect(caption, "figure", region, cap_area, case, words, hyph)
 
-    def table(self, table: Table, caption: Caption, *, case: str, span: bool = False, caption_below: bool = False) -> None:
-        """A table: caption above (most styles) or below (ACL, ICML), body centred."""
+    def table(
+        self, table: Table, caption: Caption, *, case: str, span: bool = False, caption_below: bool = False, caption_gap: float = 6.0
+    ) -> None:
+        """A table: caption above (most styles) or below (ACL, ICML), body centred, `caption_gap` pt apart."""
         width = self.text_width if span or self.columns == 1 else self.column_width
         tw, th = table.size(width)
         cap_h = self._caption_height(caption, width)
-        x0, x1, y0 = self._float_area(cap_h + 6 + th, span)
+        x0, x1, y0 = self._float_area(cap_h + caption_gap + th, span)
         tx = x0 + (x1 - x0 - tw) / 2
         if caption_below:
             region = (tx, y0, tx + tw, y0 + th)
-            cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0 + th + 6)
+            cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0 + th + caption_gap)
         else:
             cap_area, hyph = self._caption_block(caption, x0, x1 - x0, y0)
-            region = (tx, y0 + cap_h + 6, tx + tw, y0 + cap_h + 6 + th)
+            region = (tx, y0 + cap_h + caption_gap, tx + tw, y0 + cap_h + caption_gap + th)
         words = table.draw(self.canvas, region)
         self._expect(caption, "table", region, cap_area, case, words, hyph, cells=table.rows)
 
@@ -1320,6 +1322,45 @@ def dense_paper(path: Path) -> SyntheticPaper:
     return w.save(path)
 
 
+def stacked_paper(path: Path) -> SyntheticPaper:
+    """A two-column results page (KDD-like): three tables stacked in one column with captions above
+    them, a caption filling its line right over a two-row header ("Amazon-Book  Last-FM" over
+    "recall  ndcg"), and a figure right under the last table, its caption below it."""
+    w, prose = PaperWriter(columns=2, side_margin=54.0, gutter=24.0), Prose(11)
+    w.title("Knowledge-aware Recommendation with Graph Attention", "Anonymous Authors")
+    w.paragraph(prose.sentences(12))
+    w.next_column()
+    tables = [
+        (
+            [["", "Amazon-Book", "", "Last-FM", ""], ["", "recall", "ndcg", "recall", "ndcg"],
+             ["FM", "0.1345", "0.0886", "0.0778", "0.1181"], ["NFM", "0.1366", "0.0913", "0.0829", "0.1214"],
+             ["KGAT", "0.1489", "0.1006", "0.0870", "0.1325"]],
+            "Overall performance comparison of the knowledge-aware recommenders on both data sets, in recall and ndcg at 20.",
+        ),
+        (
+            [["", "Amazon-Book", "", "Last-FM", ""], ["", "recall", "ndcg", "recall", "ndcg"],
+             ["GCN", "0.1381", "0.0931", "0.0879", "0.1316"], ["Sage", "0.1372", "0.0929", "0.0822", "0.1268"]],
+            "Effect of the aggregators on both data sets (recall, ndcg).",
+        ),
+        (
+            [["Depth", "Amazon-Book", "Last-FM"], ["1", "0.1393 (-6.4%)", "0.0877 (+0.8%)"], ["2", "0.1401 (-5.9%)", "0.0891 (+2.4%)"],
+             ["3", "0.1489", "0.0870"]],
+            "Effect of the number of propagation layers.",
+        ),
+    ]  # fmt: skip
+    for number, (rows, text) in enumerate(tables, start=1):
+        w.table(Table(rows), Caption("table", str(number), text, "Table {n}:"), case="tables stacked in one column (as in KGAT)", caption_gap=2.0)
+        w.y -= 8  # floats set close together, as LaTeX stacks them at the top of a column
+    w.figure(
+        BarChart(seed=111, categories=("FM", "NFM", "CKE", "KGAT")),
+        Caption("figure", "1", "Recall of each model on users grouped by sparsity.", "Figure {n}:"),
+        case="figure right under stacked tables",
+        scale=0.8,
+    )
+    w.paragraph(prose.sentences(10))
+    return w.save(path)
+
+
 def ieee_paper(path: Path) -> SyntheticPaper:
     """IEEE-like: two columns, "Fig. 1." captions, "TABLE I" labels in roman on their own line."""
     w, prose = PaperWriter(columns=2, side_margin=45.0, gutter=14.0), Prose(3)
@@ -1506,6 +1547,7 @@ PAPERS = {
     "acl": acl_paper,
     "lncs": lncs_paper,
     "dense": dense_paper,
+    "stacked": stacked_paper,
 }
 
 

@@ -38,7 +38,13 @@ SUBFIGURE = r"(?:\s?\([a-z]\)|[a-z](?![A-Za-z]))"
 # The words a caption opens with. Case matters: captions are typeset "Figure", "FIG." or "TABLE",
 # while a lower-case "figure 3 ..." opening a line is running text. A caption's number stands
 # alone: "Figure 3b: ..." labels a panel, and in "Figure 3 (b) ..." the panel letter is caption text.
-CAPTION_WORD = r"Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\."
+CAPTION_WORD = r"Figure|FIGURE|Fig\.|FIG\.|Fig|FIG|Table|TABLE|Tab\."
+# A series printed before the caption word numbers its items apart from the paper's, each with the
+# prefix a reference to it uses: "Supplementary Figure 2" is figure S2 (as "Figure S2" prints it),
+# "Extended Data Fig. 3" figure E3.
+_SERIES = r"(?P<series>Supplementa(?:ry|l)|SUPPLEMENTA(?:RY|L)|Suppl\.|Extended\s+Data|EXTENDED\s+DATA)\s+"
+_EXTENDED_PREFIX = "E"
+_EXTENDED_BEFORE = re.compile(r"extended\s+data\s*$", re.IGNORECASE)
 # The words that cite an item in running text or a question, any case, singular or plural.
 _REFERENCE_WORD = r"(?i:fig(?:ure)?s?\.?|tab(?:le)?s?\.?|tbl\.?)"
 _SEPARATOR = r"(?:,|and|&|or|to|\u2013|\u2014|-)"
@@ -47,7 +53,7 @@ _RANGE_DASH = r"(?:\u2013|\u2014|-|to)"
 MAX_RANGE = 19
 
 _CAPTION_RE = re.compile(
-    rf"^(?P<word>{CAPTION_WORD})\s*(?P<num>{NUMBER})(?=\W|$)\s*(?P<delim>[:.|\u2013\u2014-])?\s*(?P<rest>.*)$",
+    rf"^(?:{_SERIES})?(?P<word>{CAPTION_WORD})\s*(?P<num>{NUMBER})(?=\W|$)\s*(?P<delim>[:.|\u2013\u2014-])?\s*(?P<rest>.*)$",
     re.DOTALL,
 )
 _REFERENCE_RE = re.compile(
@@ -119,12 +125,16 @@ def parse_caption_label(text: str) -> CaptionLabel | None:
     m = _CAPTION_RE.match(text)
     if not m:
         return None
+    number = canonical_number(m["num"])
+    if m["series"]:
+        prefix = _EXTENDED_PREFIX if m["series"][0] in "eE" else PART_PREFIX
+        number = number if number.startswith(prefix) else prefix + number
     return CaptionLabel(
         kind=label_kind(m["word"]),
         word=m["word"],
         label=text[: m.end("num")].strip(),
         printed_number=m["num"],
-        number=canonical_number(m["num"]),
+        number=number,
         delimiter=m["delim"] or "",
         rest=m["rest"],
     )
@@ -157,6 +167,8 @@ def part_qualified(refs: list[LabelKey], present: Container[LabelKey]) -> list[L
 def find_label_refs(text: str) -> list[LabelKey]:
     """The (kind, number) items a sentence or question names, in order of appearance, no duplicates.
 
+    "Extended Data Fig. 3" names figure E3, as its caption is numbered (`parse_caption_label`).
+
     "Figs. 2 and 3(b)" -> figures 2 and 3; "Tables II-IV" -> tables 2, 3 and 4. A number qualified
     by a part ("Table 3 in the supplement", "supplementary Table 3") names that part's item first
     ("S3", see `PART_PREFIX`), then the paper's, which is what it names when numbering does not
@@ -167,6 +179,9 @@ def find_label_refs(text: str) -> list[LabelKey]:
         kind = label_kind(match["word"])
         numbers = match["numbers"]
         raws = _ONE_NUMBER.findall(numbers)
+        if _EXTENDED_BEFORE.search(text, 0, match.start()):  # "Extended Data Fig. 3" is never Figure 3
+            found.update(((kind, _EXTENDED_PREFIX + canonical_number(raw)), None) for raw in raws)
+            continue
         around = text[max(0, match.start() - _PART_BEFORE) : match.end() + _PART_AFTER]
         if _PART_WORD.search(around):
             found.update(((kind, PART_PREFIX + n), None) for raw in raws if (n := canonical_number(raw)).isdigit())

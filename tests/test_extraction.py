@@ -226,6 +226,21 @@ def test_multi_panel_figure_is_one_item(name: str, number: str, panels: int, cor
         assert _norm(sub) in _norm(found[0].text), f"sub-caption {sub!r} not in the figure's text {found[0].text!r}"
 
 
+def test_stacked_tables_keep_their_rows_and_headers(corpus: Corpus, extracted: dict[str, Paper]) -> None:
+    """Three tables stacked in one column over a figure (KDD-like): each caption takes the rows
+    between it and the next caption or figure, a header row stays with its table, and no caption
+    reads a table's header as its own last line."""
+    truth, paper = corpus.papers["stacked"], extracted["stacked"]
+    for want in truth.items:
+        found = _found(paper, want.kind, want.number)
+        assert len(found) == 1, f"{want.kind} {want.number}: {len(found)} items"
+        assert iou(found[0].bbox, want.bbox) >= 0.8, f"{want.kind} {want.number}: {found[0].bbox} for {want.bbox}"
+        assert _norm(found[0].caption) == _norm(want.caption), f"{want.kind} {want.number} caption {found[0].caption!r}"
+        if want.kind == "table":
+            assert found[0].table is not None and tuple(want.cells[0]) in found[0].table.header
+    assert not [f for f in paper.items if not f.number], "an unlabelled item on the stacked page"
+
+
 @pytest.mark.parametrize(("name", "pair"), [("one_column", ("2", "3")), ("two_column", ("4", "5"))])
 def test_side_by_side_figures_are_kept_apart(name: str, pair: tuple[str, str], extracted: dict[str, Paper], corpus: Corpus) -> None:
     a, b = (_found(extracted[name], "figure", n) for n in pair)
@@ -710,3 +725,33 @@ def test_render_scales_stay_within_their_pixel_bound() -> None:
     assert (14_400 * fit_dpi(300, 14_400, 14_400, 4_000_000) / 72) ** 2 <= 4_000_000
     assert fit_dpi(300, 612, 792, 40_000_000) == 300
     assert fit_dpi(300, 1e9, 1e9, 1) == 1
+
+
+def _manuscript_with_figures_at_the_end(path: Path) -> Path:
+    """A preprint's last pages: a page of text, a page of figure legends (no graphic), then the
+    figure alone on its page (bars and axis words, no caption)."""
+    doc = pymupdf.open()
+    text = "Results of the assay are reported for each condition and replicate in the sections below. " * 3
+    page = doc.new_page()
+    for i in range(20):
+        page.insert_text((72, 80 + 14 * i), text[i % 7 : i % 7 + 80], fontsize=10)
+    legends = doc.new_page()
+    legends.insert_text((72, 80), "Figure Legends", fontsize=12, fontname="hebo")
+    legends.insert_text((72, 110), "Figure 1. Binding of the protein to its partner across conditions.", fontsize=10)
+    legends.insert_text((72, 124), "Bars show the mean of three replicates; error bars the standard deviation.", fontsize=10)
+    figure = doc.new_page()
+    for i, height in enumerate((120, 200, 160, 240)):
+        figure.draw_rect(pymupdf.Rect(120 + 60 * i, 500 - height, 160 + 60 * i, 500), color=(0, 0, 0), fill=(0.3, 0.4, 0.8))
+        figure.insert_text((120 + 60 * i, 515), f"C{i + 1}", fontsize=8)
+    figure.draw_line((110, 500), (370, 500))
+    figure.draw_line((110, 500), (110, 240))
+    doc.save(path)
+    return path
+
+
+def test_a_legend_printed_before_its_figure_page_labels_that_figure(tmp_path: Path) -> None:
+    paper = extract_paper(_manuscript_with_figures_at_the_end(tmp_path / "manuscript.pdf"))
+    [item] = paper.items
+    assert (item.kind, item.number, item.page) == ("figure", "1", 3)
+    assert item.caption.startswith("Figure 1. Binding of the protein") and item.caption_bbox is None
+    assert item.bbox[1] < 260 and item.bbox[3] >= 500

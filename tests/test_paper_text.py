@@ -261,3 +261,43 @@ def test_one_line_collapses_whitespace_and_cuts_within_the_limit() -> None:
     cut = one_line("word " * 50, 20)
     assert len(cut) <= 20 and cut.endswith("…") and not cut[:-1].endswith(" ")
     assert one_line(None, 5) == ""
+
+
+def _spans_line(*spans: tuple[str, str, bool]) -> Line:
+    """A line printed in spans of (text, font, bold)."""
+    made = [Span(text=t, bbox=BOX, size=9.0, font=font, bold=bold) for t, font, bold in spans]
+    return Line(text="".join(t for t, _, _ in spans).strip(), bbox=BOX, size=9.0, spans=made, block=0, index=0)
+
+
+@pytest.mark.parametrize(
+    ("spans", "key"),
+    [
+        # Label and title in one face, a span per word, then the legend in another face.
+        ([("Fig.", "F1", False), (" 2", "F1", False), (" Activity", "F1", False), (" of receptors.", "F1", False),
+          (" a A tree", "F2", False)], ("figure", "2")),
+        ([("FIG", "Sans-B", True), (" 1", "Sans-B", True), (" Desiccation tolerance.", "Sans", False)], ("figure", "1")),
+        ([("Fig. 1", "Sans-B", True)], ("figure", "1")),  # a bold label alone above its legend
+        ([("Supplemental Figure 2 | Variants in the brain", "Sans", False)], ("figure", "S2")),
+        ([("Extended Data Fig. 3 | Panels of the screen", "Sans", False)], ("figure", "E3")),
+        ([("KEY RESOURCES TABLE", "Sans-H", True)], ("table", "")),
+    ],
+)
+def test_caption_styles_of_every_house(spans: list[tuple[str, str, bool]], key: tuple[str, str]) -> None:
+    found = match_caption_line(_spans_line(*spans))
+    assert found is not None and (found[0], found[2]) == key
+
+
+@pytest.mark.parametrize(
+    "spans",
+    [
+        [("Fig.", "Serif", False), (" 2 B shows the activation of the charge state", "Serif", False)],
+        [("Fig. 1", "Serif", False)],  # a plain label alone: a table cell or an axis title
+        [("Lookup table", "Serif", False)],  # "table" closing a line that is no heading
+    ],
+)
+def test_running_text_and_plain_labels_are_no_captions(spans: list[tuple[str, str, bool]]) -> None:
+    assert match_caption_line(_spans_line(*spans)) is None
+
+
+def test_extended_data_names_its_own_figure() -> None:
+    assert find_label_refs("as Extended Data Fig. 3b shows, and Fig. 2") == [("figure", "E3"), ("figure", "2")]

@@ -7,10 +7,12 @@ to a change of font size or an unusually large line gap.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from spiqa_demo.extraction.geometry import union
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, join_lines
+from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, Span, join_lines
 from spiqa_demo.paper_text import parse_caption_label, roman_to_int
 from spiqa_demo.types import BBox, Kind
 
@@ -31,6 +33,11 @@ _ALONE = 1.0
 _SURE = 2.0
 # "Figure 3 shows ...": running text, not a caption.
 _RUNNING_TEXT = 3.0
+# A line after one ending so continues a sentence or a list ("Figure S1: Abundance;"): no caption opens it.
+_LIST_GOES_ON = (",", ";")
+# A table headed "KEY RESOURCES TABLE": one to three words, then "table"; as sure as a delimited label.
+_HEADING_TABLE = re.compile(r"^(?:[A-Za-z][\w-]*\s+){1,3}table$", re.IGNORECASE)
+_HEADING_SCORE = 2.0
 # A line scoring less than this is not a caption.
 _MIN_SCORE = 1.0
 # The label's first span holds at least its first this many characters when the label is typeset apart.
@@ -64,6 +71,8 @@ _CENTRED = 2
 # Caption rows are set at the first line's size give or take this much (pt); sub- and superscripts
 # on their own rows are not.
 _SIZE_SLACK = 1.2
+# Words of a line further apart than this many font sizes are cells of a table row.
+_CELL_GAP = 1.5
 # A row is filled when it ends within this many font sizes of the right edge; a lowercase row
 # continues an unfinished sentence when it starts within this many points of the first line.
 _FILLED = 3
@@ -83,22 +92,39 @@ class Caption:
     score: float
 
 
-def _label_stands_out(line: Line, label: str) -> bool:
-    """The label is typeset differently from the text after it (bold/italic/small caps)."""
+def _style(span: Span) -> tuple[str, bool]:
+    return span.font, span.bold
+
+
+def _label_stands_out(line: Line, label: str, following: Line | None) -> bool:
+    """The label is typeset apart: in another font or weight than the text the line ends with (a
+    bold "Figure 3:" before roman text; "Fig. 2 Title." in a bold face, then the legend in roman;
+    the `following` line of its block when the title fills the first), or bold and alone on its
+    line ("Fig. 1" above its legend). Label and title often come in many spans of one font (a span
+    per word), so the label's spans are found by their characters."""
     first = line.spans[0]
-    if len(line.spans) == 1:
+    if not label.startswith(first.text.strip()[:_LABEL_PREFIX]):
         return False
-    rest = next((s for s in line.spans[1:] if s.text.strip()), None)
-    return rest is not None and label.startswith(first.text.strip()[:_LABEL_PREFIX]) and (
-        first.font != rest.font or first.bold != rest.bold
-    )
+    wanted, seen, last_of_label = len("".join(label.split())), 0, 0
+    for i, span in enumerate(line.spans):
+        seen += len("".join(span.text.split()))
+        last_of_label = i
+        if seen >= wanted:
+            break
+    style, ending = _style(line.spans[last_of_label]), _style(line.spans[-1])
+    if seen == wanted and last_of_label == len(line.spans) - 1 and all(s.bold for s in line.spans):
+        return True
+    if ending == style and following is not None:
+        ending = _style(following.spans[-1])
+    return ending != style
 
 
-def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
-    """(kind, printed label, number, confidence) when the line opens like a caption, else None."""
+def match_caption_line(line: Line, following: Line | None = None) -> tuple[Kind, str, str, float] | None:
+    """(kind, printed label, number, confidence) when the line opens like a caption, else None;
+    `following`: the next line of its block, if any."""
     found = parse_caption_label(line.text)
     if found is None:
-        return None
+        return _heading_table(line)
     word, delim, rest = found.word, found.delimiter, found.rest
     if roman_to_int(found.printed_number) is not None and word not in _ROMAN_WORDS:
         return None
@@ -107,7 +133,7 @@ def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
         score += _DELIMITER
     elif delim == "-":
         score += _HYPHEN
-    if _label_stands_out(line, found.label):
+    if _label_stands_out(line, found.label, following):
         score += _STANDS_OUT
     if word.isupper():
         score += _UPPER_CASE
@@ -120,16 +146,28 @@ def match_caption_line(line: Line) -> tuple[Kind, str, str, float] | None:
     return found.kind, found.label, found.number, score
 
 
+def _heading_table(line: Line) -> tuple[Kind, str, str, float] | None:
+    """A table captioned by a heading instead of a numbered label ("KEY RESOURCES TABLE", "Key
+    resources table"): a short line whose last word is "table", set in bold or capitals. Its label
+    is the heading; it has no number."""
+    text = line.text.strip()
+    if not _HEADING_TABLE.match(text) or not (text.isupper() or all(s.bold for s in line.spans)):
+        return None
+    return "table", text, "", _HEADING_SCORE
+
+
 def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
     """Captions on a page: blocks whose first line matches, cut where the caption paragraph ends."""
     starts = []
     for block in page.blocks:
         for i, line in enumerate(block.lines):
-            found = match_caption_line(line)
+            found = match_caption_line(line, block.lines[i + 1] if i + 1 < len(block.lines) else None)
             if not found:
                 continue
             if i > 0 and block.number in page.body_blocks and not _starts_new_paragraph(block.lines[i - 1], line):
                 continue  # "... shown in\nTable 2. Next ..." inside a paragraph
+            if i > 0 and block.lines[i - 1].text.endswith(_LIST_GOES_ON):
+                continue  # "...; Figure S2: Abundance;\nFigure S3: ..." in a list of supplementary files
             starts.append((line, found))
             break
     captions = []
@@ -198,12 +236,26 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
         filled = on_centre if centred else row_right >= right_edge - _FILLED * size or _continues(lines[-1], line, first)
-        if next_row and (not filled or match_caption_line(line)):
+        if next_row and (not filled or match_caption_line(line) or _is_table_row(line, candidates, box[0], right_edge)):
             break
         row_right = line.x1 if next_row else max(row_right, line.x1)
         lines.append(line)
         box = union([box, line.bbox])
     return lines
+
+
+def _is_table_row(line: Line, lines: list[Line], left: float, right: float) -> bool:
+    """The row of `line` (its pieces between `left` and `right`) holds words set apart by more than
+    `_CELL_GAP` font sizes: a table's header or row of cells right under its caption
+    ("Amazon-Book    Last-FM"), not a line of the caption's sentence."""
+    row = [
+        s for ln in lines
+        if min(ln.y1, line.y1) - max(ln.y0, line.y0) > _SAME_ROW_OVERLAP * (line.y1 - line.y0)
+        and ln.x0 >= left - _LEFT_SLACK and ln.x1 <= right + _RIGHT_SLACK
+        for s in ln.spans
+    ]  # fmt: skip
+    row.sort(key=lambda s: s.bbox[0])
+    return any(b.bbox[0] - a.bbox[2] > _CELL_GAP * line.size for a, b in pairwise(row))
 
 
 def _continues(previous: Line, line: Line, first: Line) -> bool:

@@ -21,7 +21,8 @@ from spiqa_demo.types import Figure, round_bbox
 
 
 def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
-    """One region per (kind, number): the caption with the strongest caption evidence wins."""
+    """One region per (kind, number), or per heading for a table captioned by one ("KEY RESOURCES
+    TABLE", no number): the caption with the strongest caption evidence wins."""
     best: dict[tuple[str, str], tuple[float, PageFrame, Region]] = {}
     out = []
     for page, region in regions:
@@ -29,7 +30,7 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
         if caption is None:
             out.append((page, region))
             continue
-        key = (caption.kind, caption.number)
+        key = (caption.kind, caption.number or caption.label.upper())
         if key not in best or caption.score > best[key][0]:
             best[key] = (caption.score, page, region)
     return out + [(page, region) for _, page, region in best.values()]
@@ -50,7 +51,9 @@ def make_items(
         caption: Caption | None = region.caption
         if page.number not in words_of:
             words_of[page.number] = _words(doc, page.number)
-        words = region_words(words_of[page.number], region.bbox, caption.bbox if caption else None)
+        # A legend printed on another page (`legends`) has no box on this one.
+        caption_bbox = caption.bbox if caption is not None and caption.page == page.number else None
+        words = region_words(words_of[page.number], region.bbox, caption_bbox)
         kind = caption.kind if caption else "figure"
         if figure_ocr is not None and page.number not in ocr_words:  # a table pasted as an image is read too
             words += figure_ocr.words(doc[page.number - 1], region.bbox, words)
@@ -63,7 +66,7 @@ def make_items(
                 page=page.number,
                 bbox=round_bbox(region.bbox),
                 caption=caption.text if caption else "",
-                caption_bbox=round_bbox(caption.bbox) if caption else None,
+                caption_bbox=round_bbox(caption_bbox) if caption_bbox else None,
                 text=table.to_markdown() if table is not None else figure_text(words),
                 table=table,
                 part=part.name if part is not None and page.number >= part.page else "",

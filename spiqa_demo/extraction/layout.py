@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
@@ -103,6 +103,8 @@ _ONE_LINE_WORDS = 6
 _HEADING_MAX_WORDS = 12
 _HEADING_MAX_LINES = 3
 _HEADING_MIN_WORDS = 2
+# ... one of them at least this long.
+_HEADING_MIN_WORD = 3
 _HEADING_SMALLER = 0.5
 # An indented paragraph (abstract, quotation): at least this many lines before its last, which end
 # within this many points of one right edge, and at least this share of its words has letters.
@@ -121,6 +123,10 @@ _WRAPPED_JUSTIFIED = 0.8
 # The top and bottom bands of a page (shares of its height) where running headers and footers lie.
 _TOP_BAND = 0.085
 _BOTTOM_BAND = 0.92
+# Running graphics (logos, tabs) lie within this share of the page's height from its top (a logo
+# reaches lower than a running line), and are thicker than this (pt) both ways (not rules).
+_DRESS_TOP = 0.1
+_DRESS_RULE = 2
 # Running lines are compared at heights rounded to this many points.
 _MARGIN_GRID = 4
 # A running line recurs on this many pages (fewer in a document shorter than `_SHORT_DOCUMENT`).
@@ -266,6 +272,7 @@ class DocumentLayout:
     body_size: float
     columns: list[tuple[float, float]]
     running: set[tuple[int, str]] = field(default_factory=set)
+    running_graphics: set[tuple[int, int, int, int]] = field(default_factory=set)  # `_graphic_key`s
 
     @property
     def text_left(self) -> float:
@@ -447,7 +454,7 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
         rights[right] += 1
         pairs[left, right] += 1
     columns = _columns(lefts, rights, pairs, len(body_lines), width)
-    return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages))
+    return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages), running_graphics=running_graphics(pages, columns))
 
 
 def _columns(
@@ -491,7 +498,14 @@ def _peaks(counter: Counter[int], minimum: float) -> list[int]:
 
 
 def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
-    """Find the running header/footer bounds and the body-text blocks (paragraphs that bound figure regions)."""
+    """Find the running header/footer bounds and the body-text blocks (paragraphs that bound figure
+    regions); the running graphics (`running_graphics`) are left out of the page's graphics."""
+    if doc.running_graphics:
+        page = replace(
+            page,
+            drawings=[b for b in page.drawings if _graphic_key(b) not in doc.running_graphics],
+            images=[b for b in page.images if _graphic_key(b) not in doc.running_graphics],
+        )
     body = frozenset(
         block.number for block in page.blocks if is_body_block(block, doc) and not _inside_graphic(block.bbox, page)
     )
@@ -601,8 +615,10 @@ def _is_heading_block(block: Block, doc: DocumentLayout) -> bool:
         return False
     if not all(s.bold for line in block.lines for s in line.spans if s.text.strip()):
         return False
-    first = block.lines[0]
-    return any(abs(first.x0 - left) <= _EDGE_SLACK for left, _ in doc.columns) and len(block.text.split()) >= _HEADING_MIN_WORDS
+    first, words = block.lines[0], block.text.split()
+    if max((len(w) for w in words), default=0) < _HEADING_MIN_WORD:
+        return False  # a row of bold panel letters ("F  G  H") over a figure's panels
+    return any(abs(first.x0 - left) <= _EDGE_SLACK for left, _ in doc.columns) and len(words) >= _HEADING_MIN_WORDS
 
 
 def _looks_like_heading(line: Line) -> bool:
@@ -632,6 +648,27 @@ def running_lines(pages: Sequence[PageLayout]) -> set[tuple[int, str]]:
         counts.update(
             {_margin_key(ln) for ln in page.lines if (_in_top(ln, page) or _in_bottom(ln, page)) and re.search("[A-Za-z]{2}", ln.text)}
         )
+    needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
+    return {key for key, n in counts.items() if n >= needed}
+
+
+def _graphic_key(box: BBox) -> tuple[int, int, int, int]:
+    return round(box[0] / _MARGIN_GRID), round(box[1] / _MARGIN_GRID), round(box[2] / _MARGIN_GRID), round(box[3] / _MARGIN_GRID)
+
+
+def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, float]]) -> set[tuple[int, int, int, int]]:
+    """Keys of graphics at the page's edge (inside its top or bottom band, or outside the text
+    area's sides) that recur at the same place on as many pages as a running line
+    does: a journal's logo, a tab on the page's side, a rule under the running header. They are the
+    page's dress, not a figure's panels."""
+    counts: Counter[tuple[int, int, int, int]] = Counter()
+    left, right = min(c[0] for c in columns), max(c[1] for c in columns)
+    for page in pages:
+        counts.update({
+            _graphic_key(b) for b in page.drawings + page.images
+            if min(b[2] - b[0], b[3] - b[1]) > _DRESS_RULE
+            and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right)
+        })  # fmt: skip
     needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}
 

@@ -10,7 +10,8 @@ own (pdffigures2's `FigureExtractor`):
    page's region search (`regions`), its passages (`passages`) and bibliography rows
    (`references`); a page's glyph runs are dropped once it is searched, so a long paper is held
    one page at a time;
-4. `find_all_regions`: each caption's region, with the side the paper sets content on (`regions`);
+4. `find_all_regions`: each caption's region, with the side the paper sets content on (`regions`),
+   and legends printed on another page than their figure paired with it (`legends`);
 5. `make_items` (`items`): one figure or table per label, with its text (`tables`, `figure_ocr`),
    numbered in its part where a supplement numbers from 1 again (`parts`);
 6. mentions and citations: the sentences citing each item (`passages.attach_mentions`) and the
@@ -39,6 +40,7 @@ from spiqa_demo.extraction.document import open_pdf, read_arxiv_id
 from spiqa_demo.extraction.figure_ocr import figure_ocr_warnings, figure_reader
 from spiqa_demo.extraction.items import make_items
 from spiqa_demo.extraction.layout import DocumentLayout, PageFrame, PageLayout, analyse_document, classify_page, read_page
+from spiqa_demo.extraction.legends import pair_legends
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, blank_page, reason
 from spiqa_demo.extraction.parts import find_part_start, page_part_name
 from spiqa_demo.extraction.passages import attach_mentions, page_passages
@@ -53,7 +55,7 @@ from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "8"
+EXTRACTOR_VERSION = "11"
 
 # The share of the progress bar reading the pages takes; cropping takes the rest (searching and
 # linking are quick next to either).
@@ -211,11 +213,12 @@ def search_pages(pages: deque[PageLayout], layout: DocumentLayout, log: StageLog
 
 def find_all_regions(searches: list[PageSearch], log: StageLog) -> list[tuple[PageFrame, Region]]:
     """Stage 4: every caption's region and the unlabelled figures, on each page, once the paper's
-    caption sides are known (a vote over all pages)."""
+    caption sides are known (a vote over all pages); then legends printed apart from their figures
+    are paired with them (`legends`)."""
     sides = caption_sides(searches)
     for search in searches:
         log.candidates(search, sides)
-    regions = [(s.page, r) for s in searches for r in find_regions(s, sides)]
+    regions = pair_legends(searches, [(s.page, r) for s in searches for r in find_regions(s, sides)])
     log.regions(regions)
     return regions
 

@@ -77,6 +77,8 @@ _SPAN_SLACK = 6
 _COVERS_SPAN = 0.5
 _BAND_SLACK = 6
 _MOSTLY_IN_BAND = 0.6
+# A graphic no thicker than this (pt) is a rule.
+_RULE = 2
 # A region with no graphic needs at least this many text lines (a table without rules).
 _MIN_TEXT_LINES = 2
 # Content further than this from its caption (pt) is not its figure.
@@ -94,12 +96,12 @@ _TITLE_SMALLER = 0.5
 # -- graphics no caption claimed (`_unlabelled`) --------------------------------------------------
 # Graphics this close (pt) are one group.
 _GROUP_GAP = 8
+# A text line at most this many font sizes wide and high may be a panel's letter ("A", "(b)").
+_PANEL_LETTER = 2.0
+# ... and set no larger than this many times the body size.
+_PANEL_LETTER_SIZE = 1.5
 # A group more than this share inside a region is already that region's.
 _CLAIMED_SHARE = 0.3
-# A group continues a captioned region at most this many open gaps away, when it lies under (over)
-# more than this share of the region's width.
-_CONTINUED_GAPS = 2
-_CONTINUED_WIDTH = 0.7
 # A group in the top or bottom band of the page (shares of its height) and lower than this share of
 # the page is a logo or a rule of the margin.
 _TOP_BAND = 0.06
@@ -137,6 +139,7 @@ class Candidate:
     gap: float
     score: float
     bbox: BBox
+    drawn: bool  # it holds a graphic other than a rule (`_drawn`)
 
 
 Sides = dict[str, str]
@@ -156,28 +159,35 @@ class PageSearch:
         self.full_width = {
             key: len(doc.columns) > 1 and (x1 - x0) > _FULL_WIDTH_COLUMNS * column for key, (x0, x1) in self.spans.items()
         }
+        self.body_size = doc.body_size
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
-        self.caption_boxes = [c.bbox for c in captions]
         self.columns = {c: doc.column_of(c.bbox[0], c.bbox[2]) for c in captions}
 
     def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[Candidate]:
         out = []
+        content_sides = {c.bbox: sides[c.kind] for c in self.captions}
         for c in self.captions:
             if c in done:
                 continue
+            own = []
             for direction in ("up", "down"):
                 cand = _candidate(
                     self.page, c, direction, self.spans[c], self.elements, self.blockers, claimed,
-                    self.max_gap, self.caption_boxes, sides[c.kind], self.full_width[c],
+                    self.max_gap, content_sides, sides[c.kind], self.full_width[c],
                 )  # fmt: skip
                 if cand is not None:
-                    out.append(cand)
+                    own.append(cand)
             left, right = self.columns[c]
             if c.bbox[2] - c.bbox[0] < _SIDE_CAPTION * (right - left):
                 for direction in ("left", "right"):
                     cand = _beside(c, direction, (left, right), self.elements, self.blockers, claimed, self.max_gap)
                     if cand is not None:
-                        out.append(cand)
+                        own.append(cand)
+            if c.kind == "figure" and any(cand.drawn and cand.direction == sides[c.kind] for cand in own):
+                # A figure drawn on its usual side: the text on its other side is its legend (set
+                # apart from the caption's first line), or a neighbour's, never this figure.
+                own = [cand for cand in own if cand.drawn]
+            out += own
         return sorted(out, key=lambda cand: cand.score)
 
 
@@ -186,11 +196,15 @@ def caption_sides(searches: list[PageSearch]) -> Sides:
 
     A paper sets all its table captions above or all below (mostly); voting on the nearer side
     of each caption keeps a stack of tables from shifting every caption onto its neighbour's table.
+    Only a figure candidate holding a graphic votes for figures: a legend set in smaller type under
+    its caption (Cell Press, Nature) is the nearest text to every caption, not the figures' side.
     """
     votes: dict[str, Counter[str]] = {"figure": Counter(), "table": Counter()}
     for search in searches:
         best: dict[Caption, Candidate] = {}
         for cand in search.candidates(DEFAULT_SIDES, set(), set()):
+            if cand.caption.kind == "figure" and not cand.drawn:
+                continue
             if cand.caption not in best or cand.gap < best[cand.caption].gap:
                 best[cand.caption] = cand
         for cand in best.values():
@@ -263,13 +277,16 @@ def _content_elements(page: ClassifiedPage, captions: list[Caption]) -> list[Ele
         return glyph_like or any(_meet(expand(line.bbox, _ON_LINE), box) for line in block.lines)
 
     out: list[Element] = []
+    caption_boxes = [c.bbox for c in captions]
+    images = set(page.images)
     for box in page.drawings + page.images:
         if not inside_margins(box):
             continue
         if any(in_paragraph(box, b) for b in body):
             continue  # rules and glyph-like paths inside paragraphs (fraction bars, underlines)
+        if box not in images and any(overlap(box, c) > _IN_CAPTION * area(c) for c in caption_boxes):
+            continue  # a frame or a shade drawn behind a caption (EMBO's boxed legends) is not its figure
         out.append(Element(box, graphic=True))
-    caption_boxes = [c.bbox for c in captions]
     for block in page.blocks:
         if block.number in page.body_blocks:
             continue
@@ -333,7 +350,7 @@ def _candidate(
     blockers: list[BBox],
     claimed: set[int],
     max_gap: float,
-    caption_boxes: list[BBox],
+    content_sides: dict[BBox, str],
     usual: str,
     full_width: bool,
 ) -> Candidate | None:
@@ -358,7 +375,8 @@ def _candidate(
         top, bottom = cy1, (nearest[1] if nearest else page.footer_top)
     # Content between two captions is shared: split it at a clear gap. Content bounded by body
     # text belongs to this caption whole (diagrams have wide internal gaps).
-    if nearest is None or nearest not in caption_boxes:
+    bounded_by = content_sides.get(nearest) if nearest is not None else None
+    if bounded_by is None:
         max_gap *= _OPEN_GAP_FACTOR
     if bottom - top < _MIN_BAND:
         return None
@@ -377,6 +395,8 @@ def _candidate(
             boxes[i] = (ex0, ey0, ex1, ey1)
         elif el.graphic and min(ey1, bottom) - max(ey0, top) > _MOSTLY_IN_BAND * (ey1 - ey0):
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
+    if bounded_by == ("up" if direction == "down" else "down"):
+        boxes = _near_part(boxes, direction)
     chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
     chosen = _trim_far_text(chosen, boxes, elements, direction, body_size, first_page=page.number == 1)
     if not chosen or (not any(elements[i].graphic for i in chosen) and len(chosen) < _MIN_TEXT_LINES):
@@ -387,7 +407,7 @@ def _candidate(
     score += _text_only_penalty(caption, chosen, boxes, elements, box)
     if full_width:
         score -= _FULL_WIDTH_BONUS
-    return Candidate(caption, direction, chosen, gap, score, box)
+    return Candidate(caption, direction, chosen, gap, score, box, _drawn(chosen, elements))
 
 
 def _beside(
@@ -433,7 +453,16 @@ def _beside(
         return None
     gap = cx0 - box[2] if direction == "left" else box[0] - cx1
     score = max(gap, 0.0) + _BESIDE_PENALTY + _text_only_penalty(caption, chosen, boxes, elements, box)
-    return Candidate(caption, direction, sorted(chosen), gap, score, box)
+    return Candidate(caption, direction, sorted(chosen), gap, score, box, _drawn(chosen, elements))
+
+
+def is_drawn(element: Element) -> bool:
+    """A graphic that is more than a rule (a rule sets a legend or a table apart)."""
+    return element.graphic and min(element.bbox[2] - element.bbox[0], element.bbox[3] - element.bbox[1]) > _RULE
+
+
+def _drawn(chosen: list[int], elements: list[Element]) -> bool:
+    return any(is_drawn(elements[i]) for i in chosen)
 
 
 def _text_only_penalty(caption: Caption, chosen: list[int], boxes: dict[int, BBox], elements: list[Element], box: BBox) -> float:
@@ -466,6 +495,27 @@ def _trim_far_text(
     return kept
 
 
+def _near_part(boxes: dict[int, BBox], direction: str) -> dict[int, BBox]:
+    """The content on this caption's side of the widest gap in `boxes`: the band is bounded by a
+    caption whose content faces this one (a table's caption above its rows, a figure's caption under
+    its graphic), so the band holds both items, one after the other (stacked tables, a figure under
+    a table); each caption takes its part of the band."""
+    up = direction == "up"
+    order = sorted(boxes, key=lambda i: -boxes[i][3] if up else boxes[i][1])
+    widest, cut = 0.0, len(order)
+    frontier: float | None = None
+    for n, i in enumerate(order):
+        _, y0, _, y1 = boxes[i]
+        if frontier is not None:
+            gap = frontier - y1 if up else y0 - frontier
+            if gap > widest:
+                widest, cut = gap, n
+            frontier = min(frontier, y0) if up else max(frontier, y1)
+        else:
+            frontier = y0 if up else y1
+    return {i: boxes[i] for i in order[:cut]}
+
+
 def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: float) -> list[int]:
     """The elements reached from the caption edge without crossing a vertical gap over `max_gap`.
 
@@ -486,8 +536,9 @@ def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: fl
 
 
 def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) -> list[Region]:
-    """Graphics no caption claimed: merged into the captioned region they continue (a panel past a
-    wide gap), else kept as unlabelled figures when large (logos and stray rules are too small)."""
+    """Graphics no caption claimed: merged into the captioned region they complete (panels past a
+    wide gap or beside it), else kept as unlabelled figures when large (logos and stray rules are
+    too small)."""
     page, elements = search.page, search.elements
     free = [el.bbox for i, el in enumerate(elements) if i not in claimed and el.graphic]
     groups: list[BBox] = []
@@ -499,34 +550,74 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
                 break
         else:
             groups.append(box)
-    page_area = page.width * page.height
-    out = []
-    for g in groups:
-        if any(overlap(g, r.bbox) > _CLAIMED_SHARE * area(g) for r in regions):
-            continue
-        host = _continued_region(g, regions, search.blockers, _CONTINUED_GAPS * search.max_gap * _OPEN_GAP_FACTOR)
-        if host is not None:
+    left = groups
+    merged = True
+    while merged:  # a region grown by one group may reach the next
+        merged, pending = False, []
+        for g in left:
+            if any(overlap(g, r.bbox) > _CLAIMED_SHARE * area(g) for r in regions):
+                continue
+            host = _completed_region(g, regions, search.blockers)
+            if host is None:
+                pending.append(g)
+                continue
             host.bbox = union([host.bbox, g])
+            merged = True
+        left = pending
+    for i, el in enumerate(elements):  # panel letters ("A", "(b)") set beside the panels they name
+        if i in claimed or el.graphic or max(el.bbox[2] - el.bbox[0], el.bbox[3] - el.bbox[1]) > _PANEL_LETTER * el.size:
             continue
+        if el.size > _PANEL_LETTER_SIZE * search.body_size:  # a logo's glyphs
+            continue
+        if any(overlap(el.bbox, r.bbox) > 0 for r in regions):
+            continue
+        host = _completed_region(el.bbox, regions, search.blockers)
+        if host is not None and host.caption is not None and host.caption.kind == "figure":
+            host.bbox = union([host.bbox, el.bbox])
+    page_area = page.width * page.height
+
+    def figure_sized(g: BBox) -> bool:
         in_margin = (g[1] < _TOP_BAND * page.height or g[3] > _BOTTOM_BAND * page.height) and g[3] - g[1] < _MARGIN_GROUP_HEIGHT * page.height
-        if not in_margin and area(g) >= _MIN_FIGURE_SHARE * page_area and (g[2] - g[0]) >= _MIN_FIGURE_WIDTH and (g[3] - g[1]) >= _MIN_FIGURE_HEIGHT:
-            out.append(Region(None, g))
+        return not in_margin and area(g) >= _MIN_FIGURE_SHARE * page_area and (g[2] - g[0]) >= _MIN_FIGURE_WIDTH and (g[3] - g[1]) >= _MIN_FIGURE_HEIGHT
+
+    return [Region(None, g) for g in _joined([g for g in left if figure_sized(g)], regions, search.blockers)]
+
+
+def _joined(groups: list[BBox], regions: list[Region], blockers: list[BBox]) -> list[BBox]:
+    """`groups` joined wherever the box holding two of them meets no paragraph, caption or region:
+    the panels of a figure whose caption is on another page (a figure set on a page of its own)."""
+    out = list(groups)
+    joined = True
+    while joined:
+        joined = False
+        for a in range(len(out)):
+            for b in range(a + 1, len(out)):
+                hull = expand(union([out[a], out[b]]), -_TOUCH)
+                if any(overlap(hull, x) > 0 for x in blockers) or any(overlap(hull, r.bbox) > 0 for r in regions):
+                    continue
+                out[a] = union([out[a], out[b]])
+                del out[b]
+                joined = True
+                break
+            if joined:
+                break
     return out
 
 
-def _continued_region(group: BBox, regions: list[Region], blockers: list[BBox], max_gap: float) -> Region | None:
-    """The captioned region right above/below `group` (within `max_gap`) with nothing in between."""
+def _completed_region(group: BBox, regions: list[Region], blockers: list[BBox]) -> Region | None:
+    """The nearest captioned region whose box joined with `group` holds no paragraph, no caption and
+    no other region: nothing of the page's text separates them, so they are one figure (pdffigures2
+    grows a figure up to the body text and captions around it; the panels of a figure set across
+    the page over a caption in one column lie beside the part its column holds)."""
+    best: tuple[float, Region] | None = None
     for region in regions:
+        if region.caption is None:
+            continue
+        hull = expand(union([region.bbox, group]), -_TOUCH)
+        if any(overlap(hull, b) > 0 for b in blockers) or any(o is not region and overlap(hull, o.bbox) > 0 for o in regions):
+            continue
         r = region.bbox
-        if region.caption is None or min(r[2], group[2]) - max(r[0], group[0]) < _CONTINUED_WIDTH * (group[2] - group[0]):
-            continue
-        lo, hi = (r[3], group[1]) if group[1] >= r[3] else (group[3], r[1])
-        if hi < lo - _TOUCH or hi - lo > max_gap:
-            continue
-        cap = region.caption.bbox
-        if lo - _TOUCH <= cap[1] <= hi + _TOUCH:
-            continue  # the caption sits between them
-        between = [b for b in blockers if b[1] < hi and b[3] > lo and min(b[2], group[2]) - max(b[0], group[0]) > 0]
-        if not between:
-            return region
-    return None
+        distance = max(r[0] - group[2], group[0] - r[2], 0.0) + max(r[1] - group[3], group[1] - r[3], 0.0)
+        if best is None or distance < best[0]:
+            best = (distance, region)
+    return best[1] if best is not None else None
