@@ -1,14 +1,16 @@
-"""Paper loads read in worker processes: a hostile PDF costs its own process, never the web server.
+"""Work that may cost more than a bounded amount runs in worker processes, never in the web server:
+paper loads, cited papers, the viewer's page images, and the scoring of result files.
 
-Each slot of `loading`'s queue has one `LoadWorker`: a Python process of its own, started as
-`python -m spiqa_demo.ui.load_workers` (so it imports no web server and inherits none of its
-threads) and reused load after load. It opens the paper the one way papers are opened,
-`spiqa_demo.library.open_paper`: extracted through the cache and indexed, the index saved beside
-the cache entry, from where the server loads it without embedding anything. Before each load the
-worker limits its own processor time (RLIMIT_CPU, `SPIQA_UI_LOAD_CPU_S` beyond what it has used):
-a load past it is killed by the kernel, its message says so, and the slot's next load starts a new
-worker. Requests and replies cross the process's pipes as pickles: progress, the extracted paper
-(so the gallery shows while the index is built), then the outcome. This module imports no Gradio.
+A `Worker` is one Python process of its own, started as `python -m spiqa_demo.ui.workers` (so it
+imports no web server and inherits none of its threads) and reused task after task, by one caller
+at a time. A task is a module-level function (pickled by name) called in the worker as
+`task(report, *args)`: `report` sends messages (progress, an extracted paper) to the caller's `hear`
+while it runs, and what it returns is the caller's result. Before each task the worker limits
+itself: processor time (RLIMIT_CPU, `Limits.cpu_s` beyond what it has used: past it the kernel kills
+it) and memory (RLIMIT_AS, `Limits.memory_mb` beyond what it holds: an allocation past it fails).
+The caller's message says which limit stopped a task, `on_death` cleans up after a killed one (its
+staging folders), and the next task starts a new worker. Requests and replies cross the process's
+pipes as pickles. This module imports no Gradio.
 """
 
 from __future__ import annotations
@@ -23,77 +25,100 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.settings import Settings
-from spiqa_demo.types import Paper, Progress
+from spiqa_demo.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Report = Callable[[tuple[Any, ...]], None]
 
 # One math thread per worker: the workers share the machine with each other and with the server.
 _WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
-class LoadWorker:
-    """One worker process (started on first use, and again after it dies), used by one slot at a time."""
+@dataclass(frozen=True)
+class Limits:
+    """What one task may use: `cpu_s` processor seconds (set by the variable `cpu_setting`, named when
+    it stops a task) and `memory_mb` megabytes beyond what the worker holds before it."""
 
-    def __init__(self) -> None:
+    cpu_s: int
+    memory_mb: int
+    cpu_setting: str
+
+
+def _ignore(_: tuple[Any, ...]) -> None:
+    return None
+
+
+class Worker:
+    """One worker process (started on first use, and again after it dies), used by one caller at a time."""
+
+    def __init__(self, on_death: Callable[[], None] = lambda: None) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
+        self._on_death = on_death
 
-    def warm(self, settings: Settings) -> None:
+    def start(self) -> None:
+        """Start the process now (Python and this module loaded), so the first task does not wait for it."""
+        with self._lock:
+            self._started()
+
+    def warm(self, settings: RetrievalSettings) -> None:
         """Start the process and load its sentence encoder now, so no visitor waits for it."""
-        with self._lock:
-            self._started(settings)
+        self.run(_load_encoder, (settings,), "starting the paper reader")
 
-    def open(self, pdf: Path, settings: Settings, progress: Progress, extracted: Callable[[Paper], None]) -> Paper:
-        """`pdf` opened in the worker (extracted and indexed): `progress` hears its reports, `extracted`
-        gets the paper before it is indexed. A `PaperError` says why a file cannot be read."""
+    def run(self, task: Callable[..., T], args: tuple[Any, ...], what: str, limits: Limits | None = None,
+            hear: Report = _ignore) -> T:
+        """`task(report, *args)` run in the worker within `limits`; `hear` gets what it reports.
+
+        `what` names the work in messages ("paper.pdf: reading it"). A `PaperError` says why the work
+        cannot be done: the task's own, or the limit that stopped it."""
         with self._lock:
-            process = self._started(settings)
+            process = self._started()
             try:
-                _send(process.stdin, ("open", pdf, settings))
+                _send(process.stdin, ("run", task, args, limits))
                 while True:
                     kind, *payload = _receive(process.stdout)
-                    if kind == "progress":
-                        progress(*payload)
-                    elif kind == "extracted":
-                        extracted(payload[0])
-                    elif kind == "opened":
-                        return payload[0]
-                    else:  # "failed": the worker's own error, as a message
+                    if kind == "done":
+                        return payload[0]  # type: ignore[no-any-return]
+                    if kind == "failed":
                         message, is_paper_error = payload
                         raise PaperError(message) if is_paper_error else RuntimeError(message)
+                    if kind == "memory":
+                        assert limits is not None
+                        raise PaperError(f"{what} needed more than {limits.memory_mb} MB of memory, so it was stopped "
+                                         "(SPIQA_UI_WORKER_MEMORY_MB)")
+                    hear((kind, *payload))
             except (EOFError, OSError, pickle.UnpicklingError):
-                raise self._died(pdf, settings) from None
+                raise self._died(what, limits) from None
 
-    def _started(self, settings: Settings) -> subprocess.Popen[bytes]:
+    def _started(self) -> subprocess.Popen[bytes]:
         if self._process is not None and self._process.poll() is None:
             return self._process
         path = os.pathsep.join(p for p in (str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-        process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   env={**os.environ, **_WORKER_ENV, "PYTHONPATH": path})
-        self._process = process
-        try:
-            _send(process.stdin, ("warm", settings))
-            _receive(process.stdout)  # ("ready",)
-        except (EOFError, OSError, pickle.UnpicklingError):
-            self._process = None
-            raise PaperError("the app's paper reader could not be started; try again later") from None
-        return process
+        self._process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         env={**os.environ, **_WORKER_ENV, "PYTHONPATH": path})
+        return self._process
 
-    def _died(self, pdf: Path, settings: Settings) -> PaperError:
-        """Why the worker stopped mid-load (it is started again for the next load)."""
+    def _died(self, what: str, limits: Limits | None) -> PaperError:
+        """Why the worker stopped mid-task (it is started again for the next task)."""
         assert self._process is not None
         code = self._process.wait()
         self._process = None
-        if code == -signal.SIGXCPU:
-            return PaperError(f"{pdf.name}: reading it took more than {settings.ui.ui_load_cpu_s} s of processor time, "
-                              "so it was stopped (SPIQA_UI_LOAD_CPU_S)")
-        return PaperError(f"{pdf.name}: the paper reader stopped while reading it (out of memory?)")
+        try:
+            self._on_death()
+        except Exception:  # cleaning up must not hide why the work stopped
+            log.exception("cleaning up after a worker failed")
+        if code == -signal.SIGXCPU and limits is not None:
+            return PaperError(f"{what} took more than {limits.cpu_s} s of processor time, so it was stopped "
+                              f"({limits.cpu_setting})")
+        return PaperError(f"{what}: the worker process stopped (out of memory?)")
 
 
 def _send(stream: IO[bytes] | None, message: tuple[Any, ...]) -> None:
@@ -113,60 +138,71 @@ def _receive(stream: IO[bytes] | None) -> tuple[Any, ...]:
 # -- the worker process --------------------------------------------------------------------------
 
 
-def _limit_cpu(seconds: float | None) -> None:
-    """Processor time this process may still use (its soft RLIMIT_CPU past what it has used), or no limit."""
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    soft = resource.RLIM_INFINITY if seconds is None else int(used.ru_utime + used.ru_stime + seconds) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-
-
-def _open(pdf: Path, settings: Settings, reply: Callable[[tuple[Any, ...]], None]) -> None:
-    from spiqa_demo.library import open_paper
-
-    _limit_cpu(settings.ui.ui_load_cpu_s)
-    try:
-        opened = open_paper(pdf, settings, progress=lambda fraction, message: reply(("progress", fraction, message)),
-                            extracted=lambda paper, _: reply(("extracted", paper)))
-        reply(("opened", opened.paper))
-    except PaperError as exc:
-        reply(("failed", str(exc), True))
-    except Exception as exc:  # a bug: told to the server, whose log has this traceback too
-        traceback.print_exc()
-        reply(("failed", f"{type(exc).__name__}: {exc}", False))
-    finally:
-        _limit_cpu(None)
-
-
-def _warm(settings: Settings) -> None:
+def _load_encoder(report: Report, settings: RetrievalSettings) -> None:
     from retrieval.embedder import get_embedder
 
     try:
-        get_embedder(settings.retrieval).load()
+        get_embedder(settings).load()
     except Exception:  # the first load says what is wrong, to the visitor
         traceback.print_exc()
+
+
+def _set_soft(kind: int, soft: int) -> None:
+    _, hard = resource.getrlimit(kind)
+    resource.setrlimit(kind, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _limit(limits: Limits | None) -> None:
+    """This process's limits for the next task (past what it has used and holds), or none."""
+    if limits is None:
+        _set_soft(resource.RLIMIT_CPU, resource.RLIM_INFINITY)
+        _set_soft(resource.RLIMIT_AS, resource.RLIM_INFINITY)
+        return
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _set_soft(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime + limits.cpu_s) + 1)
+    _set_soft(resource.RLIMIT_AS, _address_space() + limits.memory_mb * 1024 * 1024)
+
+
+def _address_space() -> int:
+    """Bytes of address space this process maps now (Linux's /proc; elsewhere 0: the limit is then absolute)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _run(task: Callable[..., Any], args: tuple[Any, ...], limits: Limits | None, reply: Report) -> None:
+    _limit(limits)
+    try:
+        outcome: tuple[Any, ...] = ("done", task(reply, *args))
+    except PaperError as exc:
+        outcome = ("failed", str(exc), True)
+    except MemoryError:
+        outcome = ("memory",)
+    except Exception as exc:  # a bug: told to the server, whose log has this traceback too
+        traceback.print_exc()
+        outcome = ("failed", f"{type(exc).__name__}: {exc}", False)
+    finally:
+        _limit(None)
+    reply(outcome)
 
 
 def serve() -> None:
     """The worker: answer the server's requests on stdin/stdout until stdin closes."""
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints of the libraries go to stderr, never into the replies
-    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))  # a killed load dumps no core
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))  # a killed task dumps no core
 
     def reply(message: tuple[Any, ...]) -> None:
         _send(replies, message)
 
     while True:
         try:
-            kind, *args = _receive(sys.stdin.buffer)
+            _, task, args, limits = _receive(sys.stdin.buffer)
         except EOFError:
             return
-        if kind == "warm":
-            _warm(*args)
-            reply(("ready",))
-        else:
-            pdf, settings = args
-            _open(pdf, settings, reply)
+        _run(task, args, limits, reply)
 
 
 if __name__ == "__main__":
