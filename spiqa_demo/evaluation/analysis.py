@@ -85,8 +85,9 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None, max_to
     scored = [i for i, r in enumerate(records)
               if max_tokens is None or max(_tokens(r.answer), _tokens(r.ground_truth)) <= max_tokens]
     if len(scored) < len(records):
-        warnings.append(f"{len(records) - len(scored)} answers were not scored (no ROUGE-L or BLEU): they or their "
-                        f"ground truths are longer than {max_tokens} tokens")
+        left = len(records) - len(scored)
+        warnings.append(f"{left} answer{' was' if left == 1 else 's were'} not scored (no ROUGE-L or BLEU): longer, "
+                        f"or with a longer ground truth, than the {max_tokens} tokens scored here")
     scores: list[dict[str, float]] = [{} for _ in records]
     try:
         for i, values in zip(scored, answer_scores([records[i].answer for i in scored],

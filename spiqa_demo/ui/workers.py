@@ -7,7 +7,7 @@ at a time. A task is a module-level function (pickled by name) called in the wor
 `task(report, *args)`: `report` sends messages (progress, an extracted paper) to the caller's `hear`
 while it runs, and what it returns is the caller's result. Before each task the worker limits
 itself: processor time (RLIMIT_CPU, `Limits.cpu_s` beyond what it has used: past it the kernel kills
-it) and memory (RLIMIT_AS, `Limits.memory_mb` beyond what it holds: an allocation past it fails).
+it) and memory (RLIMIT_DATA, `Limits.memory_mb` beyond what it holds: an allocation past it fails).
 The caller's message says which limit stopped a task, `on_death` cleans up after a killed one (its
 staging folders), and the next task starts a new worker. Requests and replies cross the process's
 pipes as pickles. This module imports no Gradio.
@@ -156,19 +156,22 @@ def _limit(limits: Limits | None) -> None:
     """This process's limits for the next task (past what it has used and holds), or none."""
     if limits is None:
         _set_soft(resource.RLIMIT_CPU, resource.RLIM_INFINITY)
-        _set_soft(resource.RLIMIT_AS, resource.RLIM_INFINITY)
+        _set_soft(resource.RLIMIT_DATA, resource.RLIM_INFINITY)
         return
     used = resource.getrusage(resource.RUSAGE_SELF)
     _set_soft(resource.RLIMIT_CPU, int(used.ru_utime + used.ru_stime + limits.cpu_s) + 1)
-    _set_soft(resource.RLIMIT_AS, _address_space() + limits.memory_mb * 1024 * 1024)
+    _set_soft(resource.RLIMIT_DATA, _data_size() + limits.memory_mb * 1024 * 1024)
 
 
-def _address_space() -> int:
-    """Bytes of address space this process maps now (Linux's /proc; elsewhere 0: the limit is then absolute)."""
+def _data_size() -> int:
+    """Bytes of this process's private writable memory now (VmData; 0 where /proc has none: the limit is
+    then absolute). RLIMIT_DATA, not RLIMIT_AS: a Java tokenizer the metrics start reserves gigabytes
+    of address space it never uses."""
     try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
+        with open("/proc/self/status") as fh:
+            kilobytes = next(line.split()[1] for line in fh if line.startswith("VmData:"))
+        return int(kilobytes) * 1024
+    except (OSError, ValueError, IndexError, StopIteration):
         return 0
 
 
