@@ -197,8 +197,9 @@ class FigureIndex:
             "main_rows": self._main_rows.tolist(),
             "has_vectors": self._faiss is not None,
         }
-        if self._faiss is not None:
-            write_whole(folder / INDEX_FILE, lambda tmp: dense_ops.save_faiss(self._faiss, tmp))
+        vectors = self._faiss
+        if vectors is not None:
+            write_whole(folder / INDEX_FILE, lambda tmp: dense_ops.save_faiss(vectors, tmp))
         write_whole(folder / META_FILE, lambda tmp: tmp.write_text(json.dumps(meta), encoding="utf-8"))
 
     @classmethod

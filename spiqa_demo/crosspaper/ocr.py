@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spiqa_demo.errors import InputError
-from spiqa_demo.files import write_whole
 from spiqa_demo.extraction.ocr import FigureEngine, OcrEngine, OcrWord, Tesseract, TextBox, boxes_to_words, words_text
 from spiqa_demo.extraction.ocr import find_engine as find_ocr
+from spiqa_demo.files import write_whole
 from spiqa_demo.settings import ExtractionSettings
 
 # Bumped when the text read changes, so cached results of an older reading are not served.

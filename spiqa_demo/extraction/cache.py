@@ -51,7 +51,7 @@ def sweep_staging(settings: ExtractionSettings) -> list[Path]:
     """Delete the staging folders whose writer is gone (killed mid-extraction: past its CPU limit, out
     of memory), and return them. A live process's folder is left alone: the cache is shared by every
     process of the app, and its extractions go on while this runs."""
-    removed = []
+    removed: list[Path] = []
     try:
         folders = [f for f in papers_root(settings).iterdir() if f.name.startswith(STAGING)]
     except OSError:

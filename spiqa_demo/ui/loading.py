@@ -33,8 +33,8 @@ from spiqa_demo.types import Paper, Progress
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.fair_queue import FairQueue, Job
-from spiqa_demo.ui.workers import Limits, Report, Worker
 from spiqa_demo.ui.messages import as_sentence
+from spiqa_demo.ui.workers import Limits, Report, Worker
 
 if TYPE_CHECKING:
     from spiqa_demo.ui.session import Session

@@ -86,7 +86,7 @@ class Worker:
                 while True:
                     kind, *payload = _receive(process.stdout)
                     if kind == "done":
-                        return payload[0]  # type: ignore[no-any-return]
+                        return payload[0]
                     if kind == "failed":
                         message, is_paper_error = payload
                         raise PaperError(message) if is_paper_error else RuntimeError(message)
