@@ -191,7 +191,7 @@ def uploads_never_loaded(url: str, pdf: Path, ui_folder: Path, scratch: Path) ->
 
 
 RSS_BAR_MB, SMALL_FILE_BAR_S = 100.0, 3.0
-ROUGE_ROWS, ROUGE_TOKENS = 900, 900  # under the app's 1,000 tokens per answer, ~9 MB: minutes of ROUGE-L
+ROUGE_ROWS, ROUGE_TOKENS = 700, 900  # under the 1,000 tokens an answer is scored with and the 10 MB a file may take: minutes of ROUGE-L
 OFFICIAL = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
 
 
@@ -259,7 +259,7 @@ def render_bomb(url: str, scratch: Path) -> str:
         browser.wait(browser.join(browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True}))
         shown = browser.wait(browser.join("next_page"), CLIENT_TIMEOUT_S)["output"]["data"][1]
         started = time.monotonic()
-        for _ in range(6):
+        for _ in range(4):  # 125, 150, 200, 250 %
             zoomed = browser.wait(browser.join("zoom_in"), CLIENT_TIMEOUT_S)["output"]["data"]
         return f"{shown} | at {zoomed[6]} {time.monotonic() - started:.2f} s later: {zoomed[1][:80]}"
 

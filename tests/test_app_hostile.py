@@ -338,8 +338,9 @@ def test_a_visitor_waiting_for_a_page_or_a_result_file_holds_up_no_one(app_url: 
     assert "Grassmann" in status, status
     with closing(RawVisitor(app_url, slow.session_hash)) as browser:
         page = browser.join(browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True})
-        scoring = slow.submit(handle_file(str(result_file(tmp_path / "held.jsonl", ["SPDNet."]))), None,
-                              api_name="/load_results")
+        # Another session: this one's messages now come to `browser`, the stream it opened.
+        scoring = visitor(app_url).submit(handle_file(str(result_file(tmp_path / "held.jsonl", ["SPDNet."]))), None,
+                                          api_name="/load_results")
         wait_for(lambda: len(held_work.started) == 2, "page render and scoring held")
 
         quick = visitor(app_url)
