@@ -228,7 +228,8 @@ def beside(url: str, reader: Client, small_file: Path | None = None) -> Beside:
 
 def during(name: str, url: str, reader: Client, pid: int, idle: Beside, bomb: Callable[[], str],
            small_file: Path | None = None) -> None:
-    """`bomb()` run in a thread while another visitor is timed (once the bomb has had a second to start)."""
+    """`bomb()` (its visitor set up already) run in a thread while another visitor is timed, once the
+    bomb has had a second to start."""
     rss = resident_mb(pid)
     outcome: list[str] = []
     started = time.monotonic()
@@ -248,31 +249,36 @@ def during(name: str, url: str, reader: Client, pid: int, idle: Beside, bomb: Ca
           f"{resident_mb(pid) - rss:+.0f} MB (bar {RSS_BAR_MB:.0f} MB)")
 
 
-def render_bomb(url: str, scratch: Path) -> str:
-    """A visitor opens page 2 (nested transparency groups) from a figure on page 1, then zooms to 250 %."""
+def render_bomb(url: str, scratch: Path) -> Callable[[], str]:
+    """A visitor who loaded a paper and opened its figure on page 1: the bomb opens page 2 (nested
+    transparency groups), then zooms to 250 %."""
     from gradio_client import handle_file
 
     bomb = nested_groups_pdf(scratch / "paint-bomb.pdf", fresh_pdf(scratch, "paint-bomb"))
     visitor = client(url)
     visitor.predict(handle_file(str(bomb)), api_name="/load_pdf")
-    with closing(RawVisitor(url, visitor.session_hash)) as browser:
-        browser.wait(browser.join(browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True}))
-        shown = browser.wait(browser.join("next_page"), CLIENT_TIMEOUT_S)["output"]["data"][1]
-        started = time.monotonic()
-        for _ in range(4):  # 125, 150, 200, 250 %
-            zoomed = browser.wait(browser.join("zoom_in"), CLIENT_TIMEOUT_S)["output"]["data"]
-        return f"{shown} | at {zoomed[6]} {time.monotonic() - started:.2f} s later: {zoomed[1][:80]}"
+    browser = RawVisitor(url, visitor.session_hash)
+    browser.wait(browser.join(browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True}))
+
+    def opened() -> str:
+        with closing(browser):
+            shown = browser.wait(browser.join("next_page"), CLIENT_TIMEOUT_S)["output"]["data"][1]
+            started = time.monotonic()
+            for _ in range(4):  # 125, 150, 200, 250 %
+                zoomed = browser.wait(browser.join("zoom_in"), CLIENT_TIMEOUT_S)["output"]["data"]
+            return f"{shown} | at {zoomed[6]} {time.monotonic() - started:.2f} s later: {zoomed[1][:80]}"
+
+    return opened
 
 
-def cited_bomb(url: str, scratch: Path, pdf: Path) -> str:
-    """An anchored visitor adds a cited PDF whose figure lies on a page of nested transparency groups."""
+def cited_bomb(url: str, scratch: Path, pdf: Path) -> Callable[[], str]:
+    """An anchored visitor: the bomb adds a cited PDF whose figure lies on a page of nested transparency groups."""
     from gradio_client import handle_file
 
     bomb = nested_groups_pdf(scratch / "cited-bomb.pdf", fresh_pdf(scratch, "cited-bomb"), depth=6, bomb_page=1)
     visitor = client(url)
     visitor.predict(handle_file(str(pdf)), api_name="/load_pdf")
-    _, report, _ = visitor.predict([handle_file(str(bomb))], api_name="/add_cited")
-    return str(report)
+    return lambda: str(visitor.predict([handle_file(str(bomb))], api_name="/add_cited")[1])
 
 
 def result_file(path: Path, records: list[Any]) -> Path:
@@ -280,11 +286,11 @@ def result_file(path: Path, records: list[Any]) -> Path:
     return path
 
 
-def rouge_bomb(url: str, bomb: Path) -> str:
+def rouge_bomb(url: str, bomb: Path) -> Callable[[], str]:
     from gradio_client import handle_file
 
-    summary, *_ = client(url).predict(handle_file(str(bomb)), None, api_name="/load_results")
-    return str(summary)
+    visitor = client(url)
+    return lambda: str(visitor.predict(handle_file(str(bomb)), None, api_name="/load_results")[0])
 
 
 def long_answers(scratch: Path, name: str, rows: int, tokens: int) -> Path:
@@ -315,14 +321,14 @@ def bombs(url: str, pid: int, pdf: Path, scratch: Path) -> None:
     small = result_file(scratch / "small.jsonl", read_results(SHARED / "spiqa" / "test-C-responses" / OFFICIAL).records[:30])
     idle = beside(url, reader, small)
     during("a page painting nested transparency groups, opened and zoomed", url, reader, pid, idle,
-           lambda: render_bomb(url, scratch))
-    during("a cited PDF whose figure lies on such a page", url, reader, pid, idle, lambda: cited_bomb(url, scratch, pdf))
+           render_bomb(url, scratch))
+    during("a cited PDF whose figure lies on such a page", url, reader, pid, idle, cited_bomb(url, scratch, pdf))
     under = long_answers(scratch, "rouge-bomb.jsonl", ROUGE_ROWS, ROUGE_TOKENS)
     during(f"a result file of {ROUGE_ROWS} answers of {ROUGE_TOKENS} tokens ({under.stat().st_size / 1e6:.1f} MB)", url,
-           reader, pid, idle, lambda: rouge_bomb(url, under), small)
+           reader, pid, idle, rouge_bomb(url, under), small)
     issue = long_answers(scratch, "rouge-issue.jsonl", 30, 2000)
     during(f"the issue's result file (30 answers of 2,000 tokens, {issue.stat().st_size / 1e6:.2f} MB)", url, reader, pid,
-           idle, lambda: rouge_bomb(url, issue), small)
+           idle, rouge_bomb(url, issue), small)
     same_paper_at_once(url, copies(pdf, scratch, 1, "same-paper")[0])
 
 
