@@ -8,11 +8,12 @@ waiting one), and sessions take turns for free slots, so one visitor flooding sl
 slot while everyone else's papers are read in the others. A load is not the request that asked
 for it: a visitor who cancels the request or closes the tab never leaves the session half-loaded
 (a running load finishes; one still waiting is dropped and the previous paper stays), and a
-question asked meanwhile waits for the index instead of failing. The worker's processor time per
-load is bounded (`SPIQA_UI_LOAD_CPU_S`, `SPIQA_UI_WORKER_MEMORY_MB`), the PDF's images by `SPIQA_MAX_IMAGE_PIXELS`, and the
-session's files by its upload quota. Progress is `(fraction, message)` with counts ("Reading page 3
-of 12", "Cropping Figure 2 (2 of 9)", "Indexing 9 figures and tables"); bad input ends the load with
-its message. Cited papers (`cited_loading`) are read in the same queue and worker processes.
+question asked meanwhile waits for the index instead of failing. A load's processor time and
+memory in its worker are bounded (`SPIQA_UI_LOAD_CPU_S`, `SPIQA_UI_WORKER_MEMORY_MB`), the PDF's
+images by `SPIQA_MAX_IMAGE_PIXELS`, and the session's files by its upload quota; a killed worker's
+staging folders are deleted. Progress is `(fraction, message)` with counts ("Reading page 3 of 12",
+"Cropping Figure 2 (2 of 9)", "Indexing 9 figures and tables"); bad input ends the load with its
+message. Cited papers (`cited_loading`) are read in the same queue and worker processes.
 """
 
 from __future__ import annotations
