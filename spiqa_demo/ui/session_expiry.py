@@ -8,16 +8,13 @@ push the session out; a client of the API never says that it left. So a session 
 waiting is stopped, freeing its model slot) and nothing of it stays. `gr.State(time_to_live=...)`
 is not used: it counts from a state's last change, so a visitor who only reads (the gallery, the
 results table) would lose the paper, and it leaves Gradio's copies in place (measured: about half
-of what a session holding a result file of 10,000 answers keeps). What the forgotten sessions held
-is then handed back to the system (`give_back_memory`).
+of what a session holding a result file of 10,000 answers keeps).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import gc
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -56,15 +53,6 @@ def forget_idle(holder: StateHolder, ttl_s: float, now: datetime) -> int:
     return len(idle)
 
 
-def give_back_memory() -> None:
-    """What forgotten sessions held, handed back to the system. Python frees it, but glibc keeps freed
-    memory in the arenas of the threads that used it (every request thread has one) until asked to
-    trim them, so the server's resident size would stay at its peak long after its visitors left."""
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
 @contextlib.asynccontextmanager
 async def forgetting_idle_sessions(app: Any) -> AsyncIterator[None]:
     """The app's lifespan (`launch(app_kwargs=...)`): idle sessions are looked for every `SWEEP_S` seconds
@@ -72,8 +60,7 @@ async def forgetting_idle_sessions(app: Any) -> AsyncIterator[None]:
     async def sweep() -> None:
         while True:
             await asyncio.sleep(SWEEP_S)
-            if forget_idle(app.state_holder, app_settings().ui.ui_session_ttl_s, datetime.now()):
-                await asyncio.to_thread(give_back_memory)
+            forget_idle(app.state_holder, app_settings().ui.ui_session_ttl_s, datetime.now())
 
     task = asyncio.create_task(sweep())
     try:
