@@ -12,9 +12,19 @@
 3. Disk: a visitor loads a paper and views a figure on its page; a hostile one uploads 12 files of
    99 MB and never loads them. Prints the UI folder's largest size against its limit, and whether
    the victim's crops and page image are still served (HTTP 200).
+4. Bombs: work that could cost anything, each run while another visitor asks retrieval-only
+   questions and fetches `/config` (bar 2 s; beside the same visitor's idle figures of this run),
+   with the bomb's own outcome (its message and seconds) and the server's RSS growth (bar 100 MB):
+   a page that paints nested full-page transparency groups opened in the viewer (and zoomed to 250
+   %); a cited PDF whose figure sits on such a page; a result file whose answers are long enough
+   for ROUGE-L to run for minutes yet under the tokens an answer is scored with, during which
+   another visitor also loads a small result file (bar 3 s); the issue's own result file (30
+   answers of 2,000 tokens).
+5. Ten sessions load one paper at once (bar 10 of 10).
 
-Usage, from the repository root: `python -m benchmarks.app_hostile` (reads the shared papers from
-SPIQA_SHARED, default ../shared). Uses about 1.5 GB of temporary disk.
+Usage, from the repository root: `python -m benchmarks.app_hostile [--only-bombs]` (reads the
+shared papers from SPIQA_SHARED, default ../shared; `--only-bombs`: cases 4 and 5 only). Uses about
+1.5 GB of temporary disk.
 """
 
 from __future__ import annotations
@@ -25,12 +35,16 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
+from collections.abc import Callable
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.app_memory import resident_mb
 from benchmarks.app_startup import served
-from evalsuite.hostile_pdfs import huge_image_pdf
+from evalsuite.hostile_pdfs import huge_image_pdf, nested_groups_pdf
 from evalsuite.local_servers import free_port, server_process
 from evalsuite.openai_listener import openai_listener
 from evalsuite.paths import REPO, SHARED
@@ -176,7 +190,150 @@ def uploads_never_loaded(url: str, pdf: Path, ui_folder: Path, scratch: Path) ->
           f"the victim's {len(shown) - 1} crops and page image: HTTP {sorted(set(before))} before, {sorted(set(after))} after")
 
 
+RSS_BAR_MB, SMALL_FILE_BAR_S = 100.0, 3.0
+ROUGE_ROWS, ROUGE_TOKENS = 700, 900  # under the 1,000 tokens an answer is scored with and the 10 MB a file may take: minutes of ROUGE-L
+OFFICIAL = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
+
+
+def config_seconds(url: str) -> float:
+    started = time.monotonic()
+    urllib.request.urlopen(f"{url}config", timeout=CLIENT_TIMEOUT_S).read()
+    return time.monotonic() - started
+
+
+@dataclass
+class Beside:
+    """Another visitor's latencies: retrieval-only answers, `/config`, and (when timed) a small result file."""
+
+    answers: list[float]
+    config: list[float]
+    small_file: float | None = None
+
+    def line(self) -> str:
+        text = f"answers max {max(self.answers):.2f} s, /config max {max(self.config):.2f} s"
+        return text + (f", small result file {self.small_file:.2f} s" if self.small_file is not None else "")
+
+
+def beside(url: str, reader: Client, small_file: Path | None = None) -> Beside:
+    config = [config_seconds(url) for _ in range(3)]
+    measured = Beside(retrieval_latencies(reader), config + [config_seconds(url)])
+    if small_file is not None:
+        from gradio_client import handle_file
+
+        started = time.monotonic()
+        client(url).predict(handle_file(str(small_file)), None, api_name="/load_results")
+        measured.small_file = time.monotonic() - started
+    return measured
+
+
+def during(name: str, url: str, reader: Client, pid: int, idle: Beside, bomb: Callable[[], str],
+           small_file: Path | None = None) -> None:
+    """`bomb()` (its visitor set up already) run in a thread while another visitor is timed, once the
+    bomb has had a second to start."""
+    rss = resident_mb(pid)
+    outcome: list[str] = []
+    started = time.monotonic()
+    running = threading.Thread(target=lambda: outcome.append(bomb()))
+    running.start()
+    time.sleep(1.0)
+    measured = beside(url, reader, small_file)
+    overlapped = running.is_alive()
+    running.join()
+    seconds = time.monotonic() - started
+    worst = max(max(measured.answers), max(measured.config))
+    small = (f"; small result file ratio {measured.small_file / SMALL_FILE_BAR_S:.2f} (bar {SMALL_FILE_BAR_S:.0f} s)"
+             if measured.small_file is not None else "")
+    print(f"4. {name}: another visitor's {measured.line()} (idle: {idle.line()}; bar {RETRIEVAL_BAR_S:.0f} s: ratio "
+          f"{worst / RETRIEVAL_BAR_S:.2f}{small}){'' if overlapped else ' [the bomb ended before the timing did]'}; "
+          f"the bomb: {seconds:.1f} s, \"{' '.join(outcome[0].split())[:220] if outcome else 'no outcome'}\"; server RSS "
+          f"{resident_mb(pid) - rss:+.0f} MB (bar {RSS_BAR_MB:.0f} MB)")
+
+
+def render_bomb(url: str, scratch: Path) -> Callable[[], str]:
+    """A visitor who loaded a paper and opened its figure on page 1: the bomb opens page 2 (nested
+    transparency groups), then zooms to 250 %."""
+    from gradio_client import handle_file
+
+    bomb = nested_groups_pdf(scratch / "paint-bomb.pdf", fresh_pdf(scratch, "paint-bomb"))
+    visitor = client(url)
+    visitor.predict(handle_file(str(bomb)), api_name="/load_pdf")
+    browser = RawVisitor(url, visitor.session_hash)
+    browser.wait(browser.join(browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True}))
+
+    def opened() -> str:
+        with closing(browser):
+            shown = browser.wait(browser.join("next_page"), CLIENT_TIMEOUT_S)["output"]["data"][1]
+            started = time.monotonic()
+            for _ in range(4):  # 125, 150, 200, 250 %
+                zoomed = browser.wait(browser.join("zoom_in"), CLIENT_TIMEOUT_S)["output"]["data"]
+            return f"{shown} | at {zoomed[6]} {time.monotonic() - started:.2f} s later: {zoomed[1][:80]}"
+
+    return opened
+
+
+def cited_bomb(url: str, scratch: Path, pdf: Path) -> Callable[[], str]:
+    """An anchored visitor: the bomb adds a cited PDF whose figure lies on a page of nested transparency groups."""
+    from gradio_client import handle_file
+
+    bomb = nested_groups_pdf(scratch / "cited-bomb.pdf", fresh_pdf(scratch, "cited-bomb"), depth=6, bomb_page=1)
+    visitor = client(url)
+    visitor.predict(handle_file(str(pdf)), api_name="/load_pdf")
+    return lambda: str(visitor.predict([handle_file(str(bomb))], api_name="/add_cited")[1])
+
+
+def result_file(path: Path, records: list[Any]) -> Path:
+    path.write_text("\n".join(r.to_json() for r in records), encoding="utf-8")
+    return path
+
+
+def rouge_bomb(url: str, bomb: Path) -> Callable[[], str]:
+    from gradio_client import handle_file
+
+    visitor = client(url)
+    return lambda: str(visitor.predict(handle_file(str(bomb)), None, api_name="/load_results")[0])
+
+
+def long_answers(scratch: Path, name: str, rows: int, tokens: int) -> Path:
+    """`rows` answers of `tokens` distinct words each, against ground truths as long: ROUGE-L's worst case."""
+    from spiqa_demo.evaluation.records import ResultRecord
+
+    def words(seed: int) -> str:
+        return " ".join(f"w{(seed * 7919 + i * 104729) % 50_000}" for i in range(tokens))
+
+    return result_file(scratch / name, [ResultRecord("p", str(i), "Why?", words(i), words(i + 1), figure_category="plot")
+                                        for i in range(rows)])
+
+
+def same_paper_at_once(url: str, pdf: Path) -> None:
+    from gradio_client import handle_file
+
+    jobs = [client(url).submit(handle_file(str(pdf)), api_name="/load_pdf") for _ in range(10)]
+    statuses = [str(job.result(timeout=CLIENT_TIMEOUT_S)[0]) for job in jobs]
+    loaded = sum("Error" not in s and "not loaded" not in s and "###" in s for s in statuses)
+    print(f"5. ten sessions load one paper at once: {loaded} of 10 loaded (bar 10; the issue: 2)")
+
+
+def bombs(url: str, pid: int, pdf: Path, scratch: Path) -> None:
+    from spiqa_demo.evaluation import read_results
+
+    reader = client(url)
+    load(reader, pdf)
+    small = result_file(scratch / "small.jsonl", read_results(SHARED / "spiqa" / "test-C-responses" / OFFICIAL).records[:30])
+    idle = beside(url, reader, small)
+    during("a page painting nested transparency groups, opened and zoomed", url, reader, pid, idle,
+           render_bomb(url, scratch))
+    during("a cited PDF whose figure lies on such a page", url, reader, pid, idle, cited_bomb(url, scratch, pdf))
+    under = long_answers(scratch, "rouge-bomb.jsonl", ROUGE_ROWS, ROUGE_TOKENS)
+    during(f"a result file of {ROUGE_ROWS} answers of {ROUGE_TOKENS} tokens ({under.stat().st_size / 1e6:.1f} MB)", url,
+           reader, pid, idle, rouge_bomb(url, under), small)
+    issue = long_answers(scratch, "rouge-issue.jsonl", 30, 2000)
+    during(f"the issue's result file (30 answers of 2,000 tokens, {issue.stat().st_size / 1e6:.2f} MB)", url, reader, pid,
+           idle, rouge_bomb(url, issue), small)
+    same_paper_at_once(url, copies(pdf, scratch, 1, "same-paper")[0])
+
+
 def main() -> None:
+    only_bombs = "--only-bombs" in sys.argv[1:]
     pdf = SHARED / "papers" / PAPER
     if not pdf.is_file():
         raise SystemExit(f"{pdf} not found; set SPIQA_SHARED")
@@ -193,17 +350,19 @@ def main() -> None:
             served(url, process, log)
             warm = client(url)
             load(warm, fresh_pdf(scratch, "warm-up"))  # waits for the readers to start
-            hung_model_calls(url, hung.url, pdf)
-            idle_ready, _ = load(client(url), fresh_pdf(scratch, "idle"))
-            reader = client(url)
-            load(reader, pdf)
-            bombs = [huge_image_pdf(scratch / f"bomb-{i}.pdf", title=f"Bomb {i}") for i in range(FLOOD)]
-            flood(url, bombs, "the issue's PDFs (40000 x 40000 images)", scratch, idle_ready, reader)
-            from evalsuite.pdf_factory import long_paper
+            if not only_bombs:
+                hung_model_calls(url, hung.url, pdf)
+                idle_ready, _ = load(client(url), fresh_pdf(scratch, "idle"))
+                reader = client(url)
+                load(reader, pdf)
+                huge = [huge_image_pdf(scratch / f"bomb-{i}.pdf", title=f"Bomb {i}") for i in range(FLOOD)]
+                flood(url, huge, "the issue's PDFs (40000 x 40000 images)", scratch, idle_ready, reader)
+                from evalsuite.pdf_factory import long_paper
 
-            long = long_paper(scratch / "long.pdf", pages=LONG_PAGES).path
-            flood(url, copies(long, scratch, FLOOD, "long"), f"{LONG_PAGES}-page papers", scratch, idle_ready, reader)
-            uploads_never_loaded(url, pdf, Path(cache) / "ui", scratch)
+                long = long_paper(scratch / "long.pdf", pages=LONG_PAGES).path
+                flood(url, copies(long, scratch, FLOOD, "long"), f"{LONG_PAGES}-page papers", scratch, idle_ready, reader)
+                uploads_never_loaded(url, pdf, Path(cache) / "ui", scratch)
+            bombs(url, process.pid, pdf, scratch)
             hung.go.set()
             tracebacks = log.read_text(errors="replace").count("Traceback")
             print(f"tracebacks in the app's log: {tracebacks}; machine: {os.cpu_count()} cores, load average "

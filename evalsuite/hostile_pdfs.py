@@ -1,10 +1,11 @@
-"""PDFs a hostile visitor sends: small files that are costly to read.
+"""PDFs a hostile visitor sends: small files that are costly to read or to draw.
 
 `huge_image_pdf`: one page of text over a `side` x `side` grey image (40000 x 40000 by default:
 1.6 gigapixels in a 1.6 MB file). Decoding it takes seconds of CPU however small the render, which
 is what an app must refuse before rendering (`SPIQA_MAX_IMAGE_PIXELS`) or stop (its CPU limit).
 The image stream is built from one compressed segment repeated (each ends in a full flush, so
 each decodes on its own), so making the file takes about a second instead of compressing 1.6 GB.
+`nested_groups_pdf`: a few KB whose one page takes seconds to minutes to draw (`depth`).
 """
 
 from __future__ import annotations
@@ -50,5 +51,41 @@ def huge_image_pdf(path: Path, side: int = 40_000, title: str = "A page with a h
     doc.xref_set_key(xref, "DecodeParms", f"<< /Predictor 15 /Columns {side} /Colors 1 /BitsPerComponent 8 >>")
     path.parent.mkdir(parents=True, exist_ok=True)
     doc.save(path)
+    doc.close()
+    return path
+
+
+def nested_groups_pdf(path: Path, source: Path | None = None, depth: int = 5, fan: int = 4, bomb_page: int = 2,
+                      title: str = "A page slow to paint") -> Path:
+    """A PDF at `path` whose page `bomb_page` paints nested full-page transparency-group forms: each level
+    draws the one inside it `fan` times, so the page composites `fan ** depth` full-page groups (a few
+    KB; each level more multiplies the drawing time by `fan`). The pages are `source`'s (a paper with
+    figures: the bomb goes over its page), else three pages of a line of text each. Reading the text
+    is cheap; drawing the page is what an app must bound (a time limit)."""
+    doc = pymupdf.open(source) if source is not None else pymupdf.open()
+    if source is None:
+        for number in range(1, 4):
+            doc.new_page().insert_text((72, 72), f"{title}: page {number} of three.")
+    width, height = doc[0].rect.width, doc[0].rect.height
+    state = doc.get_new_xref()
+    doc.update_object(state, "<< /Type /ExtGState /ca 0.6 /CA 0.6 /BM /Multiply >>")
+    inner = None
+    for level in range(depth + 1):
+        form = doc.get_new_xref()
+        xobjects = f"/XObject << /F {inner} 0 R >> " if inner is not None else ""
+        doc.update_object(form, f"<< /Type /XObject /Subtype /Form /BBox [0 0 {width:g} {height:g}] "
+                                f"/Group << /S /Transparency /I true /K true >> "
+                                f"/Resources << {xobjects}/ExtGState << /G {state} 0 R >> >> >>")
+        body = (f"/G gs {0.2 + 0.1 * (level % 7):.1f} g 0 0 {width:g} {height:g} re f" if inner is None
+                else " ".join(["q /G gs /F Do Q"] * fan))
+        doc.update_stream(form, body.encode())
+        inner = form
+    page = doc[bomb_page - 1]
+    page.clean_contents()  # one content stream, to append to
+    doc.xref_set_key(page.xref, "Resources/XObject/Bomb", f"{inner} 0 R")
+    contents = int(doc.xref_get_key(page.xref, "Contents")[1].split()[0])
+    doc.update_stream(contents, doc.xref_stream(contents) + b"\nq /Bomb Do Q\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(path, garbage=0, deflate=True)
     doc.close()
     return path

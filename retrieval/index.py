@@ -12,8 +12,6 @@ import contextlib
 import copy
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +25,7 @@ from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
 from retrieval.lexical import BM25Index, tokenize
 from retrieval.table_match import TableMatcher, TableTerms
+from spiqa_demo.files import write_whole
 from spiqa_demo.paper_text import find_label_refs, part_qualified
 from spiqa_demo.questions import check_k, check_question
 from spiqa_demo.types import Figure, Paper, Passage, RetrievalScores
@@ -198,9 +197,10 @@ class FigureIndex:
             "main_rows": self._main_rows.tolist(),
             "has_vectors": self._faiss is not None,
         }
-        if self._faiss is not None:
-            _atomic_write(folder / INDEX_FILE, lambda tmp: dense_ops.save_faiss(self._faiss, tmp))
-        _atomic_write(folder / META_FILE, lambda tmp: tmp.write_text(json.dumps(meta), encoding="utf-8"))
+        vectors = self._faiss
+        if vectors is not None:
+            write_whole(folder / INDEX_FILE, lambda tmp: dense_ops.save_faiss(vectors, tmp))
+        write_whole(folder / META_FILE, lambda tmp: tmp.write_text(json.dumps(meta), encoding="utf-8"))
 
     @classmethod
     def load(
@@ -264,14 +264,3 @@ def _vector_texts(documents: list[ItemDocument]) -> tuple[list[str], np.ndarray,
             texts.append(text)
             owners.append(i)
     return texts, np.asarray(owners, dtype=np.int64), np.asarray(main_rows, dtype=np.int64)
-
-
-def _atomic_write(path: Path, write) -> None:
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(handle)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -1,9 +1,11 @@
-"""Walking folders that other threads and processes change meanwhile (the caches' evictions)."""
+"""Walking folders that other threads and processes change meanwhile (the caches' evictions), and
+writing files into them whole."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -21,3 +23,22 @@ def files_under(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
                 yield path, path.stat()
             except OSError:
                 continue
+
+
+def write_whole(target: Path, write: Callable[[Path], object]) -> Path:
+    """`target` written by `write(temporary)` and renamed into place: a reader sees all of it or nothing.
+
+    The temporary is unique to this call (`mkstemp`, beside `target` so the rename stays on one
+    file system): threads and processes writing the same target at once each rename a whole file,
+    and the last one wins, instead of renaming each other's half-written (or already moved) file.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(handle)
+    try:
+        write(Path(name))
+        os.replace(name, target)
+    finally:
+        if os.path.exists(name):
+            os.unlink(name)
+    return target

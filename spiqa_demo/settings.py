@@ -269,8 +269,22 @@ class UISettings(_Cached):
     # A session left idle this long is forgotten with all it holds, and its files (crops, pages, its
     # PDFs) no longer escape cleanup: sessions opened through the API never say that they left.
     ui_session_ttl_s: float = Field(default=7200.0, gt=0)
-    # Processor seconds one paper load may use in its worker process (a hostile PDF is stopped).
-    ui_load_cpu_s: int = 120
+    # Processor seconds one paper load (or one cited paper) may use in its worker process (a hostile
+    # PDF is stopped).
+    ui_load_cpu_s: int = Field(default=120, ge=1)
+    # Processor seconds one page image of the viewer may take to draw in its worker process (a page
+    # built to be slow to paint is stopped, and the viewer says so).
+    ui_render_cpu_s: int = Field(default=10, ge=1)
+    # Processor seconds scoring one result file (its answers' ROUGE-L and BLEU, or the SPIQA metrics)
+    # may take in its worker process.
+    ui_results_cpu_s: int = Field(default=60, ge=1)
+    # Megabytes of memory one load, render or scoring may add to its worker process (past it the work
+    # fails with a message, and the worker is started anew).
+    ui_worker_memory_mb: int = Field(default=3072, ge=64)
+    # An answer or ground truth longer than this many tokens (words and punctuation marks) is not scored
+    # in the Error analysis tab (ROUGE-L's time and memory grow with the product of the two lengths);
+    # the tab says how many were left out.
+    ui_max_answer_tokens: int = Field(default=1000, ge=1)
     # Megabytes of uploaded PDFs one session may hold at once (its paper, the one loading, cited papers).
     ui_upload_quota_mb: int = 250
     # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.

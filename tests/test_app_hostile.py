@@ -212,6 +212,10 @@ def test_a_load_past_its_cpu_limit_is_stopped(app_url: str, grnet_pdf: Path, mon
     client = visitor(app_url)
     status, *_ = client.predict(handle_file(str(huge_image_pdf(tmp_path / "bomb.pdf", side))), api_name="/load_pdf")
     assert "bomb.pdf: reading it took more than 1 s of processor time" in status, status
+    from spiqa_demo.extraction.cache import STAGING, papers_root
+    from spiqa_demo.ui.app_settings import app_settings
+
+    assert not [f for f in papers_root(app_settings().extraction).iterdir() if f.name.startswith(STAGING)]  # swept
     status, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")  # a new reader takes over
     assert "Grassmann" in status and gallery, status
 
@@ -251,3 +255,116 @@ def test_uploads_past_a_sessions_quota_are_refused_and_deleted(app_url: str, grn
     status, *_ = client.predict(handle_file(str(padded_copy(grnet_pdf, tmp_path / "second.pdf", 4))), api_name="/load_pdf")
     assert "second.pdf: your papers in this session would take 8 MB, over the 6 MB a session may use" in status, status
     assert not list(storage.gradio_temp_dir().rglob("second.pdf")) and not list(storage.uploads_dir().rglob("second.pdf"))
+
+
+def test_ten_sessions_loading_one_paper_at_once_all_get_it(app_url: str, grnet_pdf: Path, tmp_path: Path) -> None:
+    """Every load writes the paper's gallery zip: each through a temporary of its own."""
+    from spiqa_demo.ui import storage
+
+    pdf = padded_copy(grnet_pdf, tmp_path / "same.pdf", 0.1)
+    jobs = [visitor(app_url).submit(handle_file(str(pdf)), api_name="/load_pdf") for _ in range(10)]
+    statuses = [str(job.result(timeout=300)[0]) for job in jobs]
+    assert [s for s in statuses if "Grassmann" not in s] == []
+    assert not list(storage.served_dir().rglob("*.part"))
+
+
+# -- costly work runs in limited worker processes, and waiting for it holds up no one -------------
+
+
+def viewer(browser: RawVisitor, event: str, **options: object) -> list:
+    """The page viewer's outputs after `event` (an api name, or a trigger from `browser.trigger`)."""
+    return browser.wait(browser.join(event, **options))["output"]["data"]  # type: ignore[arg-type]
+
+
+def first_figure(browser: RawVisitor) -> list:
+    return viewer(browser, browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True})
+
+
+def test_a_page_past_its_drawing_limit_says_so_and_the_viewer_goes_on(app_url: str, monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    from evalsuite.hostile_pdfs import nested_groups_pdf
+
+    reconfigure(monkeypatch, SPIQA_UI_RENDER_CPU_S="1")
+    bomb = nested_groups_pdf(tmp_path / "paint-bomb.pdf", two_page_pdf(tmp_path / "base.pdf"))  # page 2 paints for minutes
+    client = visitor(app_url)
+    status, gallery, *_ = client.predict(handle_file(str(bomb)), api_name="/load_pdf")
+    assert "A Fresh Paper" in status and gallery, status
+    with closing(RawVisitor(app_url, client.session_hash)) as browser:
+        assert first_figure(browser)[0]["value"]["image"]["path"].endswith(".png")
+        stopped = viewer(browser, "next_page")
+        assert "Page 2: drawing it took more than 1 s of processor time" in stopped[1] and not stopped[0]["visible"], stopped[1]
+        assert "took more than 1 s" in viewer(browser, "zoom_in")[1]  # refused again at once, not drawn again
+        assert viewer(browser, "previous_page")[0]["value"]["image"]["path"].endswith(".png")
+
+
+@dataclass
+class HeldWork:
+    """Page renders of PDFs and result files named `held*`, each waiting until `go`."""
+
+    go: threading.Event = field(default_factory=threading.Event)
+    started: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def held_work(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldWork]:
+    from spiqa_demo.ui.page_renders import PageRender
+    from spiqa_demo.ui.result_files import Scoring
+
+    held = HeldWork()
+    for job, name in ((PageRender, lambda render: render.pdf.name), (Scoring, lambda scoring: scoring._what)):
+        def run(self: object, slot: int, real: Callable = job.run, name: Callable = name) -> None:
+            if name(self).startswith("held"):
+                held.started.append(name(self))
+                held.go.wait(300)
+            real(self, slot)
+
+        monkeypatch.setattr(job, "run", run)
+    yield held
+    held.go.set()
+
+
+def result_file(path: Path, answers: list[str]) -> Path:
+    from spiqa_demo.evaluation.records import ResultRecord
+
+    path.write_text("\n".join(ResultRecord("1611.05742", str(i), "Which method is best?", "SPDNet is best on PaSC2.", answer,
+                                            figure_category="table").to_json() for i, answer in enumerate(answers)))
+    return path
+
+
+def test_a_visitor_waiting_for_a_page_or_a_result_file_holds_up_no_one(app_url: str, grnet_pdf: Path, held_work: HeldWork,
+                                                                       tmp_path: Path) -> None:
+    slow = visitor(app_url)
+    status, *_ = slow.predict(handle_file(str(padded_copy(grnet_pdf, tmp_path / "held.pdf", 0.1))), api_name="/load_pdf")
+    assert "Grassmann" in status, status
+    with closing(RawVisitor(app_url, slow.session_hash)) as browser:
+        page = browser.join(browser.trigger("gallery", "select"), event_data={"index": 0, "value": None, "selected": True})
+        # Another session: this one's messages now come to `browser`, the stream it opened.
+        scoring = visitor(app_url).submit(handle_file(str(result_file(tmp_path / "held.jsonl", ["SPDNet."]))), None,
+                                          api_name="/load_results")
+        wait_for(lambda: len(held_work.started) == 2, "page render and scoring held")
+
+        quick = visitor(app_url)
+        quick.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+        with closing(RawVisitor(app_url, quick.session_hash)) as other:
+            assert first_figure(other)[0]["value"]["image"]["path"].endswith(".png")  # the same event, not queued
+        long = " ".join(["word"] * 1500)  # more tokens than an answer is scored with
+        summary, *_ = quick.predict(handle_file(str(result_file(tmp_path / "small.jsonl", ["SPDNet.", long]))), None,
+                                    api_name="/load_results")
+        assert "2 questions" in summary and "1 answer was not scored" in summary, summary
+        chat, _ = quick.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
+        assert "Table 1" in texts(chat)
+        assert browser.completed(page) is None and not scoring.done()
+
+        held_work.go.set()
+        assert browser.wait(page)["output"]["data"][0]["value"]["image"]["path"].endswith(".png")
+        assert "1 questions" in scoring.result(timeout=120)[0]
+
+
+def test_a_cited_paper_past_its_cpu_limit_is_stopped(app_url: str, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    side = 60_000  # as the paper load above: decoding it takes several CPU seconds
+    reconfigure(monkeypatch, SPIQA_MAX_IMAGE_PIXELS=str(side * side), SPIQA_UI_LOAD_CPU_S="1")
+    client = visitor(app_url)
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    _, report, _ = client.predict([handle_file(str(huge_image_pdf(tmp_path / "cited-bomb.pdf", side)))], api_name="/add_cited")
+    assert "cited-bomb.pdf: reading it took more than 1 s of processor time" in report, report

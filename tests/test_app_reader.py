@@ -92,4 +92,4 @@ def test_an_i_dont_know_shows_no_supporting_passage(reply: str, supported: bool)
     answer = CitedAnswer("how?", None, [], [passage], reply)
     shown = "\n".join(str(m["content"]) for m in answer_messages(answer, []))
     assert ("Supporting passage" in shown) is supported and ("Channel attention pools" in shown) is supported, shown
-    assert ("The supporting passage (quoted in the chat)" in passage_view(answer)[1]) is supported
+    assert ("The supporting passage (quoted in the chat)" in passage_view(answer, None)[1]) is supported

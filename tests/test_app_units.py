@@ -199,7 +199,7 @@ def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_p
     from PIL import Image
 
     from spiqa_demo.types import Figure
-    from spiqa_demo.ui.page_view import PAGE_DPI, PAGE_MAX_PIXELS, box_on_page, figure_on_page
+    from spiqa_demo.ui.page_view import PAGE_DPI, PAGE_MAX_PIXELS, PageImage, box_on_page, draw_page, figure_on_page
 
     pdf = tmp_path / "kept" / "huge.pdf"
     pdf.parent.mkdir()
@@ -208,11 +208,13 @@ def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_p
     doc.new_page(width=612, height=792)
     doc.save(pdf)
     figure = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(7200.0, 7200.0, 14400.0, 14400.0), caption="Figure 1: x")
-    image, boxes = figure_on_page(pdf, figure)
+    drawn = [PageImage(tmp_path / f"p{page}.png", draw_page(print, pdf, page, False, PAGE_DPI, tmp_path / f"p{page}.png"))
+             for page in (1, 2)]
+    image, boxes = figure_on_page(drawn[0], figure)
     with Image.open(image) as png:
         assert png.width * png.height <= PAGE_MAX_PIXELS and abs(png.width - boxes[0][0][2]) <= 1
         assert abs(boxes[0][0][0] - png.width / 2) <= 1
-    image, boxes = box_on_page(pdf, 2, (72.0, 72.0, 144.0, 144.0), "page 2")
+    image, boxes = box_on_page(drawn[1], (72.0, 72.0, 144.0, 144.0), "page 2")
     with Image.open(image) as png:
         assert png.width == round(612 * PAGE_DPI / 72) and boxes[0][0][:2] == (round(72 * PAGE_DPI / 72),) * 2
 
@@ -227,6 +229,7 @@ def test_zooming_renders_the_page_larger_keeps_the_box_and_the_zoom_across_pages
     from spiqa_demo.ui import page_viewer
     from spiqa_demo.ui.page_view import PAGE_DPI
     from spiqa_demo.ui.session import Session
+    from spiqa_demo.ui.steps import Wait, blocking
 
     pdf = tmp_path / tmp_path.name / "paper.pdf"  # page images are named by the folder (a content hash in the app)
     pdf.parent.mkdir()
@@ -238,25 +241,31 @@ def test_zooming_renders_the_page_larger_keeps_the_box_and_the_zoom_across_pages
     session = Session(paper=Paper(sha256="0" * 64, source="paper.pdf", title="A paper", arxiv_id=None,
                                   page_sizes=[(612.0, 792.0)] * 2, items=[figure]), pdf=pdf)
 
-    def shown(outputs: page_viewer.ViewerOutputs) -> tuple[str, int, list]:
+    def viewed(steps: Iterator[page_viewer.ViewerOutputs | Wait]) -> page_viewer.ViewerOutputs:
+        *_, outputs = blocking(steps)  # the page is drawn in a worker process meanwhile
+        return outputs
+
+    def shown(steps: Iterator[page_viewer.ViewerOutputs | Wait]) -> tuple[str, int, list]:
+        outputs = viewed(steps)
         image, boxes = outputs.page["value"]
         with Image.open(image) as png:
             return outputs.page["elem_classes"][0], png.width, boxes
 
     at_100, width_100, boxes_100 = shown(page_viewer.show_figure(session, figure))
     assert at_100 == "zoom-100" and width_100 == round(612 * PAGE_DPI / 72) and boxes_100[0][1] == "Figure 1"
-    for _ in range(len(page_viewer.ZOOMS)):
-        zoomed = page_viewer.zoom_in(session)
-    at_300, width_300, boxes_300 = shown(zoomed)
+    for _ in range(len(page_viewer.ZOOMS) - 1):
+        viewed(page_viewer.zoom_in(session))
+    zoomed = viewed(page_viewer.zoom_in(session))
+    at_300, width_300, boxes_300 = shown(iter([zoomed]))
     assert at_300 == "zoom-300" and zoomed.zoom_level == "Zoom **300 %**" and zoomed.zoom_in["interactive"] is False
     assert width_300 > width_100 and boxes_300[0][0][2] / width_300 == pytest.approx(boxes_100[0][0][2] / width_100, abs=0.01)
     assert "height: 1560px" in page_viewer.zoom_css()  # the class gives the page three times its fitted height
-    stepped = page_viewer.next_page(session)
+    stepped = viewed(page_viewer.next_page(session))
     assert stepped.page["elem_classes"] == ["zoom-300"] and stepped.page_number == "Page **2** of 2"
     for _ in range(len(page_viewer.ZOOMS)):
-        zoomed = page_viewer.zoom_out(session)
+        zoomed = viewed(page_viewer.zoom_out(session))
     assert zoomed.page["elem_classes"] == ["zoom-50"] and zoomed.zoom_out["interactive"] is False
-    assert page_viewer.zoom_in(Session()).detail == page_viewer.NOTHING_SHOWN  # nothing opened yet
+    assert viewed(page_viewer.zoom_in(Session())).detail == page_viewer.NOTHING_SHOWN  # nothing opened yet
 
 
 def test_every_named_output_has_one_widget() -> None:

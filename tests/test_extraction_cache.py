@@ -84,3 +84,19 @@ def test_a_folder_renamed_away_while_the_cache_is_walked_is_skipped(tmp_path: Pa
     assert next(walk)[0].name == "paper.json"  # the top folder's files come first, its subfolders are listed
     (tmp_path / "b").rename(tmp_path / "c")
     assert [path.relative_to(tmp_path).as_posix() for path, _ in walk] == ["a/crops/x.png"]
+
+
+def test_staging_folders_of_dead_writers_are_swept_and_live_ones_kept(tmp_path: Path) -> None:
+    """A worker killed mid-extraction leaves its staging folder; another process's live one must stay."""
+    import subprocess
+    import sys
+
+    from spiqa_demo.extraction.cache import STAGING, sweep_staging
+
+    settings = ExtractionSettings(cache_dir=tmp_path / "cache")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    folders = {name: papers_root(settings) / f"{STAGING}{name}-x" for name in (dead.stdout.strip(), str(os.getpid()))}
+    for folder in folders.values():
+        (folder / "crops").mkdir(parents=True)
+    assert sweep_staging(settings) == [folders[dead.stdout.strip()]]
+    assert [f.name for f in papers_root(settings).iterdir()] == [folders[str(os.getpid())].name]

@@ -11,8 +11,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# The small core every layer may use: the typed boundary, paper-text conventions, errors, settings.
-CORE = {"spiqa_demo.types", "spiqa_demo.paper_text", "spiqa_demo.errors", "spiqa_demo.settings", "spiqa_demo.questions"}
+# The small core every layer may use: the typed boundary, paper-text conventions, errors, settings,
+# files written whole.
+CORE = {"spiqa_demo.types", "spiqa_demo.paper_text", "spiqa_demo.errors", "spiqa_demo.settings", "spiqa_demo.questions",
+        "spiqa_demo.files"}
 OUTSIDE_THE_PACKAGES = ("evalsuite", "benchmarks", "tests")
 # The product's measurement (SPIQA and M3SciQA data, harness, metrics, judges, benchmarks) and the entry
 # points above both; every other unit is the product a reader runs.

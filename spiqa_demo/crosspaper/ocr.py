@@ -21,6 +21,7 @@ from pathlib import Path
 from spiqa_demo.errors import InputError
 from spiqa_demo.extraction.ocr import FigureEngine, OcrEngine, OcrWord, Tesseract, TextBox, boxes_to_words, words_text
 from spiqa_demo.extraction.ocr import find_engine as find_ocr
+from spiqa_demo.files import write_whole
 from spiqa_demo.settings import ExtractionSettings
 
 # Bumped when the text read changes, so cached results of an older reading are not served.
@@ -103,11 +104,8 @@ def ocr_words(image: Path, reading: FigureReading) -> list[OcrWord]:
     except (OSError, ValueError) as exc:  # TimeoutError is an OSError; an undecodable image a ValueError
         raise InputError(f"figure image cannot be read by OCR: {image} ({exc})") from exc
     if cached:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        staging = cached.with_suffix(".tmp")
         rows = [[w.text, *w.bbox, w.confidence, w.line] for w in words]
-        staging.write_text(json.dumps({"image": image.name, "words": rows}), encoding="utf-8")
-        staging.replace(cached)
+        write_whole(cached, lambda partial: partial.write_text(json.dumps({"image": image.name, "words": rows}), encoding="utf-8"))
     return words
 
 

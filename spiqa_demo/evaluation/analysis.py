@@ -17,6 +17,7 @@ The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,10 +65,13 @@ class Results:
         return overview(self.records, hits, rouge_l)
 
 
-def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Results:
+def load_results(path: Path, name: str = "", max_rows: int | None = None, max_tokens: int | None = None) -> Results:
     """Read a result file and score every answer's text; `PaperError` for files that are not results,
     and for files of more than `max_rows` answers before any is scored (scoring and the table's memory
-    grow with the answers: a caller serving many people bounds them)."""
+    grow with the answers: a caller serving many people bounds them). An answer whose text or ground
+    truth has more than `max_tokens` tokens is not scored (no ROUGE-L or BLEU; a warning says how many):
+    ROUGE-L's time and memory grow with the product of the two lengths. The others' values are
+    unchanged."""
     import pandas as pd
 
     from spiqa_demo.evaluation.reader import read_results
@@ -78,10 +82,18 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Res
         raise PaperError(f"{name or path.name} holds {len(records)} answers, more than the {max_rows} read here: "
                          "score it with `python -m spiqa_demo score --responses FILE`")
     warnings = list(result.warnings)
+    scored = [i for i, r in enumerate(records)
+              if max_tokens is None or max(_tokens(r.answer), _tokens(r.ground_truth)) <= max_tokens]
+    if len(scored) < len(records):
+        left = len(records) - len(scored)
+        warnings.append(f"{left} answer{' was' if left == 1 else 's were'} not scored (no ROUGE-L or BLEU): longer, "
+                        f"or with a longer ground truth, than the {max_tokens} tokens scored here")
+    scores: list[dict[str, float]] = [{} for _ in records]
     try:
-        scores = answer_scores([r.answer for r in records], [r.ground_truth for r in records])
+        for i, values in zip(scored, answer_scores([records[i].answer for i in scored],
+                                                   [records[i].ground_truth for i in scored])):
+            scores[i] = values
     except PaperError as exc:
-        scores = [{}] * len(records)
         warnings.append(f"ROUGE-L and BLEU not computed: {exc}")
     judged = judge_file(name or path.name, records)
     rows = []
@@ -111,6 +123,14 @@ def load_results(path: Path, name: str = "", max_rows: int | None = None) -> Res
     for column in ("L3Score", "judge", "ROUGE-L", "BLEU-1"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").round(3)
     return Results(name=name or path.name, records=records, frame=frame, judged=judged, warnings=warnings)
+
+
+def _tokens(text: str) -> int:
+    """Words and punctuation marks in `text`: at least as many as the metrics' tokenizer finds."""
+    return len(_TOKEN.findall(text))
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Opening a paper that was seen before reads its `paper.json` instead of re-extracting (`load_paper`).
 Folders are written under a temporary name and renamed, so a crash never leaves a half-written
-entry; the cache is kept under `SPIQA_CACHE_MAX_MB` by deleting the least recently used papers.
+entry, and a temporary folder whose writer died is swept (`sweep_staging`); the cache is kept under
+`SPIQA_CACHE_MAX_MB` by deleting the least recently used papers.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def load_paper(pdf: str | Path, settings: ExtractionSettings, progress: Progress
     if cached is not None:
         return cached
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=folder.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}-", dir=folder.parent))
     try:
         extract_to_dir(path, staging, dpi=settings.dpi, progress=progress, settings=settings)
         paper = commit(staging, folder, settings)
@@ -41,6 +42,41 @@ def load_paper(pdf: str | Path, settings: ExtractionSettings, progress: Progress
     if paper is None:
         raise InputError(f"{path.name}: the extraction cache at {folder} is not writable")
     return paper
+
+
+STAGING = ".staging-"  # a folder being extracted: `.staging-<pid of its writer>-<random>`
+
+
+def sweep_staging(settings: ExtractionSettings) -> list[Path]:
+    """Delete the staging folders whose writer is gone (killed mid-extraction: past its CPU limit, out
+    of memory), and return them. A live process's folder is left alone: the cache is shared by every
+    process of the app, and its extractions go on while this runs."""
+    removed: list[Path] = []
+    try:
+        folders = [f for f in papers_root(settings).iterdir() if f.name.startswith(STAGING)]
+    except OSError:
+        return removed
+    for folder in folders:
+        pid = folder.name.removeprefix(STAGING).partition("-")[0]
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, killed but not yet waited for, counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][:1] != "Z"
+    except (OSError, IndexError):  # no /proc (not Linux): kill(0) said it exists
+        return True
 
 
 def papers_root(settings: ExtractionSettings) -> Path:

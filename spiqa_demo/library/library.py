@@ -21,7 +21,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.library.matching import match_references
 from spiqa_demo.library.opening import open_paper
-from spiqa_demo.library.parallel import extract_all
+from spiqa_demo.library.parallel import Extracted, extract_all
 from spiqa_demo.library.records import Availability, LibraryPaper, Notice
 from spiqa_demo.library.sources import sort_sources
 from spiqa_demo.settings import Settings
@@ -72,9 +72,11 @@ class PaperLibrary:
         return notices
 
     def add_pdfs(self, paths: Sequence[str | Path], workers: int | None = None,
-                 finished: Callable[[Path], None] | None = None) -> list[Notice]:
-        """Add PDF files (extracted in parallel; `finished` is told of each as it is read); the notices of this call."""
-        return self._add_files([(Path(p), str(p)) for p in paths], workers, finished)
+                 finished: Callable[[Path], None] | None = None,
+                 extract: Callable[[Path], Extracted] | None = None) -> list[Notice]:
+        """Add PDF files (extracted in parallel, or one by one by `extract` when given; `finished` is told
+        of each as it is read); the notices of this call."""
+        return self._add_files([(Path(p), str(p)) for p in paths], workers, finished, extract)
 
     def add_arxiv(self, ids: Sequence[str], workers: int | None = None) -> list[Notice]:
         """Download and add arXiv papers; without a network each id gets a one-line notice."""
@@ -92,7 +94,8 @@ class PaperLibrary:
             return notices + self._add_files(files, workers)
 
     def _add_files(self, files: list[tuple[Path, str]], workers: int | None,
-                   finished: Callable[[Path], None] | None = None) -> list[Notice]:
+                   finished: Callable[[Path], None] | None = None,
+                   extract: Callable[[Path], Extracted] | None = None) -> list[Notice]:
         held = {self.anchor.sha256: self.anchor_origin, **{p.key: p.origin for p in self.papers}}
         notices: list[Notice] = []
         fresh: list[tuple[Path, str]] = []
@@ -107,7 +110,8 @@ class PaperLibrary:
                 continue
             held[digest] = origin
             fresh.append((path, origin))
-        for (_, origin), outcome in zip(fresh, extract_all([p for p, _ in fresh], self.settings.extraction, workers, finished)):
+        for (_, origin), outcome in zip(fresh, extract_all([p for p, _ in fresh], self.settings.extraction, workers, finished,
+                                                                 extract)):
             if outcome.paper is None:
                 notices.append(Notice(origin, "failed", outcome.error or f"{origin}: extraction failed"))
             else:

@@ -7,7 +7,8 @@ are not forked from the caller, which may hold threads (a web server, an embeddi
 forked child would inherit mid-lock: they fork from a fork server, a single-threaded process that
 imported the extraction code once, so a pool costs a fork instead of a fresh interpreter's imports
 (spawn, where the platform has no fork server). One file is extracted in this process (a pool would
-only add its start-up). A file that fails gives its message and leaves the others unaffected.
+only add its start-up), and so is every file when the caller says how to extract one (an app runs
+them in its own limited workers). A file that fails gives its message and leaves the others unaffected.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _load(path: Path, settings: ExtractionSettings) -> Extracted:
+def extract_one(path: Path, settings: ExtractionSettings) -> Extracted:
+    """One file checked and extracted through the cache, or the message saying why it cannot be."""
     try:
         check_file(path, settings)
         return Extracted(path, paper=load_paper(path, settings))
@@ -63,19 +65,21 @@ def _start_method() -> multiprocessing.context.BaseContext:
 
 
 def extract_all(paths: Sequence[Path], settings: ExtractionSettings, workers: int | None = None,
-                finished: Callable[[Path], None] | None = None) -> list[Extracted]:
+                finished: Callable[[Path], None] | None = None,
+                extract: Callable[[Path], Extracted] | None = None) -> list[Extracted]:
     """The outcome of every path, in the order given (`workers`: at most this many processes);
-    `finished` is told of each path as its extraction ends, in the order they end (for progress)."""
+    `finished` is told of each path as its extraction ends, in the order they end (for progress).
+    `extract`: how one file is extracted instead, one after the other (an app's limited worker processes)."""
     count = min(workers or available_cores(), len(paths))
-    if count <= 1:
+    if count <= 1 or extract is not None:
         out = []
         for p in paths:
-            out.append(_load(Path(p), settings))
+            out.append(extract(Path(p)) if extract is not None else extract_one(Path(p), settings))
             if finished is not None:
                 finished(Path(p))
         return out
     with ProcessPoolExecutor(max_workers=count, mp_context=_start_method()) as pool:
-        futures = [pool.submit(_load, Path(p), settings) for p in paths]
+        futures = [pool.submit(extract_one, Path(p), settings) for p in paths]
         if finished is not None:
             for path, future in zip(paths, futures):
                 future.add_done_callback(_telling(finished, Path(path)))

@@ -8,8 +8,10 @@ tuples that must line up with a list elsewhere; a handler that fills one widget 
 
 - `layout`: places the tabs and calls each `wire()`; `build_demo(settings)`, `launch_options()`; `app_settings`: the settings the app was built with, which its handlers read.
 - `paper_tab` (load a PDF / arXiv id through `spiqa_demo.arxiv` / example, gallery, figure on its
-  page, the chat), `loading` (extract + index with progress, in `load_workers`' processes), `examples`,
-  `page_view` (page image with boxes).
+  page, the chat), `loading` (extract + index with progress, in `workers`' processes), `examples`,
+  `page_view` (page image with boxes), `page_viewer` (the viewer), `page_renders` (pages drawn in workers).
+- `workers` (processes with CPU and memory limits for work that could cost anything: loads, cited
+  papers, page images, result files); `result_files` (result files scored there).
 - `chat` (streamed answers with the chosen figure and the shortlist), `model_settings` (the settings
   panel and backend choice), `session` (per-visitor state), `question_box` (the Ask/Stop box of both chats).
 - `spiqa_check` (the benchmark-question panel over `spiqa_demo.evaluation.check`), `spiqa_images`.

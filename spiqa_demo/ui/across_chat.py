@@ -11,7 +11,6 @@ work as in the single-paper chat (`chat`).
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterator
 from contextlib import closing
@@ -31,6 +30,8 @@ from spiqa_demo.ui.chat import POLL_S, History, Streamed, chat_message, question
 from spiqa_demo.ui.chat_history import bounded
 from spiqa_demo.ui.messages import as_sentence, figure_name
 from spiqa_demo.ui.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.page_renders import PageRender, rendered
+from spiqa_demo.ui.page_view import PAGE_DPI, box_on_page
 from spiqa_demo.ui.session import Session, Turn
 from spiqa_demo.ui.steps import Wait
 from spiqa_demo.ui.untrusted import code, inert
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, CitedPaper, CitedPassage
     from spiqa_demo.library import PaperLibrary
 
-log = logging.getLogger(__name__)
 
 RANKING_TITLE = "Ranked references"
 NO_ANCHOR = "Load a paper in the Paper tab first: its references appear here, and questions are about it."
@@ -133,26 +133,27 @@ def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
     return messages
 
 
-def passage_view(answer: CitedAnswer) -> tuple[Any, str]:
-    """(AnnotatedImage update, markdown): the best passage on its page, boxed."""
-    from spiqa_demo.ui.page_view import box_on_page
+def passage_render(answer: CitedAnswer, owner: object) -> PageRender | None:
+    """The page of the best supporting passage being drawn for session `owner` (None: no passage, or its PDF is gone)."""
+    passages = supporting(answer)
+    if not passages or not Path(passages[0].source).is_file():
+        return None
+    return rendered(Path(passages[0].source), passages[0].page, False, PAGE_DPI, owner)
 
+
+def passage_view(answer: CitedAnswer, render: PageRender | None) -> tuple[Any, str]:
+    """(AnnotatedImage update, markdown): the best passage on its page (drawn by `render`), boxed."""
     passages = supporting(answer)
     if not passages:
         return gr.update(value=None, visible=False), PASSAGE_HINT
     passage = passages[0]
     detail = f"#### {inert(passage.paper_title)} · page {passage.page}\n\nThe supporting passage (quoted in the chat) is boxed."
-    pdf = Path(passage.source)
-    try:
-        page = box_on_page(pdf, passage.page, passage.bbox, f"page {passage.page}") if pdf.is_file() else None
-    except Exception:  # a page that cannot be rendered still leaves the quoted passage
-        log.exception("rendering page %s of a cited paper failed", passage.page)
-        page = None
-    if page is None:
-        return gr.update(value=None, visible=False), detail + "\n\n*(the page image is not available)*"
+    if render is None or render.image is None:
+        why = f": {inert(render.error)}" if render is not None and render.error else ""
+        return gr.update(value=None, visible=False), detail + f"\n\n*(the page image is not available{why})*"
     if passage.bbox is None:
         detail += "\n\n*(where the passage sits on the page is not known, so nothing is boxed)*"
-    return gr.update(value=page, visible=True), detail
+    return gr.update(value=box_on_page(render.image, passage.bbox, f"page {passage.page}"), visible=True), detail
 
 
 def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[Wait | None]:
@@ -253,7 +254,10 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
     if followup:
         messages[0]["content"] = f"*Read as:* “{inert(reading.text)}”\n\n{messages[0]['content']}"
     history.extend(messages)
-    page, detail = passage_view(answer)
+    render = passage_render(answer, id(across))
+    if render is not None and not render.done:
+        yield Wait(lambda: render.done)
+    page, detail = passage_view(answer, render)
     yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail)
 
 

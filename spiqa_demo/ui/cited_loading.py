@@ -1,11 +1,12 @@
 """Add cited papers to a session's library in the background, with progress.
 
-Like a paper load (`loading.PaperLoad`), the work runs in a small thread pool, not in the request:
-a cancelled request still finishes adding, and a question asked meanwhile waits for it. Uploads
-are checked and kept under the app's upload folder (so their pages can be shown later), within the
+Like a paper load (`loading.PaperLoad`), the work runs in a thread pool, not in the request: a
+cancelled request still finishes adding, and a question asked meanwhile waits for it. Uploads are
+checked and kept under the app's upload folder (so their pages can be shown later), within the
 session's upload quota and held for the session while it lives; arXiv ids are downloaded there.
-The PDFs are extracted by the library's process pool, as many at a time as there are cores, and
-progress counts each file as it is read. A file that fails leaves its message (and its kept
+The PDFs are read one by one in the paper loads' queue and worker processes (`loading.LOADS`),
+within a paper load's processor time and memory, in turn with every session's loads, and progress
+counts each file as it is read. A file that fails leaves its message (and its kept
 copy is deleted); the others are added all the same.
 """
 
@@ -19,17 +20,41 @@ from pathlib import Path
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.library import Notice, PaperLibrary, check_file
-from spiqa_demo.library.parallel import available_cores
+from spiqa_demo.library.parallel import Extracted
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.across_session import public_name
 from spiqa_demo.ui.app_settings import app_settings
-from spiqa_demo.ui.loading import PAPER_CONCURRENCY
+from spiqa_demo.ui.loading import LOADS, extract_cited
 from spiqa_demo.ui.messages import as_sentence
 
 log = logging.getLogger(__name__)
 
-_pool = ThreadPoolExecutor(max_workers=PAPER_CONCURRENCY, thread_name_prefix="cited-load")
+# The adds' threads mostly wait for the paper readers: enough for several sessions' adds at once.
+_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="cited-load")
 CITED = "cited"  # what a session's cited papers are held under in `storage.live`
+
+
+class CitedExtraction:
+    """One cited PDF read in `loading.LOADS` (a job of its queue, in turn with every session's loads)."""
+
+    def __init__(self, pdf: Path) -> None:
+        self.pdf = pdf
+        self.outcome = Extracted(pdf, error=f"{pdf.name}: not read")
+        self._done = threading.Event()
+
+    def run(self, slot: int) -> None:
+        try:
+            self.outcome = extract_cited(slot, self.pdf, app_settings())
+        finally:
+            self._done.set()
+
+    def dropped(self, reason: str) -> None:
+        self.outcome = Extracted(self.pdf, error=f"{self.pdf.name}: not read: {reason}")
+        self._done.set()
+
+    def wait(self) -> Extracted:
+        self._done.wait()
+        return self.outcome
 
 
 class CitedLoad:
@@ -79,8 +104,8 @@ class CitedLoad:
                 self.message = f"Read {public_name(str(path))} ({len(read)} of {len(kept)})"
 
             if kept:
-                self.message = f"Reading {len(kept)} paper{'s' if len(kept) > 1 else ''} ({min(len(kept), available_cores())} at a time)"
-            notices = library.add_pdfs(kept, workers=max(1, available_cores()), finished=finished)
+                self.message = f"Reading {len(kept)} paper{'s' if len(kept) > 1 else ''}"
+            notices = library.add_pdfs(kept, finished=finished, extract=self._extract)
             self.notices += notices
             for notice in notices:
                 if notice.kind == "failed":
@@ -92,6 +117,12 @@ class CitedLoad:
             self.notices.append(Notice("", "failed", f"something went wrong adding the papers ({type(exc).__name__})"))
         finally:
             self._done.set()
+
+    def _extract(self, pdf: Path) -> Extracted:
+        """`pdf` read by a paper reader's worker process, within a paper load's limits."""
+        job = CitedExtraction(pdf)
+        LOADS.submit((self._owner, CITED), job)  # one at a time per session, beside its own paper's load
+        return job.wait()
 
     def _fetch(self, files: list[Path], arxiv_ids: list[str]) -> list[Path]:
         """The app's kept copies of the uploads and of the downloaded arXiv papers that can be read."""

@@ -8,12 +8,14 @@ a row shows question, ground truth, answer, verdict, raw reply and the chosen an
 A second file is laid side by side question by question (`error_compare`).
 Files come from an upload or from the server's results folder, picked by name. A file over
 `SPIQA_UI_MAX_RESULTS_MB` is refused before it is read, one of more than `SPIQA_UI_MAX_RESULTS_ROWS`
-answers before they are scored: a session keeps its file's table, so both bound its memory.
+answers before they are scored: a session keeps its file's table, so both bound its memory. Files
+are read and scored in worker processes with limits of their own (`result_files`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,8 +29,11 @@ from spiqa_demo.ui import error_compare
 from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
+from spiqa_demo.ui.queues import Queues
+from spiqa_demo.ui.result_files import Scoring, measuring, reading, refused
 from spiqa_demo.ui.session_expiry import visitor_state
 from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
+from spiqa_demo.ui.steps import Wait
 from spiqa_demo.ui.untrusted import inert
 
 log = logging.getLogger(__name__)
@@ -45,25 +50,19 @@ def server_files() -> dict[str, Path]:
     return {p.name: p for p in files[:MAX_FILES]}
 
 
-def _open(upload: str | None, name: str | None) -> analysis.Results:
-    """The result file uploaded or picked, within the app's bounds (size before reading, answers before scoring)."""
+def _open(upload: str | None, name: str | None, owner: Hashable) -> Scoring[analysis.Results]:
+    """The result file uploaded or picked being read in a worker, within the app's bounds (its size
+    before reading; answers, time and memory there); done at once when it is refused before."""
     settings = app_settings().ui
     path = Path(upload) if upload else server_files().get(name or "")
     if path is None:
-        raise PaperError("choose a result file: upload one, or pick one from the list")
+        return refused(PaperError("choose a result file: upload one, or pick one from the list"))
     megabytes = path.stat().st_size / 1_000_000 if path.is_file() else 0.0
     if megabytes > settings.ui_max_results_mb:
-        raise PaperError(f"{path.name} is {megabytes:.1f} MB, over the {settings.ui_max_results_mb:g} MB this app reads "
-                         "(SPIQA_UI_MAX_RESULTS_MB): score it with `python -m spiqa_demo score --responses FILE`")
-    return analysis.load_results(path, path.name, max_rows=settings.ui_max_results_rows)
-
-
-def _opened(upload: str | None, name: str | None) -> analysis.Results | PaperError:
-    """`_open`'s file, or the `PaperError` saying why it cannot be read."""
-    try:
-        return _open(upload, name)
-    except PaperError as exc:
-        return exc
+        return refused(PaperError(f"{path.name} is {megabytes:.1f} MB, over the {settings.ui_max_results_mb:g} MB this "
+                                  "app reads (SPIQA_UI_MAX_RESULTS_MB): score it with "
+                                  "`python -m spiqa_demo score --responses FILE`"))
+    return reading(path, owner)
 
 
 def summary_markdown(results: analysis.Results) -> str:
@@ -136,24 +135,29 @@ class LoadOutputs(NamedTuple):
 
 
 
-def load(upload: str | None, name: str | None, state: dict | None) -> LoadOutputs:
+def load(upload: str | None, name: str | None, state: dict | None, request: gr.Request) -> Iterator[LoadOutputs | Wait]:
     """The file's summary, plots, filter choices, score sliders and table; the same file picked again changes
-    nothing (a dropdown repeats its input event when it loses focus, which would undo the filters set since)."""
+    nothing (a dropdown repeats its input event when it loses focus, which would undo the filters set since).
+    The file is read in a worker meanwhile (`result_files`): waiting for it holds no thread."""
     state = dict(state or {})
     source = upload or name
     if "a" in state and state.get("a_source") == source:
-        return LoadOutputs(state=state, summary=gr.skip())
-    try:
-        results = _open(upload, name)
-    except PaperError as exc:
-        gr.Warning(str(exc))
-        return LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {inert(str(exc))}")
+        yield LoadOutputs(state=state, summary=gr.skip())
+        return
+    job = _open(upload, name, request.session_hash)
+    if not job.done:
+        yield Wait(lambda: job.done)
+    results = job.outcome
+    if isinstance(results, PaperError):
+        gr.Warning(str(results))
+        yield LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {inert(str(results))}")
+        return
     state = {"a": results, "a_source": source}  # a comparison with the previous file no longer holds
     table, view = _table(results, analysis.Filters())
     state["view"] = view
     score = results.score_column
     distribution, by_category, by_retrieval = _plots(results)
-    return LoadOutputs(
+    yield LoadOutputs(
         state=state,
         summary=summary_markdown(results),
         plot_distribution=distribution,
@@ -233,20 +237,20 @@ def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
                       reference_text=reference[1])
 
 
-def spiqa_metrics(state: dict | None) -> str:
-    """The file's scores as the SPIQA paper reports them (x100), per split and figure category."""
-    from spiqa_demo.evaluation import score_records
-    from spiqa_demo.evaluation.report import format_summary
-
+def spiqa_metrics(state: dict | None, request: gr.Request) -> Iterator[str | Wait]:
+    """The file's scores as the SPIQA paper reports them (x100), per split and figure category (computed
+    in a worker: `result_files`)."""
     results: analysis.Results | None = (state or {}).get("a")
     if results is None:
-        return "Load a result file first."
-    try:
-        summary = score_records(results.records, bertscore=False, settings=app_settings().evaluation)
-    except PaperError as exc:
-        return f"> ⚠️ {inert(str(exc))}"
-    return ("BLEU, METEOR, ROUGE-L and CIDEr over the whole file as SPIQA computes them (BERTScore is left out "
-            "here: it needs its model). Values ×100.\n\n```text\n" + format_summary(summary) + "\n```")
+        yield "Load a result file first."
+        return
+    job = measuring(results, request.session_hash)
+    yield Wait(lambda: job.done)
+    if isinstance(job.outcome, PaperError):
+        yield f"> ⚠️ {inert(str(job.outcome))}"
+        return
+    yield ("BLEU, METEOR, ROUGE-L and CIDEr over the whole file as SPIQA computes them (BERTScore is left out "
+           "here: it needs its model). Values ×100.\n\n```text\n" + job.outcome + "\n```")
 
 
 def get_figures(progress: gr.Progress = gr.Progress(track_tqdm=True)) -> str:
@@ -356,20 +360,27 @@ def build() -> ErrorAnalysis:
     )
 
 
-def wire(tab: ErrorAnalysis) -> None:
-    """Connect the tab's events; reading, scoring and comparing files share the "results" group (they are CPU-bound)."""
+def load_server_file(name: str | None, state: dict | None, request: gr.Request) -> Iterator[LoadOutputs | Wait]:
+    """A file of the server's results folder, picked by name (`load`)."""
+    yield from load(None, name, state, request)
+
+
+def wire(tab: ErrorAnalysis, queues: Queues) -> None:
+    """Connect the tab's events; reading, scoring and comparing files wait for the scoring workers
+    (`result_files`) in the "results" group, holding no thread while they wait."""
     loaded = components(LoadOutputs, tab)
-    tab.upload.upload(load, [tab.upload, tab.server_file, tab.state], loaded, api_name="load_results",
-                      concurrency_id="results", concurrency_limit=2)
-    tab.server_file.input(lambda name, state: load(None, name, state), [tab.server_file, tab.state], loaded,
-                          api_name="load_server_results", concurrency_id="results")
+    tab.upload.upload(queues.handler(load), [tab.upload, tab.server_file, tab.state], loaded, api_name="load_results",
+                      **queues.results)
+    tab.server_file.input(queues.handler(load_server_file), [tab.server_file, tab.state], loaded,
+                          api_name="load_server_results", **queues.results)
     filters = [tab.state, tab.split, tab.model, tab.category, tab.retrieval, tab.correct, tab.cell, tab.score_min,
                tab.score_max, tab.search]
     gr.on([tab.split.input, tab.model.input, tab.category.input, tab.retrieval.input, tab.correct.input, tab.cell.input,
            tab.score_min.release, tab.score_max.release, tab.search.submit],
           apply_filters, filters, components(FilterOutputs, tab), api_name="filter_results")
-    tab.metrics_button.click(spiqa_metrics, [tab.state], [tab.metrics], api_name="results_metrics", concurrency_id="results")
+    tab.metrics_button.click(queues.handler(spiqa_metrics), [tab.state], [tab.metrics], api_name="results_metrics",
+                             **queues.results)
     tab.figures_button.click(get_figures, None, tab.figures_status, api_name="get_figures",
                              concurrency_id="figures", concurrency_limit=1)
     tab.table.select(show_row, [tab.state], components(RowOutputs, tab))
-    error_compare.wire(tab.compare, tab.state, _opened)
+    error_compare.wire(tab.compare, tab.state, _open, queues)

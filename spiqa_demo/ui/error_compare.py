@@ -10,6 +10,7 @@ ground-truth figure. What the filters leave can be exported as CSV or as a Markd
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -20,8 +21,14 @@ from spiqa_demo.evaluation import analysis
 from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, OUTCOMES
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
+from spiqa_demo.ui.queues import Queues
+from spiqa_demo.ui.result_files import Scoring
 from spiqa_demo.ui.spiqa_figures import figure_view
+from spiqa_demo.ui.steps import Wait
 from spiqa_demo.ui.untrusted import inert
+
+# How the tab reads a result file: (upload, name picked, session) -> the file being read in a worker.
+OpenFile = Callable[[str | None, str | None, Hashable], Scoring[analysis.Results]]
 
 OUTCOME_CHOICES = [analysis.ANY, *(OUTCOME_NAMES[o] for o in OUTCOMES)]
 TYPE_COLORS = {  # figure type -> (colour, its name in the plot's label)
@@ -72,26 +79,34 @@ class CompareOutputs(NamedTuple):
     side_count: Any = gr.skip()
 
 
-def compare_with(upload: str | None, name: str | None, state: dict | None, open_file: Any) -> CompareOutputs:
+def compare_with(upload: str | None, name: str | None, state: dict | None, owner: Hashable,
+                 open_file: OpenFile) -> Iterator[CompareOutputs | Wait]:
     """The counts, taxonomy plot, filter choices and side-by-side table against a second file, uploaded or picked
-    (`open_file(upload, name)` opens it: a `Results`, or the `PaperError` saying why not). The same choice again
-    changes nothing: a dropdown repeats its input event when it loses focus, which would undo the filters set since."""
+    (`open_file(upload, name, owner)` reads it in a worker for session `owner`; waiting holds no thread).
+    The same choice again changes nothing: a dropdown repeats its input event when it loses focus, which
+    would undo the filters set since."""
     state = dict(state or {})
     first: analysis.Results | None = state.get("a")
     if first is None:
-        return CompareOutputs(state=state, verdict="Load the first result file above first.")
+        yield CompareOutputs(state=state, verdict="Load the first result file above first.")
+        return
     source = upload or name
     if "side" in state and state.get("b_source") == source:
-        return CompareOutputs(state=state, verdict=gr.skip())
-    opened = open_file(upload, name)
+        yield CompareOutputs(state=state, verdict=gr.skip())
+        return
+    job = open_file(upload, name, owner)
+    if not job.done:
+        yield Wait(lambda: job.done)
+    opened = job.outcome
     if isinstance(opened, PaperError):
-        return CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {inert(str(opened))}")
+        yield CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {inert(str(opened))}")
+        return
     side = analysis.side_by_side(first, opened)
     state["b"], state["side"], state["b_source"] = opened, side, source
     table, state["side_view"] = _table(side, analysis.SideFilters())
     categories = [analysis.ANY, *sorted(v for v in side.frame["category"].unique() if v)]
     papers = [analysis.ANY, *sorted(side.frame["paper"].unique())]
-    return CompareOutputs(
+    yield CompareOutputs(
         state=state, verdict=side.summary(), plot_compare=taxonomy_plot(first, opened),
         outcome=gr.update(value=analysis.ANY), side_category=gr.update(choices=categories, value=analysis.ANY),
         side_paper=gr.update(choices=papers, value=analysis.ANY), compare_table=table,
@@ -272,14 +287,21 @@ def export(state: dict | None, kind: str) -> Any:
     return gr.update(value=str(path), visible=True)
 
 
-def wire(widgets: CompareWidgets, state: gr.State, open_file: Any) -> None:
-    """Connect the side-by-side part; `open_file(upload, name)` opens a result file within the app's bounds
-    (a `Results`, or the `PaperError` saying why not)."""
+def wire(widgets: CompareWidgets, state: gr.State, open_file: OpenFile, queues: Queues) -> None:
+    """Connect the side-by-side part; `open_file(upload, name, owner)` reads a result file within the app's
+    bounds for session `owner`."""
+
+    def uploaded(upload: str | None, state: dict | None, request: gr.Request) -> Iterator[CompareOutputs | Wait]:
+        yield from compare_with(upload, None, state, request.session_hash, open_file)
+
+    def picked(name: str | None, state: dict | None, request: gr.Request) -> Iterator[CompareOutputs | Wait]:
+        yield from compare_with(None, name, state, request.session_hash, open_file)
+
     compared = components(CompareOutputs, widgets, state=state)
-    widgets.upload_b.upload(lambda upload, state: compare_with(upload, None, state, open_file), [widgets.upload_b, state],
-                            compared, api_name="compare_results", concurrency_id="results")
-    widgets.server_file_b.input(lambda name, state: compare_with(None, name, state, open_file), [widgets.server_file_b, state],
-                                compared, api_name="compare_server_results", concurrency_id="results")
+    widgets.upload_b.upload(queues.handler(uploaded), [widgets.upload_b, state], compared, api_name="compare_results",
+                            **queues.results)
+    widgets.server_file_b.input(queues.handler(picked), [widgets.server_file_b, state], compared,
+                                api_name="compare_server_results", **queues.results)
     filters = [state, widgets.outcome, widgets.side_category, widgets.side_paper, widgets.side_search]
     gr.on([widgets.outcome.input, widgets.side_category.input, widgets.side_paper.input, widgets.side_search.submit],
           filter_side, filters, components(SideFilterOutputs, widgets, state=state), api_name="filter_compare")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from spiqa_demo.conversation import Evidence, Turn
+from spiqa_demo.files import write_whole
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
@@ -33,16 +33,16 @@ def _crop_name(figure: Figure) -> str:
 
 def _write(target: Path, files: dict[str, bytes | Path]) -> Path:
     """`files` (name in the zip -> bytes, or a file to copy) as the zip `target`, written whole or not at all."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, content in files.items():
-            if isinstance(content, Path):
-                archive.write(content, name)
-            else:
-                archive.writestr(name, content)
-    os.replace(partial, target)
-    return target
+
+    def zipped(partial: Path) -> None:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, content in files.items():
+                if isinstance(content, Path):
+                    archive.write(content, name)
+                else:
+                    archive.writestr(name, content)
+
+    return write_whole(target, zipped)
 
 
 def gallery_zip(paper: Paper) -> Path | None:

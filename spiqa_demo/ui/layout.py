@@ -61,7 +61,7 @@ def build_demo(settings: Settings) -> gr.Blocks:
         events = paper_tab.wire(paper, session, queues)
         spiqa_check.wire(paper.check, session, paper.model, events, queues)
         across_tab.wire(across, session, paper.model, events.loads, queues)
-        error_analysis.wire(errors)
+        error_analysis.wire(errors, queues)
     demo.queue(max_size=QUEUE_SIZE)
     return demo
 

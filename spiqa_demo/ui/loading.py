@@ -1,5 +1,5 @@
 """Open a paper for the app in the background: `spiqa_demo.library.open_paper` runs in a worker
-process (`load_workers`), the app publishes the crops and shows the paper once it is extracted,
+process (`workers`), the app publishes the crops and shows the paper once it is extracted,
 then loads the index the worker saved.
 
 A load runs as a `PaperLoad` in `LOADS`, a `FairQueue` of `PAPER_CONCURRENCY` slots, each with its
@@ -8,11 +8,12 @@ waiting one), and sessions take turns for free slots, so one visitor flooding sl
 slot while everyone else's papers are read in the others. A load is not the request that asked
 for it: a visitor who cancels the request or closes the tab never leaves the session half-loaded
 (a running load finishes; one still waiting is dropped and the previous paper stays), and a
-question asked meanwhile waits for the index instead of failing. The worker's processor time per
-load is bounded (`SPIQA_UI_LOAD_CPU_S`), the PDF's images by `SPIQA_MAX_IMAGE_PIXELS`, and the
-session's files by its upload quota. Progress is `(fraction, message)` with counts ("Reading page 3
-of 12", "Cropping Figure 2 (2 of 9)", "Indexing 9 figures and tables"); bad input ends the load with
-its message.
+question asked meanwhile waits for the index instead of failing. A load's processor time and
+memory in its worker are bounded (`SPIQA_UI_LOAD_CPU_S`, `SPIQA_UI_WORKER_MEMORY_MB`), the PDF's
+images by `SPIQA_MAX_IMAGE_PIXELS`, and the session's files by its upload quota; a killed worker's
+staging folders are deleted. Progress is `(fraction, message)` with counts ("Reading page 3 of 12",
+"Cropping Figure 2 (2 of 9)", "Indexing 9 figures and tables"); bad input ends the load with its
+message. Cited papers (`cited_loading`) are read in the same queue and worker processes.
 """
 
 from __future__ import annotations
@@ -24,15 +25,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.extraction.cache import sweep_staging
 from spiqa_demo.library import open_paper
-from spiqa_demo.settings import Settings
+from spiqa_demo.library.parallel import Extracted, extract_one
+from spiqa_demo.settings import ExtractionSettings, Settings
 from spiqa_demo.types import Paper, Progress
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.app_settings import app_settings
-from spiqa_demo.ui.fair_queue import FairQueue
-from spiqa_demo.ui.load_workers import LoadWorker
+from spiqa_demo.ui.fair_queue import FairQueue, Job
 from spiqa_demo.ui.messages import as_sentence
 from spiqa_demo.ui.untrusted import inert
+from spiqa_demo.ui.workers import Limits, Report, Worker
 
 if TYPE_CHECKING:
     from spiqa_demo.ui.session import Session
@@ -41,23 +44,65 @@ log = logging.getLogger(__name__)
 
 PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
 WAITING = "Waiting for a free reader"
-LOADS: FairQueue[PaperLoad] = FairQueue(PAPER_CONCURRENCY, "paper-load")
-_workers = [LoadWorker() for _ in range(PAPER_CONCURRENCY)]
+LOADS: FairQueue[Job] = FairQueue(PAPER_CONCURRENCY, "paper-load")
+
+
+def _sweep_staging() -> None:
+    """A killed worker's half-extracted folders are deleted (they would count against the cache's limit)."""
+    sweep_staging(app_settings().extraction)
+
+
+_workers = [Worker(on_death=_sweep_staging) for _ in range(PAPER_CONCURRENCY)]
 
 
 def warm_workers() -> None:
-    """Start every slot's worker process and its sentence encoder, side by side (the app's start-up calls this)."""
+    """Delete what killed workers of earlier runs left in the cache, then start every slot's worker
+    process and its sentence encoder, side by side (the app's start-up calls this)."""
     settings = app_settings()
-    starting = [threading.Thread(target=worker.warm, args=(settings,), daemon=True) for worker in _workers]
+    sweep_staging(settings.extraction)
+    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True) for worker in _workers]
     for thread in starting:
         thread.start()
     for thread in starting:
         thread.join()
 
 
+def load_limits(settings: Settings) -> Limits:
+    return Limits(settings.ui.ui_load_cpu_s, settings.ui.ui_worker_memory_mb, "SPIQA_UI_LOAD_CPU_S")
+
+
+def _open(report: Report, pdf: Path, settings: Settings) -> Paper:
+    """(In a worker) `pdf` opened as every paper is, its index saved beside its cache entry; the
+    progress and the extracted paper (before it is indexed) reported."""
+    opened = open_paper(pdf, settings, progress=lambda fraction, message: report(("progress", fraction, message)),
+                        extracted=lambda paper, _: report(("extracted", paper)))
+    return opened.paper
+
+
 def extract(slot: int, pdf: Path, settings: Settings, progress: Progress, extracted: Callable[[Paper], None]) -> Paper:
     """`pdf` extracted and indexed by the worker process of `slot`; the index is saved for this process."""
-    return _workers[slot].open(pdf, settings, progress, extracted)
+
+    def hear(message: tuple[object, ...]) -> None:
+        if message[0] == "progress":
+            progress(*message[1:])  # type: ignore[arg-type]
+        elif message[0] == "extracted":
+            extracted(message[1])  # type: ignore[arg-type]
+
+    return _workers[slot].run(_open, (pdf, settings), f"{pdf.name}: reading it", load_limits(settings), hear)
+
+
+def _extract_cited(report: Report, pdf: Path, settings: ExtractionSettings) -> Extracted:
+    """(In a worker) a cited paper checked and extracted (not indexed), or why it cannot be."""
+    return extract_one(pdf, settings)
+
+
+def extract_cited(slot: int, pdf: Path, settings: Settings) -> Extracted:
+    """A cited paper `pdf` checked and extracted by the worker process of `slot`."""
+    try:
+        return _workers[slot].run(_extract_cited, (pdf, settings.extraction), f"{pdf.name}: reading it",
+                                  load_limits(settings))
+    except PaperError as exc:
+        return Extracted(pdf, error=str(exc))
 
 
 def greeting(paper: Paper) -> str:

@@ -1,18 +1,21 @@
 """A paper page as an image with a figure's region and caption, or a passage, marked (for `gr.AnnotatedImage`).
 
-Pages are rendered once per (PDF, page, with or without the reader's annotations) at a screen
-resolution and kept in the UI folder; the boxes are the extracted ones (PDF points) scaled to the
-image's pixels.
+`draw_page` paints one page at a screen resolution into a PNG: a task for a worker process
+(`page_renders` runs it there, within its limits, and keeps what it drew), since a page can be
+built to take minutes to paint. The boxes are the extracted ones (PDF points) scaled to the image's
+pixels.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from spiqa_demo.extraction.pixels import fit_scale
+from spiqa_demo.files import write_whole
 from spiqa_demo.types import BBox, Figure
-from spiqa_demo.ui import storage
+from spiqa_demo.ui.workers import Report
 
 PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, and a PNG small enough to send on every view
 # A page larger than this (PDF allows 14,400 points a side) is shown smaller.
@@ -21,27 +24,28 @@ PAGE_MAX_PIXELS = 4_000_000
 Annotation = tuple[tuple[int, int, int, int], str]
 
 
-def render_page(pdf: Path, page: int, annotations: bool = False, dpi: int = PAGE_DPI) -> tuple[Path, float]:
-    """The PNG of page `page` (1-based) of `pdf`, rendered on first use, and its pixels per point;
-    `annotations`: with the reader's highlights and notes; `dpi`: finer for a page viewed zoomed in."""
+@dataclass(frozen=True)
+class PageImage:
+    """A drawn page: its PNG and its pixels per PDF point."""
+
+    path: Path
+    scale: float
+
+
+def draw_page(report: Report, pdf: Path, page: int, annotations: bool, dpi: int, target: Path) -> float:
+    """Page `page` (1-based) of `pdf` drawn into the PNG `target` (unless it is there already) at `dpi`,
+    within `PAGE_MAX_PIXELS`; its pixels per point. `annotations`: with the reader's highlights and notes."""
     import pymupdf
 
-    # The kept PDF's folder is its content hash: served names are keyed with the server's secret.
-    variant = "-annotated" if annotations else ""
-    prefix = storage.pages_prefix(pdf)
-    target = prefix.with_name(f"{prefix.name}-p{page}-{dpi}{variant}.png")
     with pymupdf.open(pdf) as doc:
-        rect = doc[page - 1].rect
-        scale = fit_scale(dpi / 72, rect.width, rect.height, PAGE_MAX_PIXELS)
+        drawn = doc[page - 1]
+        scale = fit_scale(dpi / 72, drawn.rect.width, drawn.rect.height, PAGE_MAX_PIXELS)
         if target.exists():
             os.utime(target)
-            return target, scale
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(f".{os.getpid()}.part.png")
-        doc[page - 1].get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False, annots=annotations).save(partial)
-    os.replace(partial, target)
-    storage.evict()
-    return target, scale
+        else:
+            pixels = drawn.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False, annots=annotations)
+            write_whole(target, lambda partial: pixels.save(partial, output="png"))
+    return scale
 
 
 def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
@@ -49,18 +53,14 @@ def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
     return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
 
 
-def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False,
-                   dpi: int = PAGE_DPI) -> tuple[str, list[Annotation]]:
+def figure_on_page(image: PageImage, figure: Figure) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
-    image, scale = render_page(pdf, figure.page, annotations, dpi)
-    boxes = [(_pixels(figure.bbox, scale), figure.title)]
+    boxes = [(_pixels(figure.bbox, image.scale), figure.title)]
     if figure.caption_bbox is not None:
-        boxes.append((_pixels(figure.caption_bbox, scale), "caption"))
-    return str(image), boxes
+        boxes.append((_pixels(figure.caption_bbox, image.scale), "caption"))
+    return str(image.path), boxes
 
 
-def box_on_page(pdf: Path, page: int, box: BBox | None, label: str,
-                dpi: int = PAGE_DPI) -> tuple[str, list[Annotation]]:
+def box_on_page(image: PageImage, box: BBox | None, label: str) -> tuple[str, list[Annotation]]:
     """`(page image, [(box, label)])`: one region of a page (a cited passage); no box when its place is unknown."""
-    image, scale = render_page(pdf, page, dpi=dpi)
-    return str(image), [] if box is None else [(_pixels(box, scale), label)]
+    return str(image.path), [] if box is None else [(_pixels(box, image.scale), label)]

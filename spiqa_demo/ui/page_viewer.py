@@ -5,13 +5,15 @@ page, zoom out/in (the page scrolls in its frame when larger), and the image's f
 The viewer remembers what it shows (`Session.viewing`): stepping to another page shows that page
 plainly and says where the evidence is; stepping back to the evidence's page boxes it again. The zoom
 (`Session.zoom`) is kept across pages. Gradio fits an image to its frame, so each zoom is a CSS class
-on the image (`zoom_css`) giving the page's height; pages viewed large are rendered finer.
+on the image (`zoom_css`) giving the page's height; pages viewed large are rendered finer. Pages are
+drawn in worker processes (`page_renders`): the handlers are `steps`, waiting for a page without
+holding a thread, and a page that cannot be drawn within its limits leaves its text and a sentence
+saying why.
 """
 
 from __future__ import annotations
 
-import logging
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import gradio as gr
@@ -20,12 +22,12 @@ from spiqa_demo.conversation import Evidence
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import figure_name
-from spiqa_demo.ui.page_view import PAGE_DPI, box_on_page, figure_on_page, render_page
+from spiqa_demo.ui.page_renders import PageRender, rendered
+from spiqa_demo.ui.page_view import PAGE_DPI, box_on_page, figure_on_page
 from spiqa_demo.ui.reader_chat import passage_quote
 from spiqa_demo.ui.session import PageShown, Session
+from spiqa_demo.ui.steps import Wait
 from spiqa_demo.ui.untrusted import inert
-
-log = logging.getLogger(__name__)
 
 MAX_MENTIONS = 8
 PAGE_HEIGHT = 560  # the viewer's frame, in pixels
@@ -84,6 +86,9 @@ def _outputs(page: Any, detail: str, number: str, zoom: int | None) -> ViewerOut
                          zoom_level=f"Zoom **{zoom} %**", zoom_in=gr.update(interactive=zoom < ZOOMS[-1]))
 
 
+UNCHANGED = ViewerOutputs(*(gr.skip() for _ in ViewerOutputs._fields))
+
+
 def text_only(detail: str, page: Any = None) -> ViewerOutputs:
     """The text beside the page, and `page` (None: no image); the controls are left as they are."""
     return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.skip(), page_number=gr.skip(),
@@ -94,17 +99,13 @@ def _hidden(detail: str) -> ViewerOutputs:
     return _outputs(gr.update(value=None, visible=False), detail, "", None)
 
 
-def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False,
-                  zoom: int = 100) -> tuple[Any, str]:
-    """(AnnotatedImage value, markdown) for one item: its page with boxes (and the reader's
-    annotations when asked), rendered for `zoom`, caption and mentions."""
-    page = None
-    try:
-        page = figure_on_page(pdf, figure, annotations, _dpi(zoom)) if pdf is not None and pdf.is_file() else None
-    except Exception:  # a page that cannot be rendered still leaves the caption and mentions
-        log.exception("rendering page %s failed", figure.page)
+def figure_detail(paper: Paper, figure: Figure, page: Any, problem: str = "") -> tuple[Any, str]:
+    """(AnnotatedImage value, markdown) for one item: its drawn `page` (None when it could not be drawn,
+    `problem` saying why), caption and mentions."""
     title = f"#### {inert(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
     blocks = [title, inert(figure.caption)] if figure.caption else [title]
+    if problem:
+        blocks.append(f"*{inert(problem)}*")
     if figure.mentions:
         where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
         bullets = [f"- p. {page_number}: “{inert(m.sentence.strip())}”"
@@ -115,94 +116,115 @@ def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: b
     return page, "\n\n".join(blocks)
 
 
-def _boxed(session: Session, paper: Paper, shown: PageShown) -> tuple[Any, str]:
-    """The page image with the evidence boxed when it is on this page, and the text beside it."""
-    assert session.pdf is not None
+def _figure_boxed(shown: PageShown) -> Figure | None:
+    """The figure or table boxed on the page shown, if any."""
     evidence = shown.evidence
     figure = evidence.figure if isinstance(evidence, Evidence) else evidence
-    if figure is not None and figure.page == shown.page:
-        return figure_detail(paper, session.pdf, figure, session.annotations, session.zoom)
+    return figure if figure is not None and figure.page == shown.page else None
+
+
+def _render(session: Session, shown: PageShown) -> PageRender:
+    """The page image `shown` needs: with the reader's annotations, unless it boxes a cited passage."""
+    assert session.pdf is not None
+    evidence = shown.evidence
+    passage = _figure_boxed(shown) is None and isinstance(evidence, Evidence) and evidence.page == shown.page
+    return rendered(session.pdf, shown.page, session.annotations and not passage, _dpi(session.zoom), id(session))
+
+
+def _boxed(paper: Paper, shown: PageShown, render: PageRender) -> tuple[Any, str]:
+    """The page image with the evidence boxed when it is on this page, and the text beside it."""
+    evidence, image = shown.evidence, render.image
+    figure = _figure_boxed(shown)
+    if figure is not None:
+        return figure_detail(paper, figure, figure_on_page(image, figure) if image else None, render.error)
+    missing = "" if image else f"\n\n*The page image is not available: {inert(render.error)}*"
     if isinstance(evidence, Evidence) and evidence.page == shown.page:
-        return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL, _dpi(session.zoom)),
-                f"#### Passage · page {shown.page}\n\n> {inert(passage_quote(evidence, PASSAGE_CHARS))}")
-    image, _ = render_page(session.pdf, shown.page, session.annotations, _dpi(session.zoom))
-    text = f"#### Page {shown.page} of {paper.page_count}"
+        return (box_on_page(image, evidence.box, PASSAGE_LABEL) if image else None,
+                f"#### Passage · page {shown.page}\n\n> {inert(passage_quote(evidence, PASSAGE_CHARS))}{missing}")
+    text = f"#### Page {shown.page} of {paper.page_count}{missing}"
+    figure = evidence.figure if isinstance(evidence, Evidence) else evidence
     if figure is not None:
         text += f"\n\n*{inert(figure_name(figure))} is boxed on its page.*"
     elif isinstance(evidence, Evidence):
         text += f"\n\n*The cited passage is boxed on page {evidence.page}.*"
-    return (str(image), []), text
+    return ((str(image.path), []) if image else None), text
 
 
-def show(session: Session, shown: PageShown) -> ViewerOutputs:
-    """Show `shown` in the viewer and remember it."""
+def show(session: Session, shown: PageShown) -> Iterator[ViewerOutputs | Wait]:
+    """Show `shown` in the viewer and remember it, once its page is drawn (waiting holds no thread)."""
     paper = session.paper
     if paper is None or session.pdf is None or not session.pdf.is_file():
-        return _hidden("The page images are not available.")
+        yield _hidden("The page images are not available.")
+        return
     shown = PageShown(min(max(shown.page, 1), paper.page_count), shown.evidence)
     session.viewing = shown
-    try:
-        image, text = _boxed(session, paper, shown)
-    except Exception:  # a page that cannot be rendered leaves the text and the app working
-        log.exception("rendering page %s failed", shown.page)
-        return _outputs(gr.update(value=None, visible=False), "*The page image is not available.*",
-                        _number(shown.page, paper), session.zoom)
-    return _outputs(gr.update(value=image, visible=image is not None, elem_classes=[zoom_class(session.zoom)]), text,
-                    _number(shown.page, paper), session.zoom)
+    render = _render(session, shown)
+    if not render.done:
+        yield Wait(lambda: render.done)
+    if render.replaced:  # a newer view of this session shows its own page
+        yield UNCHANGED
+        return
+    image, text = _boxed(paper, shown, render)
+    yield _outputs(gr.update(value=image, visible=image is not None, elem_classes=[zoom_class(session.zoom)]), text,
+                   _number(shown.page, paper), session.zoom)
 
 
 def _number(page: int, paper: Paper) -> str:
     return f"Page **{page}** of {paper.page_count}"
 
 
-def show_figure(session: Session, figure: Figure) -> ViewerOutputs:
+def show_figure(session: Session, figure: Figure) -> Iterator[ViewerOutputs | Wait]:
     """A gallery item on its page, with its caption and mentions."""
-    return show(session, PageShown(figure.page, figure))
+    yield from show(session, PageShown(figure.page, figure))
 
 
-def open_from_chat(session: Session | None, evt: gr.SelectData) -> ViewerOutputs:
+def open_from_chat(session: Session | None, evt: gr.SelectData) -> Iterator[ViewerOutputs | Wait]:
     """The evidence a selected chat message shows (an answer: its first cited evidence), boxed on its page."""
     if session is None or session.paper is None:
-        return _hidden(NOT_SELECTABLE)
+        yield _hidden(NOT_SELECTABLE)
+        return
     storage.in_use(session)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     message = session.history[index] if 0 <= index < len(session.history) else None
     kept = session.evidence_of.get(id(message)) if message is not None else None
     if kept is None or kept[0] is not message:
-        return text_only(NOT_SELECTABLE, gr.skip())
+        yield text_only(NOT_SELECTABLE, gr.skip())
+        return
     evidence = kept[1]
-    return show(session, PageShown(evidence.page, evidence))
+    yield from show(session, PageShown(evidence.page, evidence))
 
 
-def step(session: Session | None, delta: int) -> ViewerOutputs:
+def step(session: Session | None, delta: int) -> Iterator[ViewerOutputs | Wait]:
     """The previous (`delta` -1) or next (+1) page of the one shown."""
     if session is None or session.paper is None or session.viewing is None:
-        return _hidden(NOTHING_SHOWN)
+        yield _hidden(NOTHING_SHOWN)
+        return
     storage.in_use(session)
-    return show(session, PageShown(session.viewing.page + delta, session.viewing.evidence))
+    yield from show(session, PageShown(session.viewing.page + delta, session.viewing.evidence))
 
 
-def previous_page(session: Session | None) -> ViewerOutputs:
-    return step(session, -1)
+def previous_page(session: Session | None) -> Iterator[ViewerOutputs | Wait]:
+    yield from step(session, -1)
 
 
-def next_page(session: Session | None) -> ViewerOutputs:
-    return step(session, +1)
+def next_page(session: Session | None) -> Iterator[ViewerOutputs | Wait]:
+    yield from step(session, +1)
 
 
-def zoom(session: Session | None, steps: int) -> ViewerOutputs:
+def zoom(session: Session | None, steps: int) -> Iterator[ViewerOutputs | Wait]:
     """The page shown, `steps` zooms out (-1) or in (+1), within `ZOOMS`."""
     if session is None or session.paper is None or session.viewing is None:
-        return _hidden(NOTHING_SHOWN)
+        yield _hidden(NOTHING_SHOWN)
+        return
     storage.in_use(session)
     at = ZOOMS.index(session.zoom) if session.zoom in ZOOMS else ZOOMS.index(100)
     session.zoom = ZOOMS[min(max(at + steps, 0), len(ZOOMS) - 1)]
-    return show(session, session.viewing)
+    yield from show(session, session.viewing)
 
 
-def zoom_out(session: Session | None) -> ViewerOutputs:
-    return zoom(session, -1)
+def zoom_out(session: Session | None) -> Iterator[ViewerOutputs | Wait]:
+    yield from zoom(session, -1)
 
 
-def zoom_in(session: Session | None) -> ViewerOutputs:
-    return zoom(session, +1)
+def zoom_in(session: Session | None) -> Iterator[ViewerOutputs | Wait]:
+    yield from zoom(session, +1)

@@ -177,16 +177,18 @@ def load_example(name: str | None, session: Session | None,
     yield from _load(lambda: examples.example_pdf(name), session, progress)
 
 
-def show_figure(session: Session | None, evt: gr.SelectData) -> page_viewer.ViewerOutputs:
+def show_figure(session: Session | None, evt: gr.SelectData) -> Iterator[page_viewer.ViewerOutputs | Wait]:
     """The selected gallery item on its page, with caption and mentions."""
     if session is None or session.paper is None:
-        return page_viewer.text_only(DETAIL_HINT)
+        yield page_viewer.text_only(DETAIL_HINT)
+        return
     storage.in_use(session)
     items = shown_items(session.paper)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     if not 0 <= index < len(items):
-        return page_viewer.text_only(DETAIL_HINT)
-    return page_viewer.show_figure(session, items[index])
+        yield page_viewer.text_only(DETAIL_HINT)
+        return
+    yield from page_viewer.show_figure(session, items[index])
 
 
 def show_annotations(value: bool, session: Session | None) -> Session:
@@ -313,16 +315,17 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
             (tab.example.input, load_example, tab.example, "load_example"),
         )
     )
-    tab.gallery.select(show_figure, [session], components(page_viewer.ViewerOutputs, tab),
-                       api_visibility="private")  # needs the browser's selection event
+    viewer = components(page_viewer.ViewerOutputs, tab)
+    tab.gallery.select(queues.handler(show_figure), [session], viewer, api_visibility="private",
+                       **queues.view)  # needs the browser's selection event
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
     follow.keep_following(tab.chatbot)
-    viewer = components(page_viewer.ViewerOutputs, tab)
-    tab.chatbot.select(page_viewer.open_from_chat, [session], viewer, api_visibility="private")  # needs the browser's selection
-    tab.previous_page.click(page_viewer.previous_page, [session], viewer, api_name="previous_page")
-    tab.next_page.click(page_viewer.next_page, [session], viewer, api_name="next_page")
-    tab.zoom_out.click(page_viewer.zoom_out, [session], viewer, api_name="zoom_out")
-    tab.zoom_in.click(page_viewer.zoom_in, [session], viewer, api_name="zoom_in")
+    tab.chatbot.select(queues.handler(page_viewer.open_from_chat), [session], viewer, api_visibility="private",
+                       **queues.view)  # needs the browser's selection
+    for button, fn, name in ((tab.previous_page, page_viewer.previous_page, "previous_page"),
+                             (tab.next_page, page_viewer.next_page, "next_page"),
+                             (tab.zoom_out, page_viewer.zoom_out, "zoom_out"), (tab.zoom_in, page_viewer.zoom_in, "zoom_in")):
+        button.click(queues.handler(fn), [session], viewer, api_name=name, **queues.view)
     tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat")
     tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
 

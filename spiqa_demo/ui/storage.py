@@ -26,7 +26,7 @@ from collections.abc import Hashable
 from pathlib import Path
 
 from spiqa_demo.errors import InputError
-from spiqa_demo.files import files_under
+from spiqa_demo.files import files_under, write_whole
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import Settings
 from spiqa_demo.types import Paper
@@ -124,12 +124,14 @@ def paper_files(paper: Paper, pdf: Path, settings: Settings | None = None) -> li
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
-    partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        os.link(source, partial)
-    except OSError:  # another file system, or links not supported
-        shutil.copyfile(source, partial)
-    os.replace(partial, target)
+    def linked(partial: Path) -> None:
+        partial.unlink()  # a link needs the name free
+        try:
+            os.link(source, partial)
+        except OSError:  # another file system, or links not supported
+            shutil.copyfile(source, partial)
+
+    write_whole(target, linked)
 
 
 def gradio_temp_dir(settings: Settings | None = None) -> Path:
@@ -188,10 +190,7 @@ def keep_upload(source: Path, settings: Settings | None = None) -> Path:
     """
     target = kept_path(source, settings)
     if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
-        shutil.copyfile(source, partial)
-        os.replace(partial, target)
+        write_whole(target, lambda partial: shutil.copyfile(source, partial))
     os.utime(target)
     return target
 

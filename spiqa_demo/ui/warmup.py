@@ -21,9 +21,12 @@ def _warm() -> None:
     try:
         import spiqa_demo.extraction  # noqa: F401  # imported for its side effect: PyMuPDF loaded before the first visitor
         from retrieval.embedder import get_embedder
+        from spiqa_demo.ui import page_renders, result_files
         from spiqa_demo.ui.loading import warm_workers
 
         settings = app_settings()
+        page_renders.warm()
+        result_files.warm()
         get_embedder(settings.retrieval).load()
         warm_workers()
         from spiqa_demo.ui.spiqa_check import benchmark_datasets
