@@ -35,10 +35,11 @@ LabelKey = tuple[Kind, str]  # (kind, canonical number), as in `spiqa_demo.types
 NUMBER = r"(?:[A-Z]\.?\s?\d+(?:\.\d+)?|[a-z]\d+|\d+(?:\.\d+)?|[IVXLC]+\b)"
 # A sub-figure letter attached to the number: "3b", "3(b)", "3 (b)" (not the "a" of "and").
 SUBFIGURE = r"(?:\s?\([a-z]\)|[a-z](?![A-Za-z]))"
-# The words a caption opens with. Case matters: captions are typeset "Figure", "FIG." or "TABLE",
-# while a lower-case "figure 3 ..." opening a line is running text. A caption's number stands
-# alone: "Figure 3b: ..." labels a panel, and in "Figure 3 (b) ..." the panel letter is caption text.
-CAPTION_WORD = r"Figure|FIGURE|Fig\.|FIG\.|Fig|Table|TABLE|Tab\."
+# The words a caption opens with. Case matters: captions are typeset "Figure", "FIG." or "TABLE"
+# ("FIG 1" without a period in the ASM journals), while a lower-case "figure 3 ..." opening a line is
+# running text. A caption's number stands alone: "Figure 3b: ..." labels a panel, and in
+# "Figure 3 (b) ..." the panel letter is caption text.
+CAPTION_WORD = r"Figure|FIGURE|Fig\.|FIG\.|Fig|FIG|Table|TABLE|Tab\."
 # The words that cite an item in running text or a question, any case, singular or plural.
 _REFERENCE_WORD = r"(?i:fig(?:ure)?s?\.?|tab(?:le)?s?\.?|tbl\.?)"
 _SEPARATOR = r"(?:,|and|&|or|to|\u2013|\u2014|-)"
