@@ -20,6 +20,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 from PIL import Image
+from shared_papers import hard_manifest, manifest, shared_papers
 
 from evalsuite import pdf_factory
 from evalsuite.extraction_gold import GoldDocument, ink_bbox, load_gold_set, score_against_gold, score_document
@@ -60,28 +61,6 @@ def extracted(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory) -> dict[
 @pytest.fixture(scope="session")
 def long_pdf(tmp_path_factory: pytest.TempPathFactory) -> SyntheticPaper:
     return pdf_factory.long_paper(tmp_path_factory.mktemp("long") / "long.pdf", pages=300)
-
-
-@pytest.fixture(scope="session")
-def hard_manifest(shared: Path) -> list[dict]:
-    """Papers today's tests once got wrong (`manifest-hard.json`): dense pages, captions set beside
-    their figures, a supplement numbering from 1 again."""
-    return json.loads((shared / "papers" / "manifest-hard.json").read_text())
-
-
-@pytest.fixture(scope="session")
-def manifest(shared: Path, hard_manifest: list[dict]) -> list[dict]:
-    """Every real paper with its answer key: `manifest.json` and `manifest-hard.json`."""
-    return json.loads((shared / "papers" / "manifest.json").read_text()) + hard_manifest
-
-
-@pytest.fixture(scope="session")
-def shared_papers(shared: Path, manifest: list[dict], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Paper]:
-    crops = tmp_path_factory.mktemp("shared-crops")
-    return {
-        e["file"]: extract_paper(shared / "papers" / e["file"], image_dir=crops / Path(e["file"]).stem, dpi=72)
-        for e in manifest
-    }
 
 
 @pytest.fixture(scope="session")

@@ -44,7 +44,7 @@ BOX = (0.0, 0.0, 100.0, 100.0)
 ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIV", "XIX", "XX", "XXXIX"]
 # The caption words extraction accepts a roman number after (IEEE: "TABLE IV", "FIG. II").
 ROMAN_WORDS = {"figure": ["FIGURE", "FIG."], "table": ["TABLE", "Table"]}
-WORDS = {"figure": ["Figure", "FIGURE", "Fig.", "FIG.", "Fig"], "table": ["Table", "TABLE", "Tab."]}
+WORDS = {"figure": ["Figure", "FIGURE", "Fig.", "FIG.", "Fig", "FIG"], "table": ["Table", "TABLE", "Tab."]}
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,9 @@ Figures and tables are ranked by the paper's figure index (dense + BM25 + labels
 passages by BM25 over the paper's paragraphs (the store's passage index). The two scores live on
 different scales, so each kind's scores are rescaled to 0..1 (the best of the kind is 1) before the
 lists are merged: the reader always sees the best figure or table and the best passage on top.
+A figure or table the question names by its label ("What does Figure 3 show?", "Table II in the
+supplement": read by the index as `search` reads it) comes first whatever the scores: rescaled,
+another item and the best passage score 1.0 as well, and a tie must not hand the reader Figure 1.
 Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it), and
 the figures and tables whose captions cross-reference a kept one ("These correspond to Figure 5",
 "see also Fig. 5") are raised a little: they are where a reader's "where are the detailed numbers?"
@@ -50,7 +53,7 @@ def rank_evidence(
     kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
     related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
     merged = [replace(e, score=e.score + _bonus(e, kept, related) - KEEP_BONUS * (e.key in avoided)) for e in items + passages]
-    return sorted(merged, key=lambda e: (-e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
+    return sorted(merged, key=lambda e: (not e.named, -e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
 
 
 def _bonus(e: Evidence, kept: set[str], related: set[str]) -> float:
@@ -69,8 +72,9 @@ def _cross_referenced(kept: Sequence[Figure], items: Sequence[Figure]) -> set[st
     }
 
 
-def figure_evidence(item: Figure, score: float) -> Evidence:
-    return Evidence(kind=item.kind, page=item.page, label=item.title, text=item.caption, score=score, box=item.bbox, item=item)
+def figure_evidence(item: Figure, score: float, named: bool = False) -> Evidence:
+    return Evidence(kind=item.kind, page=item.page, label=item.title, text=item.caption, score=score, box=item.bbox,
+                    item=item, named=named)
 
 
 def passage_evidence(passage: Passage, score: float) -> Evidence:
@@ -92,7 +96,7 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
             scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
     ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
-    return [figure_evidence(i, 1.0 if i.id in named else scores[i.id] / total) for i in ranked[:k]]
+    return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]
 
 
 def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:

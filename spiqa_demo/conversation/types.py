@@ -22,7 +22,8 @@ class Evidence:
     `page` is 1-based; `box` in PDF points on that page (the passage's paragraph, the figure's
     region); `label` is "Figure 3" / "Table 2" (empty for passages); `cited` says whether the answer
     cites it; `quotes` are the sentences of a passage the answer quotes (extractive answers) or
-    that best match the question.
+    that best match the question; `named` says the question names this figure or table by its
+    label ("What does Figure 3 show?"), which ranks it first whatever the scores.
     """
 
     kind: EvidenceKind
@@ -34,6 +35,7 @@ class Evidence:
     item: Figure | Passage
     cited: bool = False
     quotes: tuple[str, ...] = ()
+    named: bool = False
 
     @property
     def key(self) -> str:

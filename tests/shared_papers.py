@@ -1,0 +1,41 @@
+"""The real papers of `../shared/papers` with their answer keys, extracted once per test run.
+
+`manifest.json` lists the papers extraction passes; `manifest-hard.json` the ones it once got
+wrong (dense pages, captions beside their figures, a supplement numbering from 1 again). Each paper
+is read through the run's extraction cache (`tests/conftest.py`), at a low resolution since tests
+look at items, not at crop detail: the extraction tests and the named-item tests import the fixtures
+and share one extraction per paper, across pytest-xdist workers too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from spiqa_demo.extraction import load_paper
+from spiqa_demo.settings import get_settings
+from spiqa_demo.types import Paper
+
+TEST_DPI = 72
+
+
+@pytest.fixture(scope="session")
+def hard_manifest(shared: Path) -> list[dict]:
+    """Papers today's tests once got wrong (`manifest-hard.json`): dense pages, captions set beside
+    their figures, a supplement numbering from 1 again."""
+    return json.loads((shared / "papers" / "manifest-hard.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def manifest(shared: Path, hard_manifest: list[dict]) -> list[dict]:
+    """Every real paper with its answer key: `manifest.json` and `manifest-hard.json`."""
+    return json.loads((shared / "papers" / "manifest.json").read_text()) + hard_manifest
+
+
+@pytest.fixture(scope="session")
+def shared_papers(shared: Path, manifest: list[dict]) -> dict[str, Paper]:
+    """Every manifest paper by file name, from the run's extraction cache."""
+    settings = get_settings().extraction.with_overrides(dpi=TEST_DPI)
+    return {e["file"]: load_paper(shared / "papers" / e["file"], settings) for e in manifest}
