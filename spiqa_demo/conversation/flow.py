@@ -108,7 +108,7 @@ def ask_turn_stream(
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
 
-    answer, abstained, model = "", False, None
+    answer, abstained, not_found, model = "", False, False, None
     if backend is not None and evidence:
         yield Status(f"Asking {backend.name}")
         try:
@@ -120,7 +120,8 @@ def ask_turn_stream(
     elif backend is None and not notice:
         messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
     if model is None:
-        answer, evidence = extractive_answer(read_as, evidence, focus)
+        quoted = extractive_answer(read_as, evidence, focus, paper)
+        answer, evidence, not_found = quoted.text, quoted.evidence, quoted.not_found
         if evidence and not any(e.cited and e.passage is not None for e in evidence):
             messages.append("no sentence of the paper's text matches the question")
         if answer:
@@ -132,6 +133,7 @@ def ask_turn_stream(
         evidence=tuple(evidence),
         messages=tuple(messages),
         abstained=abstained,
+        not_found=not_found,
         model=model,
     )
     conversation.append(turn)
