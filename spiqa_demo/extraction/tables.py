@@ -100,21 +100,37 @@ def table_grid(words: list[Word]) -> list[list[str]]:
     column of their centre: a heading spanning several columns (a dataset over its metrics) crosses
     the gaps between them and would otherwise join their cells.
     """
+    return [[" ".join(w.text for w in cell) for cell in row] for row in _grid_words(words)]
+
+
+def cell_boxes(words: list[Word]) -> list[list[BBox | None]]:
+    """The box of every cell of `table_grid(words)` (None for an empty cell): where an answer that
+    states a cell shows it on the page."""
+    return [[_union(cell) for cell in row] for row in _grid_words(words)]
+
+
+def _union(words: list[Word]) -> BBox | None:
+    if not words:
+        return None
+    return (min(w.x0 for w in words), min(w.y0 for w in words), max(w.x1 for w in words), max(w.y1 for w in words))
+
+
+def _grid_words(words: list[Word]) -> list[list[list[Word]]]:
+    """The words of each cell, row by row (see `table_grid`)."""
     rows = _rows(words)
     grid = _cells(rows, _column_boundaries(rows))
-    header = _header_rows(grid)
+    header = _header_rows([[" ".join(w.text for w in cell) for cell in row] for row in grid])
     if 0 < header < len(rows):
         grid = _cells(rows, _column_boundaries(rows[header:]))
     return grid
 
 
-def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[str]]:
+def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[list[Word]]]:
     grid = []
     for row in rows:
-        cells = [""] * (len(boundaries) + 1)
+        cells: list[list[Word]] = [[] for _ in range(len(boundaries) + 1)]
         for w in row:
-            col = sum(1 for b in boundaries if w.cx > b)
-            cells[col] = f"{cells[col]} {w.text}".strip()
+            cells[sum(1 for b in boundaries if w.cx > b)].append(w)
         grid.append(cells)
     return grid
 

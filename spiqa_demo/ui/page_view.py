@@ -8,9 +8,12 @@ image's pixels.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
+from spiqa_demo.conversation.types import Cell
 from spiqa_demo.extraction.pixels import fit_scale
+from spiqa_demo.extraction.tables import cell_boxes, page_words, region_words, table_grid
 from spiqa_demo.types import BBox, Figure
 from spiqa_demo.ui import storage
 
@@ -50,13 +53,37 @@ def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
 
 
 def figure_on_page(pdf: Path, figure: Figure, annotations: bool = False,
-                   dpi: int = PAGE_DPI) -> tuple[str, list[Annotation]]:
-    """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
+                   dpi: int = PAGE_DPI, cells: Sequence[Cell] = ()) -> tuple[str, list[Annotation]]:
+    """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`,
+    and the table cells an answer states ("ResNet-101 · top-1 err.")."""
     image, scale = render_page(pdf, figure.page, annotations, dpi)
     boxes = [(_pixels(figure.bbox, scale), figure.title)]
     if figure.caption_bbox is not None:
         boxes.append((_pixels(figure.caption_bbox, scale), "caption"))
+    boxes += [(_pixels(box, scale), f"{cell.row_name} · {cell.heading}") for cell, box in cell_places(pdf, figure, cells)]
     return str(image), boxes
+
+
+def cell_places(pdf: Path, figure: Figure, cells: Sequence[Cell]) -> list[tuple[Cell, BBox]]:
+    """Where `cells` of `figure`'s table are printed: its words are read again from the page and
+    rebuilt into the grid its structure came from; a cell whose words differ from the structure's
+    (a table read from an image) has no place."""
+    import pymupdf
+
+    if not cells or figure.table is None:
+        return []
+    with pymupdf.open(pdf) as doc:
+        words = region_words(page_words(doc[figure.page - 1]), figure.bbox, figure.caption_bbox)
+    grid, boxes = table_grid(words), cell_boxes(words)
+    header = len(figure.table.header)
+    places = []
+    for cell in cells:
+        row, column = header + cell.row, cell.column
+        inside = row < len(grid) and column < len(grid[row])
+        box = boxes[row][column] if inside else None
+        if inside and box is not None and grid[row][column] == cell.value:
+            places.append((cell, box))
+    return places
 
 
 def box_on_page(pdf: Path, page: int, box: BBox | None, label: str,

@@ -11,6 +11,7 @@ on the image (`zoom_css`) giving the page's height; pages viewed large are rende
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,6 +19,7 @@ from typing import Any, NamedTuple
 import gradio as gr
 
 from spiqa_demo.conversation import Evidence
+from spiqa_demo.conversation.types import Cell
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import figure_name
@@ -95,16 +97,20 @@ def _hidden(detail: str) -> ViewerOutputs:
 
 
 def figure_detail(paper: Paper, pdf: Path | None, figure: Figure, annotations: bool = False,
-                  zoom: int = 100) -> tuple[Any, str]:
+                  zoom: int = 100, cells: Sequence[Cell] = ()) -> tuple[Any, str]:
     """(AnnotatedImage value, markdown) for one item: its page with boxes (and the reader's
-    annotations when asked), rendered for `zoom`, caption and mentions."""
+    annotations when asked), rendered for `zoom`, caption and mentions; the table `cells` an answer
+    states are boxed too and named above the caption."""
     page = None
     try:
-        page = figure_on_page(pdf, figure, annotations, _dpi(zoom)) if pdf is not None and pdf.is_file() else None
+        page = figure_on_page(pdf, figure, annotations, _dpi(zoom), cells) if pdf is not None and pdf.is_file() else None
     except Exception:  # a page that cannot be rendered still leaves the caption and mentions
         log.exception("rendering page %s failed", figure.page)
     title = f"#### {escape(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
     blocks = [title, escape(figure.caption)] if figure.caption else [title]
+    if cells:
+        blocks.insert(1, "**The answer's cells:** " + "; ".join(
+            f"row “{escape(c.row_name)}”, column “{escape(c.heading)}”: **{escape(c.value)}**" for c in cells))
     if figure.mentions:
         where = [paper.passages[m.passage].page if 0 <= m.passage < len(paper.passages) else "?" for m in figure.mentions]
         bullets = [f"- p. {page_number}: “{escape(m.sentence.strip())}”"
@@ -121,7 +127,8 @@ def _boxed(session: Session, paper: Paper, shown: PageShown) -> tuple[Any, str]:
     evidence = shown.evidence
     figure = evidence.figure if isinstance(evidence, Evidence) else evidence
     if figure is not None and figure.page == shown.page:
-        return figure_detail(paper, session.pdf, figure, session.annotations, session.zoom)
+        cells = evidence.cells if isinstance(evidence, Evidence) else ()
+        return figure_detail(paper, session.pdf, figure, session.annotations, session.zoom, cells)
     if isinstance(evidence, Evidence) and evidence.page == shown.page:
         return (box_on_page(session.pdf, shown.page, evidence.box, PASSAGE_LABEL, _dpi(session.zoom)),
                 f"#### Passage · page {shown.page}\n\n> {escape(passage_quote(evidence, PASSAGE_CHARS))}")
