@@ -4,12 +4,15 @@ heading the question names, and "not found" when the paper does not say."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from spiqa_demo.conversation import Conversation, Turn, ask_turn
 from spiqa_demo.conversation.extractive import NOT_FOUND, is_no_answer
 from spiqa_demo.conversation.table_lookup import cell_value, lookup
-from spiqa_demo.settings import QASettings
+from spiqa_demo.extraction import load_paper
+from spiqa_demo.settings import QASettings, get_settings
 from spiqa_demo.types import Figure, Mention, Paper, Passage, TableStructure
 
 ERRORS = TableStructure(
@@ -59,7 +62,7 @@ def test_a_question_naming_a_figure_is_answered_by_its_caption_then_the_sentence
 
 def test_a_lookup_states_the_cell_read_from_the_table_and_marks_it_for_the_app() -> None:
     turn = _ask("What is the top-1 error of ResNet-101?")
-    assert "In Table 2, ResNet-101 has a top-1 err. of 19.87 (row 'ResNet-101', column 'top-1 err.')." in turn.answer
+    assert "In Table 2, ResNet-101 has a top-1 err. of 19.87 (row “ResNet-101”, column “top-1 err.”)." in turn.answer
     table = next(e for e in turn.cited if e.label == "Table 2")
     assert [(c.row, c.column, c.value) for c in table.cells] == [(1, 1, "19.87")]
     assert turn.to_dict()["evidence"][[e.label for e in turn.evidence].index("Table 2")]["cells"] == [
@@ -114,3 +117,30 @@ def test_headings_research_questions_and_captions_are_no_answer(sentence: str) -
 def test_body_sentences_are_answers() -> None:
     assert not is_no_answer("We use a weight decay of 0.0001 and momentum of 0.9.")
     assert not is_no_answer("Figure 3 shows that the gains grow with depth.")
+
+
+def test_a_looked_up_cell_of_a_shared_papers_table_is_boxed_where_its_value_is_printed(shared: Path) -> None:
+    """What the page viewer boxes for a lookup: the cell's words as the page prints them."""
+    import pymupdf
+
+    from spiqa_demo.ui.page_view import cell_places
+
+    pdf = shared / "papers" / "resnet-1512.03385.pdf"
+    paper = load_paper(pdf, get_settings().extraction)
+    placed = 0
+    for table in [t for t in paper.tables if t.table is not None and t.table.body]:
+        assert table.table is not None
+        headings = table.table.column_headings()
+        names = [r[0] for r in table.table.body]
+        row = next((r for r in table.table.body if len(r) > 1 and cell_value(r[1]) is not None and names.count(r[0]) == 1
+                    and any(c.isupper() or c.isdigit() for c in r[0])), None)
+        if row is None or not headings[1]:
+            continue
+        found = lookup(f"What is the {headings[1]} of {row[0]}?", table.table)
+        assert found is not None and (row[0], row[1]) in [(c.row_name, c.value) for c in found.cells], (table.label, row, found)
+        with pymupdf.open(pdf) as doc:
+            for cell, box in cell_places(pdf, table, found.cells):
+                printed = " ".join(w[4] for w in doc[table.page - 1].get_text("words", clip=box))
+                assert printed == cell.value, (table.label, cell, printed)
+                placed += 1
+    assert placed >= 3

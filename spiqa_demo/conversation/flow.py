@@ -6,7 +6,9 @@
 3. With a model: the earlier turns (as many as fit its context, oldest dropped first, with a note)
    and the evidence go in one request; the reply's citations mark the evidence it rests on, and an
    "I don't know" marks the turn abstained (no evidence shown as supporting). Without a model, or
-   when the model fails, the answer quotes the best sentence(s) with their page (`extractive`).
+   when the model fails, the answer is chosen for what was asked (`extractive`): a named item's
+   caption, a table's cells, or the best sentence(s) with their page; or it says the paper does not
+   seem to say (`Turn.not_found`), the best evidence still shown.
 The turn is appended to the conversation.
 """
 

@@ -147,11 +147,11 @@ def _named_row(question: str, table: TableStructure) -> int | None:
 
 def cell_sentence(label: str, found: Lookup) -> str:
     """The lookup stated as sentences: "In Table 2, ResNet-101 has a top-1 err. of 19.87 (row
-    'ResNet-101', column 'top-1 err.')." or, when a superlative chose the row, "In Table 1, Amazon-Book has
+    “ResNet-101”, column “top-1 err.”)." or, when a superlative chose the row, "In Table 1, Amazon-Book has
     the most #Users: 52,643 (row ..., column ...)."."""
     sentences = []
     for cell in found.cells:
-        where = f"(row '{cell.row_name}', column '{cell.heading}')"
+        where = f"(row “{cell.row_name}”, column “{cell.heading}”)"
         if found.superlative:
             sentences.append(f"In {label}, {cell.row_name} has the {found.superlative} {cell.heading}: {cell.value} {where}.")
         else:
