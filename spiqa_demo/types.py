@@ -112,14 +112,23 @@ def _markdown_row(cells: Sequence[str], width: int) -> str:
 class TableStructure:
     """A table's cells as printed: `header` rows (column headings; a spanning row such as the
     datasets above a sub-header row of metrics), then `body` rows, each starting with its row name
-    (a method, a setting). Empty cells are "" (a heading spanning several columns is written once)."""
+    (a method, a setting). Empty cells are "" (a heading spanning several columns is written once).
+    `boxes` are where the cells of the header rows then the body rows are printed (PDF points; None
+    for an empty cell), so an answer that states a cell can show it on the page; none for a table
+    read from an image."""
 
     header: tuple[tuple[str, ...], ...] = ()
     body: tuple[tuple[str, ...], ...] = ()
+    boxes: tuple[tuple[BBox | None, ...], ...] = ()
 
     @property
     def width(self) -> int:
         return max((len(r) for r in (*self.header, *self.body)), default=0)
+
+    def body_cell_box(self, row: int, column: int) -> BBox | None:
+        """Where body cell (`row`, `column`) is printed, when known."""
+        at = len(self.header) + row
+        return self.boxes[at][column] if at < len(self.boxes) and column < len(self.boxes[at]) else None
 
     @property
     def row_names(self) -> tuple[str, ...]:
@@ -156,6 +165,7 @@ class TableStructure:
         return cls(
             header=tuple(tuple(str(c) for c in r) for r in d.get("header", ())),
             body=tuple(tuple(str(c) for c in r) for r in d.get("body", ())),
+            boxes=tuple(tuple(_bbox(b) for b in r) for r in d.get("boxes", ())),
         )
 
 

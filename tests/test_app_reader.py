@@ -93,3 +93,14 @@ def test_an_i_dont_know_shows_no_supporting_passage(reply: str, supported: bool)
     shown = "\n".join(str(m["content"]) for m in answer_messages(answer, []))
     assert ("Supporting passage" in shown) is supported and ("Channel attention pools" in shown) is supported, shown
     assert ("The supporting passage (quoted in the chat)" in passage_view(answer, None)[1]) is supported
+
+
+def test_a_table_lookup_states_the_cell_and_says_it_is_boxed(client: Client, grnet_pdf: Path) -> None:
+    """Without a model, "which method is highest on PaSC2?" is read from Table 1's cells: the answer
+    names the row, the column and the value, and the table's message says the cell is boxed on its
+    page (where selecting it opens it: `page_view.cell_places`)."""
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    chat, _ = client.predict(*ask_args("Which method has the highest accuracy on PaSC2?", task="reader"), api_name="/ask")
+    turn = texts(chat).split("PaSC2?")[-1]
+    assert "In Table 1, SPDNet has the highest PaSC2: 72.83 (row “SPDNet”, column “PaSC2”)." in turn, turn
+    assert "Cell: row “SPDNet”, column “PaSC2”: **72.83** (boxed on its page)" in turn, turn

@@ -1,20 +1,31 @@
-"""The answer without a model: the sentence(s) of the shortlisted passages that best answer the
-question, quoted with their page, next to the best figure or table.
+"""The answer without a model, chosen for what was asked.
 
-A fact is often stated across two sentences ("We used the Adam optimizer ... We varied the learning
-rate ..."), so the candidates are every sentence of the shortlisted passages and every pair of
-adjacent sentences of one paragraph; BM25 ranks them against the question (its length
-normalisation keeps a pair from winning on length alone), and the passage's own rank breaks near ties.
-Two cues of what an answer looks like are added: a candidate of fewer than `MIN_QUOTE_WORDS` words
-(a heading, "A.5 Illustrations of Fine-tuning") is no answer while longer ones exist, and a question
-asking for a quantity ("how many", "what learning rate", "which batch size") prefers a candidate
-with a number in it. (MiniLM similarity between the question and the sentences was measured as a
-third cue: its gain depended on its weight, within the noise of the question set, for most of the
-time budget of a question on CPU, so it is not used.)
+- A question that names a figure or table ("What does Figure 3 show?") is answered by that item's
+  caption, then the sentences of the text that cite it.
+- A lookup in a table whose structure was read ("What is ResNet-101's top-1 error?", "which dataset
+  has the most users?") is answered by the cells (`table_lookup`), stated as a sentence, and the
+  table's evidence carries them so the app can box them on its crop.
+- Otherwise the answer quotes the sentence or the two adjacent sentences of the shortlisted passages
+  that best answer the question. BM25 ranks every sentence and every adjacent pair of one paragraph
+  against the question (its length normalisation keeps a pair from winning on length alone), and the
+  passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
+  lead-in ending in ":"), a list of research questions ("RQ1: ..."), a question, another item's
+  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate")
+  prefers a candidate with a number in it. A paragraph under a heading that names what the question
+  asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
+  read with the question's words that name it, as if it printed them: the heading says what the
+  paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
+  candidate even when the shortlist left it out.
+- When the best quote holds too little of what was asked (`support`: the share of the question's
+  rarer words, weighted by how rare they are in the paper, found in the quoted paragraph), the answer
+  says the paper does not seem to say, and still shows that quote as the best evidence.
+(MiniLM similarity between the question and the sentences was measured as a further cue: its gain
+was within the noise of the question set, for most of the time budget of a question on CPU.)
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -22,12 +33,21 @@ from itertools import pairwise
 
 import numpy as np
 
-from spiqa_demo.conversation.evidence import sentences_of
+from spiqa_demo.conversation.evidence import passage_evidence, sentences_of
+from spiqa_demo.conversation.sections import heading_matches
+from spiqa_demo.conversation.table_lookup import Lookup, cell_sentence, lookup
 from spiqa_demo.conversation.types import Evidence
+from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
+from spiqa_demo.types import Figure, Paper, Passage
 
 PASSAGE_WEIGHT = 0.2  # share of a candidate's score that comes from its passage's rescaled score
 MIN_QUOTE_WORDS = 6  # shorter candidates are headings or fragments, quoted only when nothing longer is left
 NUMBER_BONUS = 0.3  # added to the (rescaled) lexical score of a candidate with a number, for a quantity question
+HEADING_BONUS = 0.3  # added likewise to a candidate under a heading the question names
+MIN_SUPPORT = 0.35  # a best quote whose paragraph holds less of the question is no answer (see `support`; calibrated in benchmarks/extractive_calibration.py)
+MAX_MENTIONS = 2  # citing sentences quoted after a caption
+TABLE_CANDIDATES = 2  # the best tables of the shortlist a lookup is tried in (the named one first)
+NOT_FOUND = "The paper does not seem to say."
 _QUANTITY = re.compile(
     r"\b(?:how (?:many|much|large|big|long|fast|deep|wide|often|small)|"
     r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount)|"
@@ -35,6 +55,25 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
+_RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
+# A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
+_NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
+HEADING_WORDS = 5  # a run of words this short without a sentence's end is a heading ("Parameter Settings")
+PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
+
+
+def is_no_answer(sentence: str) -> bool:
+    """Whether a sentence is no answer whatever was asked: a lead-in ending in ":" (a heading glued
+    to it, "Task Description We now formulate ...:"), a heading (numbered, or a few words without a
+    sentence's end), a list of research questions, a question, or a figure's or table's caption."""
+    text = sentence.strip()
+    if not text or text.endswith((":", "?")) or _RESEARCH_QUESTION.search(text) or _NUMBERED_HEADING.match(text):
+        return True
+    words = len(text.split())
+    if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith((".", "!", ")", "”", '"'))):
+        return True
+    label = parse_caption_label(text)
+    return label is not None and not label.is_running_text
 
 
 @dataclass(frozen=True)
@@ -51,23 +90,39 @@ class Quote:
         return " ".join(self.sentences)
 
 
-def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "") -> Quote | None:
-    """The sentence or adjacent pair of sentences that best answers `question` (see the module
-    docstring), a follow-up's `focus` weighing as much as the whole question (as in retrieval);
-    None without passages or when no sentence shares a word with the question."""
-    from retrieval.lexical import BM25Index
+@dataclass(frozen=True)
+class ExtractiveAnswer:
+    """The answer's text, the evidence with what it cites marked (`cited`, a passage's `quotes`, a
+    table's `cells`), and whether it says the paper does not seem to say."""
 
+    text: str
+    evidence: list[Evidence]
+    not_found: bool = False
+
+
+def _candidates(evidence: Sequence[Evidence]) -> list[Quote]:
     quotes: list[Quote] = []
     for e in evidence:
         if e.passage is None:
             continue
         sentences = [s for s in sentences_of(e.passage) if s]
-        quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences)]
-        quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences))]
-    quotes = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS] or quotes
+        quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences) if not is_no_answer(s)]
+        quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences)) if not (is_no_answer(a) or is_no_answer(b))]
+    return [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS] or quotes
+
+
+def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None) -> Quote | None:
+    """The sentence or adjacent pair of sentences that best answers `question` (see the module
+    docstring), a follow-up's `focus` weighing as much as the whole question (as in retrieval);
+    `paper` lets the paragraphs' headings count. None without passages or when no sentence shares
+    a word with the question."""
+    from retrieval.lexical import BM25Index
+
+    quotes = _candidates(evidence)
     if not quotes:
         return None
-    index = BM25Index([q.text for q in quotes])
+    headed = heading_matches(paper, question) if paper is not None else {}
+    index = BM25Index([f"{q.text} {headed.get(id(q.evidence.item), '')}" for q in quotes])
     lexical = np.zeros(len(quotes))
     for query in (question, focus) if focus.strip() else (question,):
         scores = index.scores(query)
@@ -76,21 +131,115 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "") -> 
         return None
     if _QUANTITY.search(question):
         lexical += NUMBER_BONUS * np.array([bool(_NUMBER.search(q.text)) for q in quotes])
+    lexical += HEADING_BONUS * np.array([id(q.evidence.item) in headed for q in quotes])
     top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
     return max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
 
 
-def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = "") -> tuple[str, list[Evidence]]:
-    """The quoted answer and the evidence with what it cites marked (`cited`, the passage's `quotes`)."""
-    quote = best_quote(question, evidence, focus)
-    best_item = next((e for e in evidence if e.figure is not None), None)
+def support(question: str, passage: Passage, paper: Paper) -> float:
+    """The share of the question's words found in `passage`, each weighted by how rare it is among
+    the paper's paragraphs (a word the paper never prints weighs most: the paper is not about it);
+    the words that name the passage's heading count as found ("hyperparameters" under "Parameter
+    Settings")."""
+    from retrieval.lexical import tokenize
+
+    asked = {t for t in tokenize([question])[0] if " " not in t}
+    if not asked:
+        return 0.0
+    named = heading_matches(paper, question).get(id(passage), "")
+    found = {t for t in tokenize([f"{passage.text} {named}"])[0] if " " not in t}
+    frequency = _document_frequency(paper)
+    n = len(paper.passages)
+    weight = {t: math.log(1 + (n + 1) / (frequency.get(t, 0) + 0.5)) for t in asked}
+    return sum(weight[t] for t in asked & found) / sum(weight.values())
+
+
+_FREQUENCIES: dict[str, dict[str, int]] = {}
+
+
+def _document_frequency(paper: Paper) -> dict[str, int]:
+    """How many of the paper's paragraphs hold each word (kept per paper: it is asked about again)."""
+    from retrieval.lexical import tokenize
+
+    key = paper.sha256
+    if key not in _FREQUENCIES:
+        counts: dict[str, int] = {}
+        for tokens in tokenize([p.text for p in paper.passages]):
+            for t in {t for t in tokens if " " not in t}:
+                counts[t] = counts.get(t, 0) + 1
+        _FREQUENCIES.clear()  # one paper at a time is asked about; a bounded cache
+        _FREQUENCIES[key] = counts
+    return _FREQUENCIES[key]
+
+
+def _headed_passages(paper: Paper, question: str, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The paragraphs under a heading the question names that the shortlist left out (scored 0)."""
+    shortlisted = {id(e.item) for e in evidence}
+    named = heading_matches(paper, question)
+    return [passage_evidence(p, 0.0) for p in paper.passages if id(p) in named and id(p) not in shortlisted]
+
+
+def _named_item(question: str, evidence: Sequence[Evidence]) -> Evidence | None:
+    """The shortlisted figure or table the question names ("Figure 3", "Table II"), if any."""
+    for key in find_label_refs(question):
+        for e in evidence:
+            if e.figure is not None and (e.figure.kind, e.figure.number) == key:
+                return e
+    return None
+
+
+def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None) -> tuple[Evidence, Lookup] | None:
+    """The cells that answer the question in the named table, else in one of the best tables."""
+    tables = [e for e in evidence if e.figure is not None and e.figure.table is not None]
+    candidates = [named] if named is not None and named in tables else tables[:TABLE_CANDIDATES]
+    for e in candidates:
+        assert e.figure is not None and e.figure.table is not None
+        found = lookup(question, e.figure.table)
+        if found is not None:
+            return e, found
+    return None
+
+
+def _caption_answer(item: Figure, paper: Paper | None) -> str:
+    """The item's caption, then the first sentences of the text that cite it, with their pages."""
+    caption = strip_caption_label(item.caption)
+    parts = [f"{item.title}: {caption} [p. {item.page}]" if caption else ""]
+    for mention in item.mentions[:MAX_MENTIONS]:
+        page = paper.passages[mention.passage].page if paper is not None and 0 <= mention.passage < len(paper.passages) else None
+        parts.append(f"“{' '.join(mention.sentence.split())}”" + (f" [p. {page}]" if page else ""))
+    return " ".join(p for p in parts if p)
+
+
+def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None) -> ExtractiveAnswer:
+    """The answer for what was asked (see the module docstring) and the evidence with what it cites marked."""
+    named = _named_item(question, evidence)
     marked = list(evidence)
+    cells = _table_lookup(question, evidence, named)
+    if cells is not None:
+        table, found = cells
+        text = f"{cell_sentence(table.label, found)} [p. {table.page}]"
+        return ExtractiveAnswer(text, [replace(e, cited=True, cells=found.cells) if e is table else e for e in marked])
+    if named is not None and named.figure is not None and (named.figure.caption or named.figure.mentions):
+        return ExtractiveAnswer(_caption_answer(named.figure, paper), [replace(e, cited=True) if e is named else e for e in marked])
+    headed = [] if paper is None else _headed_passages(paper, question, evidence)
+    quote = best_quote(question, [*evidence, *headed], focus, paper)
+    if quote is not None and quote.evidence in headed:
+        marked.append(quote.evidence)
+    best_item = next((e for e in evidence if e.figure is not None), None)
     parts: list[str] = []
+    not_found = False
     if quote is not None:
-        parts.append(f"“{quote.text}” [p. {quote.evidence.page}]")
+        passage = quote.evidence.passage
+        assert passage is not None
+        not_found = paper is not None and support(f"{question} {focus}", passage, paper) < MIN_SUPPORT
+        said = f"“{quote.text}” [p. {quote.evidence.page}]"
+        parts.append(f"{NOT_FOUND} The closest passage: {said}" if not_found else said)
         marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
+    elif paper is not None and evidence:
+        not_found = True
+        parts.append(NOT_FOUND)
     if best_item is not None:
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
         marked = [replace(e, cited=True) if e is best_item else e for e in marked]
-    return " ".join(parts), marked
+    return ExtractiveAnswer(" ".join(parts), marked, not_found)

@@ -6,7 +6,9 @@
 3. With a model: the earlier turns (as many as fit its context, oldest dropped first, with a note)
    and the evidence go in one request; the reply's citations mark the evidence it rests on, and an
    "I don't know" marks the turn abstained (no evidence shown as supporting). Without a model, or
-   when the model fails, the answer quotes the best sentence(s) with their page (`extractive`).
+   when the model fails, the answer is chosen for what was asked (`extractive`): a named item's
+   caption, a table's cells, or the best sentence(s) with their page; or it says the paper does not
+   seem to say (`Turn.not_found`), the best evidence still shown.
 The turn is appended to the conversation.
 """
 
@@ -108,7 +110,7 @@ def ask_turn_stream(
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
 
-    answer, abstained, model = "", False, None
+    answer, abstained, not_found, model = "", False, False, None
     if backend is not None and evidence:
         yield Status(f"Asking {backend.name}")
         try:
@@ -120,7 +122,8 @@ def ask_turn_stream(
     elif backend is None and not notice:
         messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
     if model is None:
-        answer, evidence = extractive_answer(read_as, evidence, focus)
+        quoted = extractive_answer(read_as, evidence, focus, paper)
+        answer, evidence, not_found = quoted.text, quoted.evidence, quoted.not_found
         if evidence and not any(e.cited and e.passage is not None for e in evidence):
             messages.append("no sentence of the paper's text matches the question")
         if answer:
@@ -132,6 +135,7 @@ def ask_turn_stream(
         evidence=tuple(evidence),
         messages=tuple(messages),
         abstained=abstained,
+        not_found=not_found,
         model=model,
     )
     conversation.append(turn)

@@ -16,6 +16,21 @@ EvidenceKind = Literal["figure", "table", "passage"]
 
 
 @dataclass(frozen=True)
+class Cell:
+    """One cell of a table's body an answer states: its row (index in `TableStructure.body`) and
+    column, the row's name, the column's heading path and the cell as printed."""
+
+    row: int
+    column: int
+    row_name: str
+    heading: str
+    value: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"row": self.row_name, "column": self.heading, "value": self.value}
+
+
+@dataclass(frozen=True)
 class Evidence:
     """One thing an answer may rest on: a figure or table (its caption as `text`) or a passage.
 
@@ -23,7 +38,8 @@ class Evidence:
     region); `label` is "Figure 3" / "Table 2" (empty for passages); `cited` says whether the answer
     cites it; `quotes` are the sentences of a passage the answer quotes (extractive answers) or
     that best match the question; `named` says the question names this figure or table by its
-    label ("What does Figure 3 show?"), which ranks it first whatever the scores.
+    label ("What does Figure 3 show?"), which ranks it first whatever the scores; `cells` are the
+    cells of a table the answer states (extractive lookups), for the app to box on the table.
     """
 
     kind: EvidenceKind
@@ -36,6 +52,7 @@ class Evidence:
     cited: bool = False
     quotes: tuple[str, ...] = ()
     named: bool = False
+    cells: tuple[Cell, ...] = ()
 
     @property
     def key(self) -> str:
@@ -57,7 +74,7 @@ class Evidence:
         return f"[{self.label}]" if self.label else f"[p. {self.page}]"
 
     def to_dict(self) -> dict[str, Any]:
-        """The CLI's evidence entry: kind, page, label (figures/tables), text, score, cited (and quotes)."""
+        """The CLI's evidence entry: kind, page, label (figures/tables), text, score, cited (and quotes, cells)."""
         d: dict[str, Any] = {"kind": self.kind, "page": self.page}
         if self.kind != "passage":
             d["label"] = self.label
@@ -66,6 +83,8 @@ class Evidence:
         d["cited"] = self.cited
         if self.quotes:
             d["quotes"] = list(self.quotes)
+        if self.cells:
+            d["cells"] = [c.to_dict() for c in self.cells]
         return d
 
 

@@ -15,6 +15,7 @@ matches more hand-checked cells at a small fraction of the cost.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import NamedTuple
 
 from spiqa_demo.extraction.pdf import pymupdf
@@ -100,21 +101,31 @@ def table_grid(words: list[Word]) -> list[list[str]]:
     column of their centre: a heading spanning several columns (a dataset over its metrics) crosses
     the gaps between them and would otherwise join their cells.
     """
+    return [[" ".join(w.text for w in cell) for cell in row] for row in _grid_words(words)]
+
+
+def _union(words: list[Word]) -> BBox | None:
+    if not words:
+        return None
+    return (min(w.x0 for w in words), min(w.y0 for w in words), max(w.x1 for w in words), max(w.y1 for w in words))
+
+
+def _grid_words(words: list[Word]) -> list[list[list[Word]]]:
+    """The words of each cell, row by row (see `table_grid`)."""
     rows = _rows(words)
     grid = _cells(rows, _column_boundaries(rows))
-    header = _header_rows(grid)
+    header = _header_rows([[" ".join(w.text for w in cell) for cell in row] for row in grid])
     if 0 < header < len(rows):
         grid = _cells(rows, _column_boundaries(rows[header:]))
     return grid
 
 
-def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[str]]:
+def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[list[Word]]]:
     grid = []
     for row in rows:
-        cells = [""] * (len(boundaries) + 1)
+        cells: list[list[Word]] = [[] for _ in range(len(boundaries) + 1)]
         for w in row:
-            col = sum(1 for b in boundaries if w.cx > b)
-            cells[col] = f"{cells[col]} {w.text}".strip()
+            cells[sum(1 for b in boundaries if w.cx > b)].append(w)
         grid.append(cells)
     return grid
 
@@ -148,8 +159,10 @@ def grid_structure(grid: list[list[str]]) -> TableStructure:
 
 
 def table_structure(words: list[Word]) -> TableStructure:
-    """The structure of a table from the words of its region."""
-    return grid_structure(table_grid(words))
+    """The structure of a table from the words of its region, with where each cell is printed."""
+    cells = _grid_words(words)
+    structure = grid_structure([[" ".join(w.text for w in cell) for cell in row] for row in cells])
+    return replace(structure, boxes=tuple(tuple(_union(cell) for cell in row) for row in cells))
 
 
 def _column_boundaries(rows: list[list[Word]]) -> list[float]:

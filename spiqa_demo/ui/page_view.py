@@ -9,9 +9,11 @@ pixels.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from spiqa_demo.conversation.types import Cell
 from spiqa_demo.extraction.pixels import fit_scale
 from spiqa_demo.files import write_whole
 from spiqa_demo.types import BBox, Figure
@@ -53,12 +55,23 @@ def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
     return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
 
 
-def figure_on_page(image: PageImage, figure: Figure) -> tuple[str, list[Annotation]]:
-    """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`."""
+def figure_on_page(image: PageImage, figure: Figure, cells: Sequence[Cell] = ()) -> tuple[str, list[Annotation]]:
+    """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`,
+    and the table cells an answer states ("ResNet-101 · top-1 err.")."""
     boxes = [(_pixels(figure.bbox, image.scale), figure.title)]
     if figure.caption_bbox is not None:
         boxes.append((_pixels(figure.caption_bbox, image.scale), "caption"))
+    boxes += [(_pixels(box, image.scale), f"{cell.row_name} · {cell.heading}") for cell, box in cell_places(figure, cells)]
     return str(image.path), boxes
+
+
+def cell_places(figure: Figure, cells: Sequence[Cell]) -> list[tuple[Cell, BBox]]:
+    """Where `cells` of `figure`'s table are printed, as extraction read them (a table read from an
+    image has no cell boxes, so nothing is boxed)."""
+    if figure.table is None:
+        return []
+    places = [(cell, figure.table.body_cell_box(cell.row, cell.column)) for cell in cells]
+    return [(cell, box) for cell, box in places if box is not None]
 
 
 def box_on_page(image: PageImage, box: BBox | None, label: str) -> tuple[str, list[Annotation]]:

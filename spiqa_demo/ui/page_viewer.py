@@ -13,12 +13,13 @@ saying why.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 import gradio as gr
 
 from spiqa_demo.conversation import Evidence
+from spiqa_demo.conversation.types import Cell
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui import storage
 from spiqa_demo.ui.messages import figure_name
@@ -99,11 +100,15 @@ def _hidden(detail: str) -> ViewerOutputs:
     return _outputs(gr.update(value=None, visible=False), detail, "", None)
 
 
-def figure_detail(paper: Paper, figure: Figure, page: Any, problem: str = "") -> tuple[Any, str]:
+def figure_detail(paper: Paper, figure: Figure, page: Any, problem: str = "", cells: Sequence[Cell] = ()) -> tuple[Any, str]:
     """(AnnotatedImage value, markdown) for one item: its drawn `page` (None when it could not be drawn,
-    `problem` saying why), caption and mentions."""
+    `problem` saying why), caption and mentions; the table `cells` an answer states are named above the
+    caption (and boxed on the page)."""
     title = f"#### {inert(figure_name(figure))}" + ("" if page else " *(the page image is not available)*")
     blocks = [title, inert(figure.caption)] if figure.caption else [title]
+    if cells:
+        blocks.insert(1, "**The answer's cells:** " + "; ".join(
+            f"row “{inert(c.row_name)}”, column “{inert(c.heading)}”: **{inert(c.value)}**" for c in cells))
     if problem:
         blocks.append(f"*{inert(problem)}*")
     if figure.mentions:
@@ -136,7 +141,8 @@ def _boxed(paper: Paper, shown: PageShown, render: PageRender) -> tuple[Any, str
     evidence, image = shown.evidence, render.image
     figure = _figure_boxed(shown)
     if figure is not None:
-        return figure_detail(paper, figure, figure_on_page(image, figure) if image else None, render.error)
+        cells = evidence.cells if isinstance(evidence, Evidence) else ()
+        return figure_detail(paper, figure, figure_on_page(image, figure, cells) if image else None, render.error, cells)
     missing = "" if image else f"\n\n*The page image is not available: {inert(render.error)}*"
     if isinstance(evidence, Evidence) and evidence.page == shown.page:
         return (box_on_page(image, evidence.box, PASSAGE_LABEL) if image else None,

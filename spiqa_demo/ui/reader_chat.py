@@ -72,7 +72,9 @@ def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple
             if figure.image:
                 messages.append((chat_message("assistant", {"path": figure.image, "alt_text": e.label or figure.title}), e))
             caption = f"<small>{inert(one_line(figure.caption, 400))}</small>" if figure.caption else ""
-            messages.append((chat_message("assistant", f"**{inert(evidence_name(e))}** · {cited} · *{OPEN_HINT}*\n\n{caption}"), e))
+            cells = "".join(f"\n\nCell: row “{inert(c.row_name)}”, column “{inert(c.heading)}”: **{inert(c.value)}** (boxed on its page)"
+                            for c in e.cells)
+            messages.append((chat_message("assistant", f"**{inert(evidence_name(e))}** · {cited} · *{OPEN_HINT}*{cells}\n\n{caption}"), e))
         else:
             messages.append((chat_message("assistant", f"> {inert(passage_quote(e))}\n\n— **page {e.page}** · {cited} · "
                                                         f"*{OPEN_HINT}*"), e))

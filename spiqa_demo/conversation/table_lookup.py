@@ -1,0 +1,159 @@
+"""A question answered by the cells of a table whose structure was read (`TableStructure`).
+
+"What is ResNet-101's top-1 error?" names a row (a method) and a column (a metric); "which dataset
+has the most users?" and "the best method on Yelp2018 in ndcg@20" name a column and pick its row by
+a superlative. The question's words are matched against each column's heading path and each row's
+name (stemmed as BM25 reads them; a heading word that begins a question word matches it, so
+"err." is "error" and "#Users" is "users"); the column holding the most of them is the one asked
+about. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
+what follows a "±" is a spread, not the value). "Best" and "worst" depend on the column: its heading
+says whether lower is better (an error, a loss, a perplexity, a time; an arrow "↓" when printed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spiqa_demo.conversation.types import Cell
+from spiqa_demo.types import TableStructure
+
+MIN_PREFIX = 3  # a heading word this long that begins a question word matches it ("err" of "error")
+MAX_HEADING_WORDS = 6  # a longer heading path is a row of headings read as one cell: it names no column
+MAX_CELLS = 3  # a question matching more columns equally well is answered with at most this many cells
+
+_WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
+# Words of a question that say what kind of answer it wants, never which column or row.
+_STOP = frozenset(
+    ["a", "an", "and", "are", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have", "how", "in", "is", "it", "its", "of", "on", "or", "than", "that", "the", "their", "this", "to", "was", "were", "what", "which", "who", "with", "whose"]
+)
+_HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|longest)\b", re.IGNORECASE)
+_LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
+_BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
+_WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
+# Heading words of columns where a lower number is the better result.
+_LOWER_IS_BETTER = re.compile(
+    r"(?:\berr|error|loss|perplexity|\bppl\b|\bwer\b|\bcer\b|\beer\b|\bmse\b|\brmse\b|\bmae\b|\bfid\b|"
+    r"latency|\btime\b|runtime|cost|\bparams?\b|parameters|flops|memory|distance|\brank\b|↓)",
+    re.IGNORECASE,
+)
+# A number as printed: sign, thousands separators, decimals, and a K/M/B/G magnitude right after it.
+_NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KMBG](?![a-z]))?")
+_MAGNITUDE = {"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
+
+
+def cell_value(cell: str) -> float | None:
+    """The value a cell prints ("19.87", "1,234", "85.3%", "**91.2**", "12.3 ± 0.4" -> 12.3, "1.2M"),
+    or None when it prints no number ("-", "n/a")."""
+    found = _NUMBER.search(cell.replace("**", ""))
+    if found is None:
+        return None
+    sign, whole, decimals, magnitude = found.groups()
+    value = float(whole.replace(",", "") + (decimals or ""))
+    value *= _MAGNITUDE.get(magnitude or "", 1.0)
+    return -value if sign in ("-", "\u2212") else value
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The cells that answer a question, and the superlative that chose them ("lowest"; "" when the
+    question named the row)."""
+
+    cells: tuple[Cell, ...]
+    superlative: str = ""
+
+
+def _words(text: str) -> frozenset[str]:
+    """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5)."""
+    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+
+
+def _same(a: str, b: str) -> bool:
+    """One word, or one begins the other: "err" and "error", "user" and "users"."""
+    return a == b or (min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a)))
+
+
+def _matched(words: frozenset[str], question: frozenset[str]) -> int:
+    """How many of `words` the question holds (`_same`)."""
+    return sum(1 for w in words if any(_same(w, q) for q in question))
+
+
+def superlative(question: str, heading: str) -> tuple[str, bool] | None:
+    """(the word, whether the highest value wins) for a question that picks a row by a superlative
+    over the column `heading`; None when it asks none."""
+    lower_better = bool(_LOWER_IS_BETTER.search(heading))
+    for pattern, highest in ((_HIGHER, True), (_LOWER, False), (_BEST, not lower_better), (_WORST, lower_better)):
+        found = pattern.search(question)
+        if found:
+            return found[0].lower(), highest
+    return None
+
+
+def lookup(question: str, table: TableStructure) -> Lookup | None:
+    """The cells of `table` that answer `question` (see the module docstring), or None when its
+    words name no column, or neither a row nor a superlative."""
+    asked = _words(question)
+    headings = table.column_headings()
+    column_scores = [_matched(_words(h), asked) if j > 0 and len(h.split()) <= MAX_HEADING_WORDS else 0
+                     for j, h in enumerate(headings)]
+    best_column = max(column_scores, default=0)
+    if best_column == 0:
+        return None
+    columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
+    named = _named_row(question, table)
+    if named is not None:
+        row = table.body[named]
+        cells = tuple(Cell(named, j, row[0], headings[j], row[j]) for j in columns if j < len(row) and row[j])
+        return Lookup(cells) if cells else None
+    chosen = []
+    for j in columns:
+        picked = superlative(question, headings[j])
+        if picked is None:
+            return None
+        word, highest = picked
+        values = [(v, i) for i, row in enumerate(table.body) if j < len(row) and row[0] and (v := cell_value(row[j])) is not None]
+        if not values:
+            continue
+        value = max(v for v, _ in values) if highest else min(v for v, _ in values)
+        chosen += [Cell(i, j, table.body[i][0], headings[j], table.body[i][j]) for v, i in values if v == value]
+    return Lookup(tuple(chosen[:MAX_CELLS]), word) if chosen else None
+
+
+def is_name(word: str, first: bool) -> bool:
+    """A capital past the first letter or a digit ("ResNet-101", "BERT", "VGG-16"), or a capital
+    first letter anywhere but at the start of the question ("Gowalla", not "Which")."""
+    return any(c.isupper() or c.isdigit() for c in word[1:]) or word[:1].isdigit() or (not first and word[:1].isupper())
+
+
+def _named_row(question: str, table: TableStructure) -> int | None:
+    """The body row whose name the question holds most of (every word of a shorter name beats part
+    of a longer one: "ResNet-101" over "ResNet-101 + SE"); None when no row or several equally.
+    The question must write a row's name as a name (a capital or a digit in it: "ResNet-101",
+    "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big"."""
+    names = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0)))
+    scored = []
+    for i, row in enumerate(table.body):
+        words = _words(row[0]) if row and row[0] else frozenset()
+        hits = sum(1 for w in words if w in names)
+        if hits:
+            scored.append((hits, hits - len(words), i))
+    if not scored:
+        return None
+    scored.sort(reverse=True)
+    if len(scored) > 1 and scored[0][:2] == scored[1][:2]:
+        return None
+    return scored[0][2]
+
+
+def cell_sentence(label: str, found: Lookup) -> str:
+    """The lookup stated as sentences: "In Table 2, ResNet-101 has a top-1 err. of 19.87 (row
+    “ResNet-101”, column “top-1 err.”)." or, when a superlative chose the row, "In Table 1, Amazon-Book has
+    the most #Users: 52,643 (row ..., column ...)."."""
+    sentences = []
+    for cell in found.cells:
+        where = f"(row “{cell.row_name}”, column “{cell.heading}”)"
+        if found.superlative:
+            sentences.append(f"In {label}, {cell.row_name} has the {found.superlative} {cell.heading}: {cell.value} {where}.")
+        else:
+            sentences.append(f"In {label}, {cell.row_name} has a {cell.heading} of {cell.value} {where}.")
+    return " ".join(sentences)

@@ -1,0 +1,148 @@
+"""The answer without a model, chosen for what was asked (hand-made papers): a named item's caption
+and the sentences citing it, a table lookup stated from the cells read, the paragraph under the
+heading the question names, and "not found" when the paper does not say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spiqa_demo.conversation import Conversation, Turn, ask_turn
+from spiqa_demo.conversation.extractive import NOT_FOUND, is_no_answer
+from spiqa_demo.conversation.table_lookup import cell_value, lookup
+from spiqa_demo.extraction import load_paper
+from spiqa_demo.settings import QASettings, get_settings
+from spiqa_demo.types import Figure, Mention, Paper, Passage, TableStructure
+
+ERRORS = TableStructure(
+    header=(("Method", "top-1 err.", "top-5 err.", "Params (M)"),),
+    body=(("VGG-16", "28.07", "9.33", "138"), ("ResNet-101", "19.87", "4.60", "44.5"), ("ResNet-152", "**19.38**", "4.49", "60.2")),
+)
+DATASETS = TableStructure(
+    header=(("Dataset", "#Users", "#Items", "#Interactions"),),
+    body=(("Gowalla", "29,858", "40,981", "1,027,370"), ("Yelp2018", "31,668", "38,048", "1,561,406"),
+          ("Amazon-Book", "52,643", "91,599", "2,984,108")),
+)
+TEXT = (
+    "Deep residual networks ease the training of very deep networks by learning residual functions with reference to the inputs.",
+    "Figure 1 shows the training error of plain networks, which grows with depth on CIFAR-10 and on ImageNet.",
+    "Table 1 lists the three datasets we use; they differ in their numbers of users and items.",
+    "Parameter Settings",
+    "We set the embedding size to 64 for all models. The learning rate is searched in {0.0001, 0.001, 0.01} and the batch size is 1024.",
+    "Our model is trained end to end and evaluated with recall@20 and ndcg@20 on every dataset against strong baselines.",
+    "Table 2 compares the error rates of the networks on the ImageNet validation set with single-model testing.",
+)
+
+
+def _paper() -> Paper:
+    passages = [Passage(text=t, page=1 + i // 2, bbox=(50.0, 100.0 + 40 * i, 300.0, 130.0 + 40 * i)) for i, t in enumerate(TEXT)]
+    figure = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(50, 400, 300, 600),
+                    caption="Figure 1: Training error of 20-layer and 56-layer plain networks on CIFAR-10.",
+                    mentions=[Mention(passage=1, sentence=TEXT[1])])
+    datasets = Figure(kind="table", label="Table 1", number="1", page=2, bbox=(50, 400, 300, 500),
+                      caption="Table 1: Statistics of the datasets.", text=DATASETS.to_markdown(), table=DATASETS,
+                      mentions=[Mention(passage=2, sentence=TEXT[2])])
+    errors = Figure(kind="table", label="Table 2", number="2", page=4, bbox=(50, 400, 300, 500),
+                    caption="Table 2: Error rates (%) of single-model results on the ImageNet validation set.",
+                    text=ERRORS.to_markdown(), table=ERRORS, mentions=[Mention(passage=6, sentence=TEXT[6])])
+    return Paper("1" * 64, "made.pdf", "Made", None, [(612.0, 792.0)] * 4, passages=passages, items=[figure, datasets, errors])
+
+
+def _ask(question: str) -> Turn:
+    return ask_turn(_paper(), Conversation(), question, None, QASettings())
+
+
+def test_a_question_naming_a_figure_is_answered_by_its_caption_then_the_sentences_citing_it() -> None:
+    turn = _ask("What does Figure 1 show?")
+    assert turn.answer.startswith("Figure 1: Training error of 20-layer and 56-layer plain networks on CIFAR-10. [p. 1]")
+    assert TEXT[1] in turn.answer and not turn.not_found
+    assert [e.label for e in turn.cited] == ["Figure 1"]
+
+
+def test_a_lookup_states_the_cell_read_from_the_table_and_marks_it_for_the_app() -> None:
+    turn = _ask("What is the top-1 error of ResNet-101?")
+    assert "In Table 2, ResNet-101 has a top-1 err. of 19.87 (row “ResNet-101”, column “top-1 err.”)." in turn.answer
+    table = next(e for e in turn.cited if e.label == "Table 2")
+    assert [(c.row, c.column, c.value) for c in table.cells] == [(1, 1, "19.87")]
+    assert turn.to_dict()["evidence"][[e.label for e in turn.evidence].index("Table 2")]["cells"] == [
+        {"row": "ResNet-101", "column": "top-1 err.", "value": "19.87"}]
+
+
+@pytest.mark.parametrize(("question", "row", "value"), [
+    ("Which dataset has the most users?", "Amazon-Book", "52,643"),
+    ("Which dataset has the fewest interactions?", "Gowalla", "1,027,370"),
+    ("Which network has the best top-1 error?", "ResNet-152", "**19.38**"),  # an error: best is lowest
+    ("Which network has the worst top-5 error?", "VGG-16", "9.33"),
+    ("Which network has the most parameters (M)?", "VGG-16", "138"),  # numbers compared as values, not as text
+])
+def test_a_superlative_picks_the_row_by_the_columns_numbers(question: str, row: str, value: str) -> None:
+    table = DATASETS if "dataset" in question else ERRORS
+    found = lookup(question, table)
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [(row, value)]
+
+
+def test_cells_are_compared_as_printed_numbers() -> None:
+    assert [cell_value(c) for c in ("19.87", "1,234", "85.3%", "**91.2**", "12.3 ± 0.4", "\u22120.5", "1.2M", "-")] == [
+        19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, None]
+
+
+def test_a_question_that_names_no_column_is_no_lookup() -> None:
+    assert lookup("Why do residual networks train more easily?", ERRORS) is None
+    assert lookup("What is the top-1 error?", ERRORS) is None  # neither a row nor a superlative
+
+
+def test_a_settings_question_quotes_the_paragraph_under_the_parameter_settings_heading() -> None:
+    turn = _ask("What are the hyperparameters?")
+    assert "We set the embedding size to 64 for all models." in turn.answer and not turn.not_found
+
+
+def test_a_question_the_paper_does_not_answer_says_so_and_still_shows_the_best_evidence() -> None:
+    turn = _ask("How much electricity did training consume on the cluster?")
+    assert turn.not_found and turn.answer.startswith(NOT_FOUND)
+    assert turn.shown
+
+
+@pytest.mark.parametrize("sentence", [
+    "Task Description We now formulate the recommendation task to be addressed in this work:",
+    "RQ1: How does KGAT perform compared with state-of-the-art methods? RQ2: How do different components affect KGAT?",
+    "Table 3: Overall performance comparison on the three datasets.",
+    "4.2 Experimental Settings",
+    "How do the knowledge graph embeddings help?",
+])
+def test_headings_research_questions_and_captions_are_no_answer(sentence: str) -> None:
+    assert is_no_answer(sentence)
+
+
+def test_body_sentences_are_answers() -> None:
+    assert not is_no_answer("We use a weight decay of 0.0001 and momentum of 0.9.")
+    assert not is_no_answer("Figure 3 shows that the gains grow with depth.")
+
+
+def test_a_looked_up_cell_of_a_shared_papers_table_is_boxed_where_its_value_is_printed(shared: Path) -> None:
+    """What the page viewer boxes for a lookup: the cell's words as the page prints them."""
+    import pymupdf
+
+    from spiqa_demo.extraction.tables import page_words, words_in
+    from spiqa_demo.ui.page_view import cell_places
+
+    pdf = shared / "papers" / "resnet-1512.03385.pdf"
+    paper = load_paper(pdf, get_settings().extraction)
+    placed = 0
+    for table in [t for t in paper.tables if t.table is not None and t.table.body]:
+        assert table.table is not None
+        headings = table.table.column_headings()
+        names = [r[0] for r in table.table.body]
+        row = next((r for r in table.table.body if len(r) > 1 and cell_value(r[1]) is not None and names.count(r[0]) == 1
+                    and all(any(c.isupper() or c.isdigit() for c in w) for w in r[0].split())), None)  # a name, no prose
+        if row is None or not headings[1]:
+            continue
+        found = lookup(f"What is the {headings[1]} of {row[0]}?", table.table)
+        assert found is not None and (row[0], row[1]) in [(c.row_name, c.value) for c in found.cells], (table.label, row, found)
+        with pymupdf.open(pdf) as doc:
+            for cell, box in cell_places(table, found.cells):
+                printed = " ".join(w.text for w in words_in(page_words(doc[table.page - 1]), box))
+                assert set(cell.value.split()) <= set(printed.split()), (table.label, cell, printed)  # a stacked row's box may cross another line
+                assert table.bbox[0] - 1 <= box[0] and box[2] <= table.bbox[2] + 1 and table.bbox[1] - 1 <= box[1] and box[3] <= table.bbox[3] + 1
+                placed += 1
+    assert placed >= 3
