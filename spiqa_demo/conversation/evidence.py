@@ -10,7 +10,9 @@ the figures and tables whose captions cross-reference a kept one ("These corresp
 or "how many of them are stacked?" usually leads.
 A follow-up's `focus` (the words it brought: "and on CIFAR-10?") is searched on its own as well and
 its rescaled scores added: the completed question still holds the previous question's words, which
-pull toward the previous answer's table, while what the reader just said is what changed.
+pull toward the previous answer's table, while what the reader just said is what changed. The item
+where the focus and the rest of the question meet inside it (`meeting`: table headings and row
+names, a plot's printed words; not its caption) is raised by up to `MEET_WEIGHT`.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from dataclasses import replace
 import numpy as np
 
 from spiqa_demo.conversation.citations import parse_citations
+from spiqa_demo.conversation.meeting import meeting_scores
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import BBox, Figure, Paper, Passage
 
 FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
+MEET_WEIGHT = 0.5  # added to an item holding all of the focus and of the rest of the question
 KEEP_BONUS = 0.25  # added to the rescaled score of the previous turn's evidence when it is kept
 RELATED_BONUS = 0.15  # added to a figure or table whose caption cites a kept one, or is cited by it
 MIN_PASSAGE_WORDS = 6  # shorter paragraphs are headings or page-break fragments, no answer on their own
@@ -91,6 +95,8 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
             scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
+    for item, meet in zip(paper.items, meeting_scores(paper.items, question, focus)):
+        scores[item.id] += MEET_WEIGHT * total * meet
     ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
     return [figure_evidence(i, 1.0 if i.id in named else scores[i.id] / total) for i in ranked[:k]]
 
