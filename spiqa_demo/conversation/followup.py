@@ -222,8 +222,8 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
         found = list(re.finditer(rf"\b{preposition}\b\s+", previous, re.IGNORECASE))
         if len(found) == 1 and not _overlaps(found[0].start(), found[0].end(), edits):
             start = found[0].end()
-            end = _PHRASE_END.search(previous, start)
-            edits.append(_Edit(start, end.start() if end else len(previous), words))
+            stop = _PHRASE_END.search(previous, start)
+            edits.append(_Edit(start, stop.start() if stop else len(previous), words))
             replaced.append(found[0].start())
         elif not found:
             added.append(f"{preposition} {words}")
@@ -237,8 +237,8 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
         free = [o for o in old if not _overlaps(o[0], o[1], edits)]
         if free:
             target = _most_alike(names[0], [o[2] for o in free], paper)
-            start, end, _ = next(o for o in free if o[2] == target)
-            edits.append(_Edit(start, end, names[0]))
+            at, until, _ = next(o for o in free if o[2] == target)
+            edits.append(_Edit(at, until, names[0]))
     if added:
         at = min(replaced) if replaced else len(previous.rstrip().rstrip("?.!").rstrip())
         joined = " ".join(added)

@@ -107,7 +107,7 @@ class TableRow:
             return ()
         last = markers[-1]
         if last.group("numbers"):
-            return tuple(normalise(n) for n in re.split(r"\s*[,;]\s*", last.group("numbers")))
+            return tuple(re.findall(r"\d+", last.group("numbers")))
         return (normalise(last.group("author")),)
 
     @property
@@ -211,7 +211,7 @@ def parse_table(text: str, words: list[OcrWord] | None = None) -> Table:
     `text` when known."""
     rows: list[TableRow] = []
     header: list[tuple[Token, ...]] = []
-    section = ""
+    section = last = ""
     for tokens in _lines(text, words or []):
         lead = 0
         while lead < len(tokens) and (not is_value(tokens[lead].text) or _open_citation(tokens[:lead])):
@@ -220,11 +220,13 @@ def parse_table(text: str, words: list[OcrWord] | None = None) -> Table:
         values = tokens[lead:]
         cells = [v.text for v in values if is_value(v.text)]
         if re.search(r"[A-Za-z]{2}", name) and 2 * len(cells) >= len(values) and any(re.search(r"\d", v) for v in cells):
+            section = last or section  # the line just above a row that prints no value names its block
             rows.append(TableRow(name, tuple(values), section))
-        elif not rows and tokens:
+            last = ""
+            continue
+        if not rows and tokens:
             header.append(tuple(tokens))
-        elif tokens and not values:
-            section = name  # a line naming the block of rows below it
+        last = name if tokens and not values else ""
     return Table(tuple(header), tuple(rows))
 
 
