@@ -335,10 +335,11 @@ def lower_is_better(heading: str) -> bool:
 
 def _heading_matches(heading: str, asked: set[str]) -> int:
     """How many words of a column's heading the question prints, whole ("top-1") or as the start of
-    one of its words ("err." of "error", "Param." of "parameters")."""
+    one of its words ("err." of "error", "Param." and "Params" of "parameters")."""
     found = 0
     for word in {normalise(w) for w in re.split(r"[\s/()]+", heading)} - {""}:
-        found += word in asked or (len(word) >= 3 and not word.isdigit() and any(a.startswith(word) for a in asked))
+        start = word[:-1] if word.endswith("s") and len(word) > 4 else word  # "Params" starts "parameters"
+        found += word in asked or (len(start) >= 3 and not start.isdigit() and any(a.startswith(start) for a in asked))
     return found
 
 
