@@ -12,7 +12,9 @@ A follow-up's `focus` (the words it brought: "and on CIFAR-10?") is searched on 
 its rescaled scores added: the completed question still holds the previous question's words, which
 pull toward the previous answer's table, while what the reader just said is what changed. The item
 where the focus and the rest of the question meet inside it (`meeting`: table headings and row
-names, a plot's printed words; not its caption) is raised by up to `MEET_WEIGHT`.
+names, a plot's printed words; not its caption) is raised by up to `MEET_WEIGHT`, when the focus
+replaced part of the question; the own words of a follow-up that points back ("its training
+curves") ask for something else than where they meet the previous question.
 """
 
 from __future__ import annotations
@@ -45,11 +47,13 @@ def rank_evidence(
     keep: Iterable[Evidence] = (),
     focus: str = "",
     avoid: Iterable[Evidence] = (),
+    meet: bool = False,
 ) -> list[Evidence]:
     """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
     `question` (and its `focus`), merged best first (see the module docstring); `keep` gets
-    `KEEP_BONUS`, `avoid` loses as much."""
-    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval)
+    `KEEP_BONUS`, `avoid` loses as much; `meet`: the focus replaced part of the question ("and on
+    X?"), so the item where it meets the rest is raised."""
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet)
     passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
     related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
@@ -81,7 +85,7 @@ def passage_evidence(passage: Passage, score: float) -> Evidence:
     return Evidence(kind="passage", page=passage.page, label="", text=passage.text, score=score, box=passage.bbox, item=passage)
 
 
-def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
+def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool) -> list[Evidence]:
     if not paper.items:
         return []
     from spiqa_demo.qa.shortlist import paper_index
@@ -95,8 +99,8 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
             scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
-    for item, meet in zip(paper.items, meeting_scores(paper.items, question, focus)):
-        scores[item.id] += MEET_WEIGHT * total * meet
+    for item, share in zip(paper.items, meeting_scores(paper.items, question, focus if meet else "")):
+        scores[item.id] += MEET_WEIGHT * total * share
     ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
     return [figure_evidence(i, 1.0 if i.id in named else scores[i.id] / total) for i in ranked[:k]]
 

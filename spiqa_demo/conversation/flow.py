@@ -104,7 +104,8 @@ def ask_turn_stream(
     keep = previous.evidence[:3] if previous is not None and reading.keep_previous else ()
     avoid = [e for e in previous.evidence if e.figure is not None][:1] if previous is not None and reading.avoid_previous else ()
     focus = reading.focus if read_as == reading.text else ""
-    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus, avoid=avoid)
+    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus, avoid=avoid,
+                             meet=reading.how in ("phrase", "entity"))
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
 
