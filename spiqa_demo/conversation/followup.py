@@ -213,7 +213,8 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
     """Rule 1 of the module docstring; "" when the follow-up is not made of preposition phrases (it
     asks something of its own, points back, or names its change without a preposition)."""
     head, phrases = _parts(rest)
-    if not phrases or _ASKS.match(rest) or _BACK_REFERENCE.search(rest) or _POINTER.search(rest):
+    own = _OTHER.sub(" ", rest)  # "on the other dataset" replaces a phrase too (and avoids the previous evidence)
+    if not phrases or _ASKS.match(rest) or _BACK_REFERENCE.search(own) or _POINTER.search(own):
         return ""
     edits: list[_Edit] = []
     added: list[str] = []
