@@ -13,7 +13,11 @@ the figures and tables whose captions cross-reference a kept one ("These corresp
 or "how many of them are stacked?" usually leads.
 A follow-up's `focus` (the words it brought: "and on CIFAR-10?") is searched on its own as well and
 its rescaled scores added: the completed question still holds the previous question's words, which
-pull toward the previous answer's table, while what the reader just said is what changed.
+pull toward the previous answer's table, while what the reader just said is what changed. The item
+where the focus and the rest of the question meet inside it (`meeting`: table headings and row
+names, a plot's printed words; not its caption) is raised by up to `MEET_WEIGHT`, when the focus
+replaced part of the question; the own words of a follow-up that points back ("its training
+curves") ask for something else than where they meet the previous question.
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ from dataclasses import replace
 import numpy as np
 
 from spiqa_demo.conversation.citations import parse_citations
+from spiqa_demo.conversation.meeting import meeting_scores
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import BBox, Figure, Paper, Passage
 
 FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
+MEET_WEIGHT = 0.5  # added to an item holding all of the focus and of the rest of the question
 KEEP_BONUS = 0.25  # added to the rescaled score of the previous turn's evidence when it is kept
 RELATED_BONUS = 0.15  # added to a figure or table whose caption cites a kept one, or is cited by it
 MIN_PASSAGE_WORDS = 6  # shorter paragraphs are headings or page-break fragments, no answer on their own
@@ -44,11 +50,13 @@ def rank_evidence(
     keep: Iterable[Evidence] = (),
     focus: str = "",
     avoid: Iterable[Evidence] = (),
+    meet: bool = False,
 ) -> list[Evidence]:
     """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
     `question` (and its `focus`), merged best first (see the module docstring); `keep` gets
-    `KEEP_BONUS`, `avoid` loses as much."""
-    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval)
+    `KEEP_BONUS`, `avoid` loses as much; `meet`: the focus replaced part of the question ("and on
+    X?"), so the item where it meets the rest is raised."""
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet)
     passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
     related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
@@ -81,7 +89,7 @@ def passage_evidence(passage: Passage, score: float) -> Evidence:
     return Evidence(kind="passage", page=passage.page, label="", text=passage.text, score=score, box=passage.bbox, item=passage)
 
 
-def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
+def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool) -> list[Evidence]:
     if not paper.items:
         return []
     from spiqa_demo.qa.shortlist import paper_index
@@ -95,6 +103,8 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
             scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
+    for item, share in zip(paper.items, meeting_scores(paper.items, question, focus if meet else "")):
+        scores[item.id] += MEET_WEIGHT * total * share
     ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
     return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]
 

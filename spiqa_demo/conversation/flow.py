@@ -22,7 +22,7 @@ from spiqa_demo.conversation import prompts
 from spiqa_demo.conversation.citations import Citations, name_images, parse_citations
 from spiqa_demo.conversation.evidence import rank_evidence
 from spiqa_demo.conversation.extractive import best_quote, extractive_answer
-from spiqa_demo.conversation.followup import needs_history, read_question
+from spiqa_demo.conversation.followup import cannot_stand_alone, read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import PaperError
@@ -90,7 +90,7 @@ def ask_turn_stream(
 
     reading = read_question(question, previous.read_as if previous else None, paper)
     read_as = reading.text
-    if previous is None and needs_history(question):
+    if previous is None and cannot_stand_alone(question):
         messages.append("this reads as a follow-up, but there is no earlier question in this conversation: "
                         "it was searched as asked; ask the whole question for a better answer")
     if backend is not None and conversation.turns:
@@ -106,7 +106,8 @@ def ask_turn_stream(
     keep = previous.evidence[:3] if previous is not None and reading.keep_previous else ()
     avoid = [e for e in previous.evidence if e.figure is not None][:1] if previous is not None and reading.avoid_previous else ()
     focus = reading.focus if read_as == reading.text else ""
-    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus, avoid=avoid)
+    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus, avoid=avoid,
+                             meet=reading.how in ("phrase", "entity"))
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
 

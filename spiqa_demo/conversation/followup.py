@@ -3,10 +3,16 @@ ndcg@20?" is read as "Which method is best on Last-FM in ndcg@20?".
 
 A question needs the history when it opens like a continuation ("and ...", "what about ...", "why?"),
 is a bare fragment, or points back ("it", "the larger one"; in a question of up to ten words also
-"them", "is that", "the other ..."). It is then completed from the previous standalone question, by
-the first rule that applies:
-1. the follow-up's preposition phrase replaces the previous question's phrase with the same
-   preposition ("and on Last-FM?": "on Yelp2018" -> "on Last-FM");
+"them", "is that", "the other ..."); "this paper", "this work" point at the paper, not back. Only the
+first kind cannot stand alone at all (`cannot_stand_alone`): a first question that says "it" or
+"this" is about the paper and is searched as asked. A follow-up is completed from the previous
+standalone question, keeping its subject and changing only what the follow-up changes, by the first
+rule that applies:
+1. a follow-up made of preposition phrases, maybe after a name ("and with SE on CIFAR-10?",
+   "and the mIoU on Cityscapes?"): each phrase replaces the previous question's phrase with the
+   same preposition ("on Yelp2018" -> "on Last-FM"), a phrase whose preposition the previous
+   question lacks is added before the replaced ones (or at the end), and the leading name replaces
+   the previous question's name of the same type (as in rule 2);
 2. the follow-up's entity (a capitalised, ALLCAPS or digit-bearing word) replaces the previous
    question's entity of the same type: the one printed beside it in the paper most often (names of
    datasets share table headers and sentences; a metric shares them with metrics), then the one of
@@ -40,13 +46,15 @@ _LEAD = re.compile(
     r"^\s*(?:and\s+)?(?:(?:what|how)\s+about|what\s+of|same\s+(?:for|on|with)|also|but|or|and|then|so)\s*[,:]?\s*",
     re.IGNORECASE,
 )
+# "this paper", "this work": the paper itself, in a first question as in a follow-up.
+_DOCUMENT = r"(?!\s+(?:paper|work|article|study|manuscript|publication|report|thesis)\b)"
 # Words that point back at the previous question's subject when the question is short.
-_POINTER = re.compile(r"\b(?:it|its|this|that|these|those|the (?:larger|smaller|bigger|other|same|first|second|last|latter|former|deeper|shallower|best|worst) ones?|the latter|the former)\b", re.IGNORECASE)
+_POINTER = re.compile(rf"\b(?:it|its|(?:this|that|these|those){_DOCUMENT}|the (?:larger|smaller|bigger|other|same|first|second|last|latter|former|deeper|shallower|best|worst) ones?|the latter|the former)\b", re.IGNORECASE)
 # Words that point back in a longer question too: "it", "its", "them", "those", "that" as an object
 # ("is that better than humans?", "which figure shows that?"), "the other <noun>". "they" is left
 # out: "What optimizer do they use?" asks about the authors.
 _BACK_REFERENCE = re.compile(
-    r"\b(?:it|its|them|these|those)\b|\b(?:is|does|was|shows?|about|explains?|behind|of)\s+(?:that|this)\b|"
+    rf"\b(?:it|its|them|(?:these|those){_DOCUMENT})\b|\b(?:is|does|was|shows?|about|explains?|behind|of)\s+(?:that|this)\b{_DOCUMENT}|"
     r"\b(?:that|this)\s*[?.!]?\s*$|\bthe other\b",
     re.IGNORECASE,
 )
@@ -83,18 +91,29 @@ class Reading:
     avoid_previous: bool = False
 
 
+_COMPARATIVE = re.compile(r"\bthe (?:larger|smaller|bigger|other|deeper|shallower) ones?\b|\bthe latter\b|\bthe former\b", re.IGNORECASE)
+
+
 def needs_history(question: str) -> bool:
-    """The question cannot stand alone (see the module docstring)."""
+    """The question is read with the previous one when there is one (see the module docstring)."""
     words = question.split()
-    if _CONTINUATION.match(question) or _WH_ONLY.match(question):
+    if cannot_stand_alone(question):
         return True
     if len(words) <= SHORT_WORDS and _POINTER.search(question):
         return True
-    if len(words) <= LONG_WORDS and _BACK_REFERENCE.search(question):
+    return len(words) <= LONG_WORDS and bool(_BACK_REFERENCE.search(question))
+
+
+def cannot_stand_alone(question: str) -> bool:
+    """The question means nothing without an earlier one: it continues one ("and on X?"), is a bare
+    "why?" or fragment ("Last-FM?"), or compares with something not said ("the larger one"). A
+    question that only says "it" or "this" may be about the paper ("What problem does it solve?")."""
+    words = question.split()
+    if _CONTINUATION.match(question) or _WH_ONLY.match(question):
         return True
     if len(words) <= 2 and not any(w.lower().strip("?.!,") in _QUESTION_WORDS for w in words[:1]):
         return True  # a bare fragment: "Last-FM?", "CIFAR-10 too?"
-    return bool(re.search(r"\bthe (?:larger|smaller|bigger|other|deeper|shallower) ones?\b|\bthe latter\b|\bthe former\b", question, re.IGNORECASE))
+    return bool(_COMPARATIVE.search(question))
 
 
 def read_question(question: str, previous: str | None, paper: Paper | None = None) -> Reading:
@@ -111,9 +130,9 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
 
 
 def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> Reading:
-    phrase = _by_phrase(rest, previous)
+    phrase = _by_phrases(rest, previous, paper)
     if phrase:
-        return Reading(phrase, "phrase", focus=rest.split(maxsplit=1)[1])
+        return Reading(phrase, "phrase", focus=_own_words(rest) or rest)
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
@@ -157,20 +176,82 @@ def _names_something(word: str, first: bool) -> bool:
     return word[:1].isupper() and not first and len(word) > 1
 
 
-def _by_phrase(rest: str, previous: str) -> str:
-    """"on Last-FM" replaces the previous question's "on ..." phrase (up to the next preposition)."""
-    words = rest.split()
-    if len(words) < 2 or words[0].lower() not in PREPOSITIONS:
+# Where a phrase of the previous question ends: another preposition, a clause, or the verb after a
+# phrase placed before it ("with CBAM reach on COCO").
+_VERBS = r"(?:is|are|was|were|do|does|did|reach(?:es)?|gets?|achieves?|performs?|scores?|obtains?|yields?|gives?|has|have|compares?|uses?|shows?)"
+_PHRASE_END = re.compile(
+    rf"\s+(?:{'|'.join(PREPOSITIONS)}|and|when|while|compared|than|if|{_VERBS})\b|[?,;:.](?:\s|$)|\?$|$", re.IGNORECASE
+)
+_ASKS = re.compile(r"^(?:what|which|who|whom|whose|how|why|where|when|is|are|was|were|does|do|did|can|could|would|should|will)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """Text put in place of `previous[start:end]` (an insertion where they are equal)."""
+
+    start: int
+    end: int
+    text: str
+
+
+def _parts(rest: str) -> tuple[str, list[tuple[str, str]]]:
+    """The words before the first preposition ("the mIoU" of "the mIoU on Cityscapes") and each
+    (preposition, its object) after it, in order."""
+    head: list[str] = []
+    phrases: list[tuple[str, list[str]]] = []
+    for word in rest.split():
+        if word.lower() in PREPOSITIONS:
+            phrases.append((word.lower(), []))
+        elif phrases:
+            phrases[-1][1].append(word)
+        else:
+            head.append(word)
+    return " ".join(head), [(p, " ".join(words)) for p, words in phrases if words]
+
+
+def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
+    """Rule 1 of the module docstring; "" when the follow-up is not made of preposition phrases (it
+    asks something of its own, points back, or names its change without a preposition)."""
+    head, phrases = _parts(rest)
+    own = _OTHER.sub(" ", rest)  # "on the other dataset" replaces a phrase too (and avoids the previous evidence)
+    if not phrases or _ASKS.match(rest) or _BACK_REFERENCE.search(own) or _POINTER.search(own):
         return ""
-    preposition = words[0].lower()
-    found = list(re.finditer(rf"\b{preposition}\b\s+", previous, re.IGNORECASE))
-    if len(found) != 1:
-        return ""
-    start = found[0].end()
-    stop = re.compile(rf"\s+(?:{'|'.join(PREPOSITIONS)}|and|when|while|compared|than|if)\b|[?,;:.](?:\s|$)|\?$|$", re.IGNORECASE)
-    end = stop.search(previous, start)
-    end_at = end.start() if end else len(previous)
-    return previous[:start] + " ".join(words[1:]) + previous[end_at:]
+    edits: list[_Edit] = []
+    added: list[str] = []
+    replaced: list[int] = []  # where the replaced phrases' prepositions begin
+    for preposition, words in phrases:
+        found = list(re.finditer(rf"\b{preposition}\b\s+", previous, re.IGNORECASE))
+        if len(found) == 1 and not _overlaps(found[0].start(), found[0].end(), edits):
+            start = found[0].end()
+            stop = _PHRASE_END.search(previous, start)
+            edits.append(_Edit(start, stop.start() if stop else len(previous), words))
+            replaced.append(found[0].start())
+        elif not found:
+            added.append(f"{preposition} {words}")
+        else:
+            return ""  # which of its phrases the follow-up replaces is a guess: read it otherwise
+    names = entities(head, sentence_start=False)
+    if head and not names and len(head.split()) > 2:
+        return ""  # a head of plain words says more than which name changes
+    if names:
+        old = [(m.start(), m.end(), m.group()) for o in entities(previous) for m in [re.search(re.escape(o), previous)] if m]
+        free = [o for o in old if not _overlaps(o[0], o[1], edits)]
+        if free:
+            target = _most_alike(names[0], [o[2] for o in free], paper)
+            at, until, _ = next(o for o in free if o[2] == target)
+            edits.append(_Edit(at, until, names[0]))
+    if added:
+        at = min(replaced) if replaced else len(previous.rstrip().rstrip("?.!").rstrip())
+        joined = " ".join(added)
+        edits.append(_Edit(at, at, f"{joined} " if replaced else f" {joined}"))
+    text = previous
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        text = text[:edit.start] + edit.text + text[edit.end:]
+    return text
+
+
+def _overlaps(start: int, end: int, edits: Sequence[_Edit]) -> bool:
+    return any(start < e.end and e.start < end for e in edits)
 
 
 def _own_words(rest: str) -> str:

@@ -122,7 +122,7 @@ def anchor_figure(paper: Paper, figure: Figure | Path, ranker: CitationRanker, n
                 marks += [CitationMark(paper.references[i].key, "passage") for i in paper.passages[mention.passage].citations]
         return AnchorFigure(
             image=image, caption=figure.caption, text=text,
-            mentions=tuple(m.sentence for m in figure.mentions), citations=tuple(dict.fromkeys(marks)),
+            mentions=tuple(m.sentence for m in figure.mentions), citations=tuple(dict.fromkeys(marks)), table=figure.table,
         )
     image = Path(figure)
     if not image.is_file():

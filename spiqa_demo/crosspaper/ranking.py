@@ -9,8 +9,9 @@ one it says it means ("the paper that proposed X": `target`). Citation markers p
 around the figure, when known, point at their references directly.
 Each signal is z-scored over the candidates and summed with `RankWeights`. A question that names
 the paper it means has said which one it wants, so the evidence for that name orders the
-candidates first and the fused score only among equals (`ordering`); ties are broken by the
-candidate id, never by input order.
+candidates first and the fused score only among equals (`ordering`); so does a table row the question picks (by its value
+in a column, its place) that prints its citation. Ties are broken by the candidate id, never by
+input order.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from retrieval.fusion import zscore
 from retrieval.lexical import BM25Index
 from spiqa_demo.crosspaper.names import NameMatcher, normalise
 from spiqa_demo.crosspaper.ocr import FigureReading, ocr_words
-from spiqa_demo.crosspaper.rows import Table, parse_table, pointed_names
+from spiqa_demo.crosspaper.rows import Table, parse_table, pointed_names, pointed_rows, structure_table
 from spiqa_demo.crosspaper.target import NamedTarget, named_target, without_target
 from spiqa_demo.crosspaper.types import (
     AnchorFigure,
@@ -168,7 +169,7 @@ class CitationRanker:
             queries = self.embedder.encode([figure_words, question])
             figure_dense = cluster.vectors @ queries[0] if figure_words else np.zeros(n)
             question_dense = cluster.vectors @ queries[1]
-        table = parse_table(printed, boxes)
+        table = _table(figure, printed, boxes)
         raw = RawSignals(
             figure_names=np.asarray(cluster.names.scores(figure_words), dtype=np.float64),
             figure_bm25=cluster.bm25.scores(figure_words).astype(np.float64) if figure_words else np.zeros(n),
@@ -178,7 +179,7 @@ class CitationRanker:
             question_dense=question_dense,
             question_names=np.asarray(cluster.names.scores(without_target(question, target)), dtype=np.float64),
             citation=_citation_hits(cluster.candidates, figure.citations),
-            question_target=_target_scores(cluster, target) if target else np.zeros(n),
+            question_target=(_target_scores(cluster, target) if target else np.zeros(n)) + _picked_citations(cluster, question, table),
         )
         return cluster, raw, printed
 
@@ -192,6 +193,28 @@ class CitationRanker:
             notes.append("no embedder: dense signals off")
         score = fuse(raw, self.weights)
         return ranking_from_scores(question, cluster.candidates, score, raw, notes, printed)
+
+
+def _table(figure: AnchorFigure, printed: str, boxes: list[OcrWord]) -> Table:
+    """The anchor's rows: from its parsed structure when extraction read one with rows, else from
+    its printed lines."""
+    if figure.table is not None:
+        table = structure_table(figure.table)
+        if table.rows:
+            return table
+    return parse_table(printed, boxes)
+
+
+def _picked_citations(cluster: _Cluster, question: str, table: Table) -> np.ndarray:
+    """Per candidate: how strongly the question points at a row that prints the candidate's citation
+    (`TableRow.cites`): the row picked by its value in a column ("the lowest top-1 error") names its
+    paper outright, as a question naming the paper does, so it orders the candidates first."""
+    keys = [normalise(c.key) for c in cluster.candidates]
+    out = np.zeros(len(keys))
+    for weight, row in zip(pointed_rows(question, table), table.rows):
+        for cited in row.cites if weight else ():
+            out += weight * np.array([bool(key) and key == cited for key in keys], dtype=np.float64)
+    return out
 
 
 def _pointed_row_scores(cluster: _Cluster, question: str, table: Table) -> np.ndarray:

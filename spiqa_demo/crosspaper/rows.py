@@ -4,17 +4,23 @@ A table prints one method (or dataset) per row: its name, then its values ("TFN*
 A question about a table usually points at one row without naming it (`pointed_rows`):
 - by a value the row prints: "a score of 34.9", "12M updated parameters";
 - by its place: "the first row", "placed fourth", "the penultimate line";
-- by its rank in a column the header names: "the highest Acc-5 on MOSI", "the second best on BBBP"
-  (among the cited methods: a row named "Ours" is the citing paper's own);
+- by its rank in a column the header names: "the highest Acc-5 on MOSI", "the second best on BBBP",
+  "the lowest ResNet-101 top-1 error" (among the cited methods: a row named "Ours" is the citing
+  paper's own, and so is a row that adds an uncited part to a cited one, "ResNet101 [5] + CBAM", or
+  that prints no citation where most rows print one).
+  A name the question prints that some rows print and others do not ("ResNet-101") keeps the rows
+  of that block: those that print it, or that stand under a line printing it. "best" and "worst"
+  read the column's heading: an error, a loss, a cost or a size is better low (`lower_is_better`);
 - by its neighbours: "directly above PHA", "below TransferNet but above UniKGQA", "lower than
   Doc2Graph and higher than GNN+MLP" (results tables are mostly ordered, so a value between two
   rows' values is in a row between them).
 Each cue that finds rows shares a weight of 1 among them; the names in the pointed rows then
-score the candidates that define them (`ranking`). A table may print its methods as columns and
+score the candidates that define them (`ranking`), and the citation a pointed row prints
+(`TableRow.cites`) names its paper outright. A table may print its methods as columns and
 its datasets as rows: a value asked about in a row the question names itself points at the
 header over the value (`pointed_names`). The rows come from printed lines: OCR words with their
 boxes, where a column is the cells under its header word, or plain text (vector text), where it
-is the cells at the header word's place.
+is the cells at the header word's place, or a parsed `TableStructure`, whose column headings are known.
 """
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ from dataclasses import dataclass
 
 from spiqa_demo.crosspaper.names import normalise, printed_forms
 from spiqa_demo.extraction.ocr import OcrWord
+from spiqa_demo.types import TableStructure
 
 # A value cell: a number with its decorations ("84.55/86.43", "-", "0.809*", "12M", "+1.2%").
-_VALUE = re.compile(r"^[-+~(]?(?:\d[\d.,]*[%KMBkmb]?(?:[±/]\d[\d.,]*%?)?|[-–—]|-/-?|-/\d[\d.,]*)[)*†‡]*$")
+_VALUE = re.compile(r"^[-+~(]?(?:\d[\d.,]*[%KMBGTkmbg]?(?:[±/]\d[\d.,]*%?)?|[-–—]|-/-?|-/\d[\d.,]*)[)*†‡]*$")
 # A number the question prints on its own (not the "7" of "Acc-7" or "MPT-7B"); "12M", "638K" too.
 _QUESTION_NUMBER = re.compile(r"(?<![\w\-.])(\d+(?:\.\d+)?)([KMB]?)(?![\w\-]|\.\d)")
 _ORDINALS = {
@@ -51,8 +58,17 @@ _EXTREME = re.compile(
     re.IGNORECASE,
 )
 _DESCENDING = {"highest", "best", "largest", "most", "greatest", "longest"}
-# Columns where a lower value is the better one ("the best MAE").
-_LOWER_IS_BETTER = re.compile(r"\b(?:mae|mse|rmse|ppl|perplexity|error|loss|wer|cer|fid)\b|↓", re.IGNORECASE)
+# Heading words of columns where a lower value is the better one ("the best MAE", "the best top-1
+# err."): errors and losses, distances, and what a method costs (time, memory, size, operations).
+_LOWER_WORDS = re.compile(
+    r"^(?:err\w*|loss\w*|mae|mse|rmse|ppl|perplexity|wer|cer|ter|fid|eer|nll|distance|latency|time|runtime|"
+    r"seconds?|cost|memory|flops?|gflops|madds|params?\w*|parameters|size)$",
+    re.IGNORECASE,
+)
+# Citations a row prints: "[28]", "[42, 43]", "(Zhu et al., 2021)".
+_MARKER = re.compile(r"\[(?P<numbers>\d+(?:\s*[,;–-]\s*\d+)*)\]|\((?P<author>[A-Z][^()]*?\d{4}[a-z]?)\)")
+# Words of a question that name no block of rows.
+_NOT_BLOCKS = {"table", "tab", "figure", "fig", "which", "what", "who", "how", "ours", "in", "the"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +86,7 @@ class TableRow:
 
     name: str
     cells: tuple[Token, ...]
+    section: str = ""  # the line above the row that prints a name and no values ("ResNet-101"), if any
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -79,6 +96,19 @@ class TableRow:
     def own(self) -> bool:
         """The citing paper's own method ("Ours", "PHA (ours)"): never one of the papers it cites."""
         return bool(re.search(r"\bours", self.name, re.IGNORECASE))
+
+    @property
+    def cites(self) -> tuple[str, ...]:
+        """The citation keys (normalised: "28", "zhuetal2021") of the paper the row stands for: its
+        last citation, unless the name goes on to add an uncited part ("ResNet101 [5] + CBAM" is the
+        citing paper's CBAM on a cited backbone); none without a citation."""
+        markers = list(_MARKER.finditer(self.name))
+        if not markers or "+" in self.name[markers[-1].end():]:
+            return ()
+        last = markers[-1]
+        if last.group("numbers"):
+            return tuple(re.findall(r"\d+", last.group("numbers")))
+        return (normalise(last.group("author")),)
 
     @property
     def label(self) -> str:
@@ -95,6 +125,7 @@ class Table:
 
     header: tuple[tuple[Token, ...], ...]
     rows: tuple[TableRow, ...]
+    headings: tuple[str, ...] = ()  # per column, its heading path, when read from a `TableStructure`
 
     def column(self, forms: set[str]) -> tuple[Token, list[Token | None]] | None:
         """The header word that prints one of `forms` and, per row, its cell in that word's column
@@ -180,6 +211,7 @@ def parse_table(text: str, words: list[OcrWord] | None = None) -> Table:
     `text` when known."""
     rows: list[TableRow] = []
     header: list[tuple[Token, ...]] = []
+    section = last = ""
     for tokens in _lines(text, words or []):
         lead = 0
         while lead < len(tokens) and (not is_value(tokens[lead].text) or _open_citation(tokens[:lead])):
@@ -188,10 +220,32 @@ def parse_table(text: str, words: list[OcrWord] | None = None) -> Table:
         values = tokens[lead:]
         cells = [v.text for v in values if is_value(v.text)]
         if re.search(r"[A-Za-z]{2}", name) and 2 * len(cells) >= len(values) and any(re.search(r"\d", v) for v in cells):
-            rows.append(TableRow(name, tuple(values)))
-        elif not rows and tokens:
+            section = last or section  # the line just above a row that prints no value names its block
+            rows.append(TableRow(name, tuple(values), section))
+            last = ""
+            continue
+        if not rows and tokens:
             header.append(tuple(tokens))
+        last = name if tokens and not values else ""
     return Table(tuple(header), tuple(rows))
+
+
+def structure_table(structure: TableStructure) -> Table:
+    """The rows of a parsed table: a row's name is its cells that hold no value ("SSDLite320
+    MobileNetV2 [34]" beside its number), its cells the rest, placed at their column (as OCR boxes
+    are, so a column is the cells under its heading); a row printing no value names the block below."""
+    rows: list[TableRow] = []
+    section = ""
+    for body in structure.body:
+        value = [bool(c) and is_value(c.replace(" ", "")) for c in body]  # "82.3 %", "38.5 G"
+        named = [c for c, v in zip(body, value) if c and not v]
+        cells = tuple(Token(c, float(j), float(j) + 1) for j, (c, v) in enumerate(zip(body, value)) if v)
+        if not any(re.search(r"\d", c.text) for c in cells):
+            section = " ".join(named) or section
+            continue
+        rows.append(TableRow(" ".join(named), cells, section))
+    header = tuple(tuple(Token(word, float(j), float(j) + 1) for j, cell in enumerate(line) for word in cell.split()) for line in structure.header)
+    return Table(header, tuple(rows), structure.column_headings())
 
 
 def _numbers(values: tuple[str, ...]) -> set[str]:
@@ -271,20 +325,76 @@ def _first_number(value: str) -> float | None:
     return float(match.group()) if match and not value.startswith("-/") else None
 
 
+def lower_is_better(heading: str) -> bool:
+    """Whether a column's heading names something better low ("top-1 err.", "MAE ↓", "Params (M)"):
+    an arrow says so outright, else a word of the heading does (`_LOWER_WORDS`)."""
+    if "↑" in heading:
+        return False
+    return "↓" in heading or any(_LOWER_WORDS.match(w) for w in re.findall(r"[A-Za-z]+", heading))
+
+
+def _heading_matches(heading: str, asked: set[str]) -> int:
+    """How many words of a column's heading the question prints, whole ("top-1") or as the start of
+    one of its words ("err." of "error", "Param." and "Params" of "parameters")."""
+    found = 0
+    for word in {normalise(w) for w in re.split(r"[\s/()]+", heading)} - {""}:
+        start = word[:-1] if word.endswith("s") and len(word) > 4 else word  # "Params" starts "parameters"
+        found += word in asked or (len(start) >= 3 and not start.isdigit() and any(a.startswith(start) for a in asked))
+    return found
+
+
+def _structured_column(question: str, table: Table) -> tuple[str, list[Token | None]] | None:
+    """The column whose heading holds most of the question's words (at least one), with its cells."""
+    asked = printed_forms(question.replace("-", " ")) | printed_forms(question)
+    scored = [(_heading_matches(h, asked), j) for j, h in enumerate(table.headings) if h]
+    best = max((s for s, _ in scored), default=0)
+    for score, j in scored:
+        cells = [next((c for c in row.cells if c.left == j), None) for row in table.rows]
+        if score == best > 0 and any(c is not None and _first_number(c.text) is not None for c in cells):
+            return table.headings[j], cells
+    return None
+
+
+def _block(question: str, table: Table, heading: str) -> set[int]:
+    """The rows of the block the question names (module docstring); every row when it names none."""
+    every = set(range(len(table.rows)))
+    heading_forms = printed_forms(heading.replace("-", " ")) | printed_forms(heading)
+    names = [w for w in re.findall(r"[A-Za-z][\w.+-]*\d[\w.+-]*|[A-Za-z]*[A-Z][\w.+-]*", question)
+             if w.lower() not in _NOT_BLOCKS and len(normalise(w)) >= 2]
+    chosen = every
+    for name in names:
+        form = normalise(name)
+        if form in heading_forms:
+            continue
+        rows = {i for i, row in enumerate(table.rows)
+                if form in printed_forms(f"{row.label} {row.section}".replace("-", " ")) | printed_forms(f"{row.name} {row.section}")}
+        if rows and rows != every:
+            chosen &= rows
+    return chosen
+
+
 def _extreme_rows(question: str, table: Table) -> list[int]:
-    """The row ranking first (second, third) in the column the question names (`Table.column`)."""
+    """The row ranking first (second, third) in the column the question names, among the rows of
+    the block it names (`_block`) that stand for a cited paper."""
     match = _EXTREME.search(question)
     if match is None or not table.rows:
         return []
-    found = table.column(printed_forms(question.replace("-", " ")) | printed_forms(question))
+    if table.headings:
+        found = _structured_column(question, table)
+    else:
+        column = table.column(printed_forms(question.replace("-", " ")) | printed_forms(question))
+        found = (column[0].text, column[1]) if column else None
     if found is None:
         return []
-    header, column = found
-    numbers = [(n, v) for n, v in ((n, _first_number(cell.text)) for n, cell in enumerate(column) if cell)
-               if v is not None and not table.rows[n].own]
+    heading, cells = found
+    block = _block(question, table, heading)
+    # Where most rows of the block print their citation, a row printing none is the citing paper's own.
+    cited = 2 * sum(bool(table.rows[n].cites) for n in block) >= len(block)
+    numbers = [(n, v) for n, v in ((n, _first_number(cell.text)) for n, cell in enumerate(cells) if cell)
+               if v is not None and n in block and not table.rows[n].own and (table.rows[n].cites or not cited)]
     way = match.group("way").lower()
     descending = way in _DESCENDING
-    if way in ("best", "worst") and _LOWER_IS_BETTER.search(header.text):
+    if way in ("best", "worst") and lower_is_better(heading):
         descending = not descending
     numbers.sort(key=lambda nv: -nv[1] if descending else nv[1])
     nth = {"second": 1, "third": 2}.get((match.group("nth") or "").lower(), 0)

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from spiqa_demo.types import TableStructure
+
 
 @dataclass(frozen=True)
 class CitedCandidate:
@@ -50,7 +52,8 @@ class AnchorFigure:
 
     `text` is the words printed inside it (vector text from a PDF); when empty and `image` is given,
     the ranker reads the image by OCR. `citations` are the citation markers printed in the
-    figure or in the passages that mention it ("[12]", "Devlin et al., 2019").
+    figure or in the passages that mention it ("[12]", "Devlin et al., 2019"). `table` is a table's
+    parsed structure, when extraction read one: its rows and column headings as printed.
     """
 
     image: Path | None = None
@@ -58,6 +61,7 @@ class AnchorFigure:
     text: str = ""
     mentions: tuple[str, ...] = ()
     citations: tuple[CitationMark, ...] = ()
+    table: TableStructure | None = None
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,8 @@ class SignalScores:
     - `question_rows`: names printed in the table rows the question points at (by a value, a place, its neighbours)
     - `question_bm25` / `question_dense`: the question against title + abstract
     - `question_names`: names the question itself spells out (comparison points, often not the answer)
-    - `question_target`: names and words of the paper the question says it means ("the paper that proposed X")
+    - `question_target`: names and words of the paper the question says it means ("the paper that proposed X"),
+      plus the citation printed in the table row it picks ("the lowest top-1 error")
     - `citation`: the candidate's key is cited in the figure (1), in a sentence citing the figure,
       or in that sentence's paragraph (less: `ranking.CITATION_PLACES`)
     - `model`: the model's ranking as a score (1/rank), 0 for candidates it left out
