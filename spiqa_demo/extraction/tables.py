@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.types import BBox, TableStructure
+from spiqa_demo.types import BBox, TableStructure, round_bbox
 
 # A word is inside a box when its centre is within this many points of it (words on the edge).
 _WORD_SLACK = 1
@@ -162,7 +162,8 @@ def table_structure(words: list[Word]) -> TableStructure:
     """The structure of a table from the words of its region, with where each cell is printed."""
     cells = _grid_words(words)
     structure = grid_structure([[" ".join(w.text for w in cell) for cell in row] for row in cells])
-    return replace(structure, boxes=tuple(tuple(_union(cell) for cell in row) for row in cells))
+    boxes = [[_union(cell) for cell in row] for row in cells]
+    return replace(structure, boxes=tuple(tuple(None if b is None else round_bbox(b) for b in row) for row in boxes))
 
 
 def _column_boundaries(rows: list[list[Word]]) -> list[float]:
