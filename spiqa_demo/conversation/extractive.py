@@ -34,6 +34,7 @@ from itertools import pairwise
 import numpy as np
 
 from spiqa_demo.conversation.evidence import passage_evidence, sentences_of
+from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches
 from spiqa_demo.conversation.table_lookup import Lookup, cell_sentence, lookup
 from spiqa_demo.conversation.types import Evidence
@@ -155,22 +156,19 @@ def support(question: str, passage: Passage, paper: Paper) -> float:
     return sum(weight[t] for t in asked & found) / sum(weight.values())
 
 
-_FREQUENCIES: dict[str, dict[str, int]] = {}
-
-
 def _document_frequency(paper: Paper) -> dict[str, int]:
     """How many of the paper's paragraphs hold each word (kept per paper: it is asked about again)."""
+    return per_paper("document-frequency", paper, _count_paragraphs)
+
+
+def _count_paragraphs(paper: Paper) -> dict[str, int]:
     from retrieval.lexical import tokenize
 
-    key = paper.sha256
-    if key not in _FREQUENCIES:
-        counts: dict[str, int] = {}
-        for tokens in tokenize([p.text for p in paper.passages]):
-            for t in {t for t in tokens if " " not in t}:
-                counts[t] = counts.get(t, 0) + 1
-        _FREQUENCIES.clear()  # one paper at a time is asked about; a bounded cache
-        _FREQUENCIES[key] = counts
-    return _FREQUENCIES[key]
+    counts: dict[str, int] = {}
+    for tokens in tokenize([p.text for p in paper.passages]):
+        for t in {t for t in tokens if " " not in t}:
+            counts[t] = counts.get(t, 0) + 1
+    return counts
 
 
 def _headed_passages(paper: Paper, question: str, evidence: Sequence[Evidence]) -> list[Evidence]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.table_lookup import is_name
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.types import Paper
@@ -50,23 +51,21 @@ def _run_in(text: str) -> str:
     return found[1] if found else ""
 
 
-_HEADINGS: dict[str, list[str]] = {}
-
-
 def headings(paper: Paper) -> list[str]:
     """Per passage of `paper`, the heading it is printed under ("" when none was found)."""
-    if paper.sha256 not in _HEADINGS:
-        out, section = [], ""
-        for passage in paper.passages:
-            standalone = _heading(passage.text)
-            if standalone:
-                section = standalone
-                out.append("")  # a heading is under no heading of its own
-                continue
-            out.append(_run_in(passage.text) or section)
-        _HEADINGS.clear()  # one paper at a time is asked about; a bounded cache
-        _HEADINGS[paper.sha256] = out
-    return _HEADINGS[paper.sha256]
+    return per_paper("headings", paper, _headings)
+
+
+def _headings(paper: Paper) -> list[str]:
+    out, section = [], ""
+    for passage in paper.passages:
+        standalone = _heading(passage.text)
+        if standalone:
+            section = standalone
+            out.append("")  # a heading is under no heading of its own
+            continue
+        out.append(_run_in(passage.text) or section)
+    return out
 
 
 def named_words(question: str, heading: str) -> str:
