@@ -30,6 +30,7 @@ from spiqa_demo.ui.app_settings import app_settings
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.queues import Queues
+from spiqa_demo.ui.repeats import first_reading
 from spiqa_demo.ui.result_files import Scoring, measuring, reading, refused
 from spiqa_demo.ui.session_expiry import visitor_state
 from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
@@ -144,9 +145,13 @@ def load(upload: str | None, name: str | None, state: dict | None, request: gr.R
     if "a" in state and state.get("a_source") == source:
         yield LoadOutputs(state=state, summary=gr.skip())
         return
-    job = _open(upload, name, request.session_hash)
-    if not job.done:
-        yield Wait(lambda: job.done)
+    with first_reading(request.session_hash, "a", str(source)) as fresh:
+        if not fresh:
+            yield LoadOutputs(state=state, summary=gr.skip())
+            return
+        job = _open(upload, name, request.session_hash)
+        if not job.done:
+            yield Wait(lambda: job.done)
     results = job.outcome
     if isinstance(results, PaperError):
         gr.Warning(str(results))

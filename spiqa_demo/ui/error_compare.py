@@ -22,6 +22,7 @@ from spiqa_demo.evaluation.comparison import OUTCOME_NAMES, OUTCOMES
 from spiqa_demo.ui.input_limits import capped, limit
 from spiqa_demo.ui.outputs import components
 from spiqa_demo.ui.queues import Queues
+from spiqa_demo.ui.repeats import first_reading
 from spiqa_demo.ui.result_files import Scoring
 from spiqa_demo.ui.spiqa_figures import figure_view
 from spiqa_demo.ui.steps import Wait
@@ -94,9 +95,13 @@ def compare_with(upload: str | None, name: str | None, state: dict | None, owner
     if "side" in state and state.get("b_source") == source:
         yield CompareOutputs(state=state, verdict=gr.skip())
         return
-    job = open_file(upload, name, owner)
-    if not job.done:
-        yield Wait(lambda: job.done)
+    with first_reading(owner, "b", str(source)) as fresh:
+        if not fresh:
+            yield CompareOutputs(state=state, verdict=gr.skip())
+            return
+        job = open_file(upload, name, owner)
+        if not job.done:
+            yield Wait(lambda: job.done)
     opened = job.outcome
     if isinstance(opened, PaperError):
         yield CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {inert(str(opened))}")
