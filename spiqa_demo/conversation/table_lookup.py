@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from spiqa_demo.conversation.types import Cell
+from spiqa_demo.crosspaper.rows import lower_is_better
 from spiqa_demo.types import TableStructure
 
 MIN_PREFIX = 3  # a heading word this long that begins a question word matches it ("err" of "error")
@@ -31,12 +32,6 @@ _HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|lo
 _LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
 _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
 _WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
-# Heading words of columns where a lower number is the better result.
-_LOWER_IS_BETTER = re.compile(
-    r"(?:\berr|error|loss|perplexity|\bppl\b|\bwer\b|\bcer\b|\beer\b|\bmse\b|\brmse\b|\bmae\b|\bfid\b|"
-    r"latency|\btime\b|runtime|cost|\bparams?\b|parameters|flops|memory|distance|\brank\b|↓)",
-    re.IGNORECASE,
-)
 # A number as printed: sign, thousands separators, decimals, and a K/M/B/G magnitude right after it.
 _NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KMBG](?![a-z]))?")
 _MAGNITUDE = {"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
@@ -81,7 +76,7 @@ def _matched(words: frozenset[str], question: frozenset[str]) -> int:
 def superlative(question: str, heading: str) -> tuple[str, bool] | None:
     """(the word, whether the highest value wins) for a question that picks a row by a superlative
     over the column `heading`; None when it asks none."""
-    lower_better = bool(_LOWER_IS_BETTER.search(heading))
+    lower_better = lower_is_better(heading)
     for pattern, highest in ((_HIGHER, True), (_LOWER, False), (_BEST, not lower_better), (_WORST, lower_better)):
         found = pattern.search(question)
         if found:

@@ -62,7 +62,7 @@ _DESCENDING = {"highest", "best", "largest", "most", "greatest", "longest"}
 # err."): errors and losses, distances, and what a method costs (time, memory, size, operations).
 _LOWER_WORDS = re.compile(
     r"^(?:err\w*|loss\w*|mae|mse|rmse|ppl|perplexity|wer|cer|ter|fid|eer|nll|distance|latency|time|runtime|"
-    r"seconds?|cost|memory|flops?|gflops|madds|params?\w*|parameters|size)$",
+    r"seconds?|cost|memory|flops?|gflops|madds|params?\w*|parameters|size|rank)$",
     re.IGNORECASE,
 )
 # Citations a row prints: "[28]", "[42, 43]", "(Zhu et al., 2021)".
