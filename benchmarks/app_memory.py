@@ -31,8 +31,8 @@ from typing import Any
 from benchmarks.app_startup import served
 from evalsuite.local_servers import free_port, server_process
 from evalsuite.paths import REPO, SHARED
-from spiqa_demo.ui.request_size import MAX_REQUEST_BYTES
-from spiqa_demo.ui.session_expiry import SWEEP_S
+from spiqa_demo.ui.serving.guards.request_size import MAX_REQUEST_BYTES
+from spiqa_demo.ui.serving.guards.session_expiry import SWEEP_S
 
 PAPER = "non-local-nn-cvpr2018-1711.07971.pdf"
 OFFICIAL = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
