@@ -29,7 +29,7 @@ def _warm() -> None:
         result_files.warm()
         get_embedder(settings.retrieval).load()
         warm_workers()
-        from spiqa_demo.ui.tabs.paper.spiqa_check import benchmark_datasets
+        from spiqa_demo.ui.shared.spiqa_data import benchmark_datasets
 
         benchmark_datasets()
         from spiqa_demo.models import backend_kind, load_backend

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from spiqa_demo.types import Figure
 
@@ -23,3 +24,8 @@ def figure_name(figure: Figure, separator: str = " · page ") -> str:
     """"Table 3 · page 7"; an unlabelled item's title names its page already ("Unlabelled table (page 8)"),
     so the page is never said twice."""
     return f"{figure.title}{separator}{figure.page}" if figure.label else figure.title
+
+
+def public_name(origin: str) -> str:
+    """A library origin as shown to people: the file's name (the server's folders stay private)."""
+    return origin if origin.startswith("arXiv:") else Path(origin).name

@@ -8,7 +8,6 @@ under the app's upload folder (never served), so only this session's library hol
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.ui.state.session import Chat, Session
@@ -53,7 +52,3 @@ class AcrossSession(Chat):
             self.history, self.add_job, self.last = [], None, None
         return self.library
 
-
-def public_name(origin: str) -> str:
-    """A library origin as shown to people: the file's name (the server's folders stay private)."""
-    return origin if origin.startswith("arXiv:") else Path(origin).name

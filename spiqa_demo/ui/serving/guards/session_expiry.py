@@ -17,16 +17,22 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from spiqa_demo.ui.serving.app_settings import app_settings
-from spiqa_demo.ui.state.session import Chat
 
 if TYPE_CHECKING:
     import gradio as gr
     from gradio.state_holder import StateHolder
 
 SWEEP_S = 10.0  # how often idle sessions are looked for
+
+
+@runtime_checkable
+class AnswerWriter(Protocol):
+    """A state with a chat (`state.session.Chat`): the answer it is still writing can be stopped."""
+
+    def stop_turn(self) -> None: ...
 
 
 def visitor_state(initial: object) -> gr.State:
@@ -38,7 +44,7 @@ def visitor_state(initial: object) -> gr.State:
 
 
 def _forgotten(value: object) -> None:
-    if isinstance(value, Chat):
+    if isinstance(value, AnswerWriter):
         value.stop_turn()
 
 

@@ -23,9 +23,8 @@ from spiqa_demo.library import Notice, PaperLibrary, check_file
 from spiqa_demo.library.parallel import Extracted
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence
+from spiqa_demo.ui.serving.messages import as_sentence, public_name
 from spiqa_demo.ui.serving.work.loading import LOADS, extract_cited
-from spiqa_demo.ui.state.across_session import public_name
 
 log = logging.getLogger(__name__)
 

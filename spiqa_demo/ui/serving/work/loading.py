@@ -22,7 +22,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction.cache import sweep_staging
@@ -36,9 +36,6 @@ from spiqa_demo.ui.serving.messages import as_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.fair_queue import FairQueue, Job
 from spiqa_demo.ui.serving.work.workers import Limits, Report, Worker
-
-if TYPE_CHECKING:
-    from spiqa_demo.ui.state.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +110,17 @@ def greeting(paper: Paper) -> str:
             "follow-up questions are read in the context of the chat.")
 
 
+class PaperOwner(Protocol):
+    """The visitor's session a load is for (a Paper tab's `Session`): the load it waits for, whether its
+    crops show the reader's highlights, its chat (greeted when the paper is ready), and the switch to the paper."""
+
+    load_job: PaperLoad | None
+    annotations: bool
+    history: list[dict[str, Any]]
+
+    def load(self, paper: Paper, pdf: Path) -> object: ...
+
+
 class PaperLoad:
     """One paper being fetched, read and indexed for a session, queued in `LOADS`.
 
@@ -122,7 +130,7 @@ class PaperLoad:
     `holds`: files the load needs while it waits (an upload), kept from cleanup meanwhile.
     """
 
-    def __init__(self, fetch: Callable[[], Path], session: Session, holds: Sequence[Path] = ()) -> None:
+    def __init__(self, fetch: Callable[[], Path], session: PaperOwner, holds: Sequence[Path] = ()) -> None:
         self.fraction, self.message = 0.0, WAITING
         self.paper: Paper | None = None
         self.error = ""
@@ -182,7 +190,7 @@ class PaperLoad:
                 storage.discard(path)  # a rejected upload or download is not kept (unless a live session shows it)
             self._done.set()
 
-    def _show(self, paper: Paper, pdf: Path, session: Session, settings: Settings) -> None:
+    def _show(self, paper: Paper, pdf: Path, session: PaperOwner, settings: Settings) -> None:
         """The extracted paper, its crops served from the app's folder, shown while it is indexed."""
         published = storage.publish(paper, settings)
         if session.load_job is self:

@@ -25,17 +25,17 @@ from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import as_sentence, figure_name, public_name
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page
 from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.shared.chat_stream import POLL_S, History, Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
-from spiqa_demo.ui.state.across_session import AcrossSession, AcrossTurn, public_name
+from spiqa_demo.ui.state.across_session import AcrossSession, AcrossTurn
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Session, Turn
-from spiqa_demo.ui.tabs.paper.chat import POLL_S, History, Streamed, chat_message, question_message, stream_reply
 
 if TYPE_CHECKING:
 

@@ -19,20 +19,21 @@ from spiqa_demo.library import PaperLibrary
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.guards.input_limits import capped, limit
 from spiqa_demo.ui.serving.guards.session_expiry import visitor_state
+from spiqa_demo.ui.serving.messages import public_name
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work.cited_loading import CitedLoad
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared import follow, question_box
 from spiqa_demo.ui.shared.outputs import components
-from spiqa_demo.ui.state.across_session import AcrossSession, public_name
+from spiqa_demo.ui.state.across_session import AcrossSession
 from spiqa_demo.ui.state.session import Session
 from spiqa_demo.ui.tabs.across import across_chat
 
 if TYPE_CHECKING:
 
     from spiqa_demo.ui.serving.work.queues import Queues
+    from spiqa_demo.ui.shared.events import Load
     from spiqa_demo.ui.shared.model_settings import ModelPanel
-    from spiqa_demo.ui.tabs.paper.paper_tab import Load
 
 POLL_S = 0.2  # how often an add's progress is reported
 NOTHING_TO_ADD = "Choose one or more PDFs of papers this paper cites, or type an arXiv id."

@@ -1,7 +1,7 @@
 """SPIQA's figures for error analysis: the image and caption of a figure file, and getting them.
 
 Images are found where `spiqa_images` looks (SPIQA_IMAGES_DIR, or the folder the hub's archives are
-unpacked to); captions in the SPIQA files the app loaded (`spiqa_check.benchmark_datasets`) and in
+unpacked to); captions in the SPIQA files the app loaded (`spiqa_data.benchmark_datasets`) and in
 the test-C file fetched here. The result files name figures only, so without these a detail view
 could show names alone: `fetch_test_c` downloads the test-C images and captions from the Hugging
 Face dataset (cached, with progress); offline it says which file to put where.
@@ -25,7 +25,7 @@ _fetched: list[SpiqaDataset] = []  # the test-C file fetched in this process (it
 
 
 def _datasets() -> list[SpiqaDataset]:
-    from spiqa_demo.ui.tabs.paper.spiqa_check import benchmark_datasets
+    from spiqa_demo.ui.shared.spiqa_data import benchmark_datasets
 
     return [*benchmark_datasets(), *_fetched]
 

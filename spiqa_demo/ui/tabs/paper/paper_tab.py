@@ -28,12 +28,12 @@ from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work.loading import PaperLoad
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared import follow, model_settings, page_viewer, question_box
+from spiqa_demo.ui.shared.events import Load, PaperEvents
 from spiqa_demo.ui.shared.outputs import components
 from spiqa_demo.ui.state.session import Session
 from spiqa_demo.ui.tabs.paper import chat, examples, spiqa_check
 
 if TYPE_CHECKING:
-    from gradio.events import Dependency
 
     from spiqa_demo.settings import Settings
     from spiqa_demo.ui.serving.work.queues import Queues
@@ -281,24 +281,6 @@ def build(settings: Settings) -> PaperTab:
                     detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
                     zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
-
-
-@dataclass(frozen=True)
-class Load:
-    """One way of loading a paper (its event and API name), for the steps that follow every load."""
-
-    event: Dependency
-    api_name: str
-
-
-@dataclass(frozen=True)
-class PaperEvents:
-    """What other panels chain on: the loads, and the chat's answers to a typed question (`typed`) and
-    to one picked from the SPIQA check's list (`picked`)."""
-
-    loads: tuple[Load, ...]
-    typed: Dependency
-    picked: Dependency
 
 
 def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:

@@ -19,6 +19,7 @@ from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.messages import as_sentence, figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.shared.chat_stream import AskOutputs, History, chat_message, shown_turn, streamed_answer
 from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE
 from spiqa_demo.ui.state.chat_history import bounded
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from spiqa_demo.types import Paper
     from spiqa_demo.ui.state.session import Session
     from spiqa_demo.ui.state.session import Turn as ChatTurn
-    from spiqa_demo.ui.tabs.paper.chat import AskOutputs, History
 
 EVIDENCE_TITLE = "Evidence"
 OPEN_HINT = "select to open its page, boxed"
@@ -56,7 +56,7 @@ def passage_quote(e: Evidence, chars: int = QUOTE_CHARS) -> str:
     return one_line(" … ".join(e.quotes) if e.quotes else e.text, chars)
 
 
-def turn_messages(turn: Turn, notes: list[str], chat_message: Any) -> list[tuple[dict[str, Any], Evidence | None]]:
+def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[dict[str, Any], Evidence | None]]:
     """The assistant messages for a finished turn (after the evidence thought), each with the evidence
     selecting it opens (the answer opens its first cited evidence)."""
     shown = turn.shown
@@ -96,8 +96,6 @@ def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
 def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, backend: ModelBackend | None,
            notice: str) -> Iterator[AskOutputs | Wait]:
     """Stream one reader's turn into the session's chat (the steps of `chat.ask` once the paper is there)."""
-    from spiqa_demo.ui.tabs.paper.chat import chat_message, shown_turn, streamed_answer
-
     settings = app_settings()
     history: History = session.history
     thought = chat_turn.thought
@@ -112,7 +110,7 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, b
     thought["content"] = bounded(evidence_markdown(turn))
     thought["metadata"] = {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
                            "status": "done"}
-    for message, evidence in turn_messages(turn, _notes(turn, session, notice), chat_message):
+    for message, evidence in turn_messages(turn, _notes(turn, session, notice)):
         history.append(message)
         if evidence is not None:
             session.evidence_of[id(message)] = (message, evidence)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -28,50 +28,23 @@ from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.model_settings import ModelChoice, resolve_backend
 from spiqa_demo.ui.shared.outputs import components
+from spiqa_demo.ui.shared.spiqa_data import benchmark_datasets
 from spiqa_demo.ui.shared.spiqa_images import find_image
 from spiqa_demo.ui.state.session import Session
 
 if TYPE_CHECKING:
-
     from spiqa_demo.evaluation import ResultRecord
     from spiqa_demo.evaluation.metrics import L3Judge
-    from spiqa_demo.evaluation.spiqa import SpiqaDataset
     from spiqa_demo.qa import Answer
     from spiqa_demo.ui.serving.work.queues import Queues
+    from spiqa_demo.ui.shared.events import PaperEvents
     from spiqa_demo.ui.shared.model_settings import ModelPanel
-    from spiqa_demo.ui.tabs.paper.paper_tab import PaperEvents
 
 log = logging.getLogger(__name__)
 
-# Files looked for under <SPIQA_DATA_DIR>/spiqa when SPIQA_CHECK_DATASETS is empty, in this order.
-DEFAULT_FILES = ("SPIQA_testA.json", "SPIQA_testB.json", "SPIQA_testB_sample.json", "SPIQA_testC.json",
-                 "testC_qa_derived_from_official_responses.json")
 TABLE_COLUMNS = ["#", "Question", "Ground truth", "Answer", "Chosen", "Reference", "Chosen = reference",
                  "L3Score", "ROUGE-L", "BLEU-1"]
 NOT_A_BENCHMARK_QUESTION = "Your last question is not one of this paper's SPIQA questions, so there is no ground truth to compare with."
-
-
-def dataset_sources() -> list[str]:
-    """The SPIQA files (or split names) papers are looked up in."""
-    settings = app_settings()
-    if settings.ui.check_datasets:
-        return [s.strip() for s in settings.ui.check_datasets.split(",") if s.strip()]
-    folder = settings.ui.data_dir / "spiqa"
-    return [str(folder / name) for name in DEFAULT_FILES if (folder / name).is_file()]
-
-
-@lru_cache(maxsize=1)
-def benchmark_datasets() -> tuple[SpiqaDataset, ...]:
-    """The loaded SPIQA files (once per process); one that cannot be loaded is skipped with a log line."""
-    from spiqa_demo.evaluation.spiqa import load_dataset
-
-    loaded = []
-    for source in dataset_sources():
-        try:
-            loaded.append(load_dataset(source, settings=app_settings().evaluation))
-        except PaperError as exc:
-            log.warning("SPIQA check: skipping %s (%s)", source, exc)
-    return tuple(loaded)
 
 
 def match_paper(session: Session) -> Session:
