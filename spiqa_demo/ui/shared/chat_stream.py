@@ -19,7 +19,7 @@ from spiqa_demo.ui.serving.messages import as_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.model_calls import ModelCall
-from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.state.chat_history import MAX_MESSAGE_CHARS, bounded
 from spiqa_demo.ui.state.session import Session, Turn
 
@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 
 History = list[dict[str, Any]]  # Gradio messages
 A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
-POLL_S = 0.2  # how often a waiting question looks again
 
 
 def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:

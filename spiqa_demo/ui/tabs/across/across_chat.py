@@ -30,9 +30,9 @@ from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page
-from spiqa_demo.ui.serving.work.steps import Wait
-from spiqa_demo.ui.shared.chat_stream import POLL_S, History, Streamed, chat_message, question_message, stream_reply
-from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
+from spiqa_demo.ui.shared.chat_stream import History, Streamed, chat_message, question_message, stream_reply
+from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, PanelChoice, PanelValue, resolve_backend
 from spiqa_demo.ui.state.across_session import AcrossSession, AcrossTurn
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Session, Turn
@@ -178,13 +178,13 @@ def _say(across: AcrossSession, history: History, message: str) -> AskOutputs:
 
 
 def ask(question: str, session: Session | None, across: AcrossSession | None,
-        *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+        *panel: PanelValue) -> Iterator[AskOutputs | Wait]:
     """Stream one cross-paper question's turn (as `steps`: Gradio runs it `unthreaded`); once answered,
     the supporting passage is shown on its page."""
     session, across = session or Session(), across or AcrossSession()
     storage.in_use(session)
-    *fields, api_key = choice_and_key
-    choice = ModelChoice.from_inputs(*fields)
+    chosen = PanelChoice.from_values(panel)
+    choice, api_key = chosen.choice, chosen.api_key
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said, not silently ignored

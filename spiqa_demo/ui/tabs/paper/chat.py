@@ -20,9 +20,8 @@ from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence, figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.loading import greeting
-from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared.chat_stream import (
-    POLL_S,
     AskOutputs,
     History,
     chat_message,
@@ -30,7 +29,14 @@ from spiqa_demo.ui.shared.chat_stream import (
     shown_turn,
     streamed_answer,
 )
-from spiqa_demo.ui.shared.model_settings import READER, RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.shared.model_settings import (
+    READER,
+    RETRIEVAL_ONLY_NOTICE,
+    ModelChoice,
+    PanelChoice,
+    PanelValue,
+    resolve_backend,
+)
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Session, Turn
 from spiqa_demo.ui.tabs.paper import reader_chat
@@ -158,7 +164,7 @@ def _wait_for_paper(session: Session, turn: Turn) -> Iterator[Wait | None]:
     turn.waiting_for_paper = False
 
 
-def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
+def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
     """Stream one question's turn into the session's chat (as `steps`: Gradio runs it `unthreaded`).
 
     A question asked while the paper loads waits for it. The answer is marked stopped, with what
@@ -166,8 +172,8 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
     """
     session = session or Session()
     storage.in_use(session)
-    *fields, api_key = choice_and_key
-    choice = ModelChoice.from_inputs(*fields)
+    chosen = PanelChoice.from_values(panel)
+    choice, api_key = chosen.choice, chosen.api_key
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
@@ -206,10 +212,10 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
         yield from _answer(asked.text, paper, session, turn, choice, api_key)
 
 
-def ask_spiqa(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+def ask_spiqa(question: str, session: Session | None, *panel: PanelValue) -> Iterator[AskOutputs | Wait]:
     """`ask` with SPIQA's task (the reader's conversation asks CoT): a question picked from the SPIQA
     check's list is answered as the benchmark asks it, so the check can score it."""
-    yield from ask(question, session, *choice_and_key, spiqa=True)
+    yield from ask(question, session, *panel, spiqa=True)
 
 
 def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
