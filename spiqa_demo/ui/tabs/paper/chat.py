@@ -38,7 +38,7 @@ from spiqa_demo.ui.shared.model_settings import (
     resolve_backend,
 )
 from spiqa_demo.ui.state.chat_history import bounded
-from spiqa_demo.ui.state.session import Session, Turn
+from spiqa_demo.ui.state.session import Answering, Session
 from spiqa_demo.ui.tabs.paper import reader_chat
 
 if TYPE_CHECKING:
@@ -152,13 +152,13 @@ def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
     return notes
 
 
-def _wait_for_paper(session: Session, turn: Turn) -> Iterator[Wait | None]:
+def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
     """While the session's paper is being read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
     yield Wait(lambda: session.paper is not None or session.load_job is not None or turn.stopped, UPLOAD_GRACE_S)
     while (job := session.load_job) is not None and not job.done and not turn.stopped:
-        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…"
-        turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}
+        turn.think(f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…",
+                   {"title": "Loading the paper", "status": "pending"})
         yield None
         yield Wait(lambda: job.done or turn.stopped, POLL_S)
     turn.waiting_for_paper = False
@@ -203,7 +203,7 @@ def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool 
             history.append(chat_message("assistant", inert(problem)))
         yield shown_turn(history, session)
         return
-    thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
+    turn.think("Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"})
     yield shown_turn(history, session)
     if choice.task == READER and not spiqa:
         backend, notice = resolve_backend(choice, api_key)
@@ -218,13 +218,13 @@ def ask_spiqa(question: str, session: Session | None, *panel: PanelValue) -> Ite
     yield from ask(question, session, *panel, spiqa=True)
 
 
-def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
+def _answer(question: str, paper: Paper, session: Session, turn: Answering, choice: ModelChoice,
             api_key: str) -> Iterator[AskOutputs | Wait]:
     from spiqa_demo.qa import Answer, ask_stream
     from spiqa_demo.qa.shortlist import retrieval_shortlist
 
     settings = app_settings()
-    history, thought = session.history, turn.thought
+    history = session.history
     backend, notice = resolve_backend(choice, api_key)
     events = ask_stream(paper, question, backend, task=choice.spiqa_task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
@@ -234,12 +234,11 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         return
     turn.finished = True
     session.last_answer = answer
-    thought["content"] = bounded(shortlist_markdown(answer))
-    thought["metadata"] = {
+    turn.think(bounded(shortlist_markdown(answer)), {
         "title": f"{SHORTLIST_TITLE}: {len(answer.candidates)} candidates by retrieval score",
         "status": "done",
         "duration": round(answer.timings.get("total", 0.0), 2),
-    }
+    })
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
     if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
         session.turn = None
