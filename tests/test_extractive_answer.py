@@ -87,6 +87,16 @@ def test_cells_are_compared_as_printed_numbers() -> None:
         19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, None]
 
 
+def test_the_words_naming_the_column_name_no_row_and_ligatures_read_as_letters() -> None:
+    ensembles = TableStructure(header=(("Model", "Top-1 (val)", "Top-5 (val)"),),
+                               body=(("1 CNN", "40.7%", "18.2%"), ("5 CNNs", "38.1%", "16.4%"), ("7 CNNs*", "36.7%", "15.4%")))
+    found = lookup("What top-5 validation error do the 7 CNNs reach?", ensembles)  # the "5" is top-5's, not "5 CNNs"
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("7 CNNs*", "15.4%")]
+    tools = TableStructure(header=(("", "Precision", "F1"),), body=(("Ours", "0.9", "0.8"), ("pd\ufb01mages", "0.1", "0.146")))
+    found = lookup("What F1 does PDFimages get?", tools)
+    assert found is not None and [c.value for c in found.cells] == ["0.146"]
+
+
 def test_a_question_that_names_no_column_is_no_lookup() -> None:
     assert lookup("Why do residual networks train more easily?", ERRORS) is None
     assert lookup("What is the top-1 error?", ERRORS) is None  # neither a row nor a superlative
