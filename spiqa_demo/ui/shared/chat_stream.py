@@ -11,7 +11,7 @@ import logging
 from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypedDict, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import Question
@@ -24,6 +24,8 @@ from spiqa_demo.ui.state.chat_history import MAX_MESSAGE_CHARS, bounded
 from spiqa_demo.ui.state.session import Answering, Session
 
 if TYPE_CHECKING:
+    from gradio.components.chatbot import MetadataDict
+
     from spiqa_demo.models import ModelBackend
 
 log = logging.getLogger(__name__)
@@ -32,10 +34,21 @@ History = list[dict[str, Any]]  # Gradio messages
 A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
 
 
-def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
-    """A Gradio message; its text is bounded (`chat_history.bounded`), as every message of a chat is kept."""
-    return {"role": role, "content": bounded(text) if isinstance(text, str) else text, **extra}
+class ImageContent(TypedDict):
+    """An image shown in a chat message: the served file, and its text for those who cannot see it."""
 
+    path: str
+    alt_text: str
+
+
+def chat_message(role: Literal["user", "assistant"], text: str | ImageContent,
+                 metadata: MetadataDict | None = None) -> dict[str, Any]:
+    """A Gradio message (a thought when it has `metadata`); its text is bounded (`chat_history.bounded`), as
+    every message of a chat is kept."""
+    message: dict[str, Any] = {"role": role, "content": bounded(text) if isinstance(text, str) else text}
+    if metadata is not None:
+        message["metadata"] = metadata
+    return message
 
 
 def question_message(asked: Question) -> dict[str, Any]:
