@@ -26,7 +26,7 @@ from spiqa_demo.conversation.followup import cannot_stand_alone, read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import PaperError
-from spiqa_demo.models.base import Message, ModelBackend
+from spiqa_demo.models.base import Message, ModelBackend, closed_after
 from spiqa_demo.qa.flows import CONTEXT_MARGIN_TOKENS
 from spiqa_demo.questions import check_question
 from spiqa_demo.settings import QASettings, RetrievalSettings
@@ -210,9 +210,10 @@ def _answer(
 ) -> Generator[str, None, str]:
     request = _request(backend, history, question, evidence, settings, messages)
     pieces: list[str] = []
-    for piece in backend.stream(request, settings.max_new_tokens):
-        pieces.append(piece)
-        yield piece
+    with closed_after(backend.stream(request, settings.max_new_tokens)) as stream:
+        for piece in stream:
+            pieces.append(piece)
+            yield piece
     return "".join(pieces)
 
 
