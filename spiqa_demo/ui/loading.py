@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
 WAITING = "Waiting for a free reader"
+STARTING = "Starting the paper reader (the first paper after the app starts)"
 LOADS: FairQueue[Job] = FairQueue(PAPER_CONCURRENCY, "paper-load")
 
 
@@ -55,12 +56,16 @@ def _sweep_staging() -> None:
 _workers = [Worker(on_death=_sweep_staging) for _ in range(PAPER_CONCURRENCY)]
 
 
-def warm_workers() -> None:
-    """Delete what killed workers of earlier runs left in the cache, then start every slot's worker
-    process and its sentence encoder, side by side (the app's start-up calls this)."""
-    settings = app_settings()
-    sweep_staging(settings.extraction)
-    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True) for worker in _workers]
+def warm_workers(settings: Settings, first: bool) -> None:
+    """Start worker processes and their sentence encoders (the app's start-up calls this): the first
+    slot's (`first`), which the first paper gets, so what a visitor uploading at once waits for is
+    started alone; else the others, side by side. Starting the first also deletes what killed
+    workers of earlier runs left in the cache."""
+    if first:
+        sweep_staging(settings.extraction)
+        _workers[0].warm(settings.retrieval)
+        return
+    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True) for worker in _workers[1:]]
     for thread in starting:
         thread.start()
     for thread in starting:
@@ -88,6 +93,8 @@ def extract(slot: int, pdf: Path, settings: Settings, progress: Progress, extrac
         elif message[0] == "extracted":
             extracted(message[1])  # type: ignore[arg-type]
 
+    if _workers[slot].starting:
+        progress(0.0, STARTING)
     return _workers[slot].run(_open, (pdf, settings), f"{pdf.name}: reading it", load_limits(settings), hear)
 
 
