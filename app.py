@@ -2,15 +2,15 @@
 
 Serves on 127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). Heavy libraries
 (PyMuPDF, torch, sentence-transformers) load in the background: the paper readers' first, while the
-page is built, the rest once it is served (`spiqa_demo.ui.warmup`); on a ZeroGPU Space a local model
-loads first, at import (`spiqa_demo.ui.preload`).
+page is built, the rest once it is served (`spiqa_demo.ui.app.warmup`); on a ZeroGPU Space a local
+model loads first, at import (`spiqa_demo.ui.app.preload`).
 """
 
 import sys
 
 from spiqa_demo.errors import InputError
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui.storage import prepare_environment
+from spiqa_demo.ui.serving.files.storage import prepare_environment
 
 try:
     settings = get_settings()  # the one read of the environment; everything below is handed these
@@ -18,9 +18,9 @@ try:
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
 
-from spiqa_demo.ui.layout import build_demo, launch_options
-from spiqa_demo.ui.preload import preload_on_zerogpu
-from spiqa_demo.ui.warmup import start_first_reader, start_warmup
+from spiqa_demo.ui.app.layout import build_demo, launch_options
+from spiqa_demo.ui.app.preload import preload_on_zerogpu
+from spiqa_demo.ui.app.warmup import start_first_reader, start_warmup
 
 start_first_reader(settings)  # first, beside building the page: the first paper waits for a reader's encoder
 preload_on_zerogpu(settings)  # ZeroGPU: local weights load now, never inside a visitor's GPU time

@@ -1,4 +1,4 @@
-"""Memory per visitor under hostile inputs, against the bound the README states.
+"""Memory per visitor under hostile inputs, against the bound the docs state (docs/benchmarks.md).
 
 Launches `app.py` (retrieval only) and reads the server process's resident set (psutil when
 installed, else /proc/<pid>/status VmRSS), after a warm-up (a paper loaded and asked about, a small
@@ -31,8 +31,8 @@ from typing import Any
 from benchmarks.app_startup import served
 from evalsuite.local_servers import free_port, server_process
 from evalsuite.paths import REPO, SHARED
-from spiqa_demo.ui.request_size import MAX_REQUEST_BYTES
-from spiqa_demo.ui.session_expiry import SWEEP_S
+from spiqa_demo.ui.serving.guards.request_size import MAX_REQUEST_BYTES
+from spiqa_demo.ui.serving.guards.session_expiry import SWEEP_S
 
 PAPER = "non-local-nn-cvpr2018-1711.07971.pdf"
 OFFICIAL = "test-C_GPT4_QA__gpt4o_cot_image+caption_size_full.json"
@@ -41,7 +41,7 @@ QUESTION_MB = 10
 QUESTIONS = 10
 RESULT_MB = 40
 SESSIONS = 4
-# The README's bounds: what the issue's inputs (ten 10 MB questions, 40 MB result files) may add to the
+# The docs' bounds (docs/benchmarks.md): what the issue's inputs (ten 10 MB questions, 40 MB result files) may add to the
 # server's memory, and what a session holding a result file at the bounds costs.
 BOUND_MB = 100
 SESSION_FILE_MB = 40
@@ -191,9 +191,9 @@ def main() -> None:
             hostile = resident_mb(process.pid) - start
             accepted, visitors = result_files(url, process.pid, largest, "the largest result file accepted")
             print(f"growth from the issue's inputs (ten {QUESTION_MB} MB questions, {SESSIONS} sessions' {RESULT_MB} MB "
-                  f"files): {hostile:+.1f} MB, bound stated in the README {BOUND_MB} MB: ratio {hostile / BOUND_MB:.2f}")
+                  f"files): {hostile:+.1f} MB, bound stated in the docs {BOUND_MB} MB: ratio {hostile / BOUND_MB:.2f}")
             print(f"a session holding a result file at the bounds: {accepted / SESSIONS:+.1f} MB, bound stated in the "
-                  f"README {SESSION_FILE_MB} MB: ratio {accepted / SESSIONS / SESSION_FILE_MB:.2f}; over all of the above "
+                  f"docs {SESSION_FILE_MB} MB: ratio {accepted / SESSIONS / SESSION_FILE_MB:.2f}; over all of the above "
                   f"{resident_mb(process.pid) - start:+.1f} MB, the server's peak {peak_mb(process.pid):.0f} MB")
             expiry(process.pid, visitors, args.ttl)
             tracebacks = log.read_text(errors="replace").count("Traceback")

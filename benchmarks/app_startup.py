@@ -37,7 +37,7 @@ FIRST_TO_WARM_BAR = 2.0
 TEN_PAGE_PAPERS = ["non-local-nn-cvpr2018-1711.07971.pdf", "coordinate-attention-cvpr2021.pdf",
                    "a2-nets-neurips2018.pdf", "metapath2vec-kdd2017.pdf"]
 FIRST_PAPER = "ecapa-tdnn-interspeech2020-2005.07143.pdf"  # 5 pages
-# A load's progress before a reader takes it (spiqa_demo.ui.loading: WAITING, STARTING).
+# A load's progress before a reader takes it (spiqa_demo.ui.serving.work.loading: WAITING, STARTING).
 READER_WAITS = ("Waiting for a free reader", "Starting the paper reader")
 POLL_S = 0.05
 

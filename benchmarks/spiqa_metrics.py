@@ -6,7 +6,7 @@ For each file in `spiqa/test-C-responses/` (data: `SPIQA_SHARED`, default ../sha
 format detected, questions, scored pairs, top-1 retrieval accuracy (CoT files), BLEU-1/4, METEOR,
 ROUGE-L, CIDEr (x100, like the paper) and, with `--bertscore`, BERTScore F1 (needs
 bert-base-uncased cached or `SPIQA_BERTSCORE_MODEL`), then the seconds it took. This is the table
-in the README's "Metrics reproduction" section. The last line is JSON with every value.
+of docs/benchmarks.md's "SPIQA test-C, reproduced". The last line is JSON with every value.
 """
 
 from __future__ import annotations

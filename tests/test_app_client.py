@@ -287,7 +287,7 @@ def test_arxiv_download_and_examples(client: Client, grnet_pdf: Path, monkeypatc
     finally:
         server.shutdown()
 
-    from spiqa_demo.ui.examples import example_papers
+    from spiqa_demo.ui.tabs.paper.examples import example_papers
 
     name = next(n for n in example_papers() if "ecapa-tdnn" in n)  # the dropdown's names: shared papers
     status, gallery, *_ = client.predict(name, api_name="/load_example")

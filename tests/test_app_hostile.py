@@ -52,7 +52,7 @@ def wait_for(condition: Callable[[], object], what: str) -> None:
 
 
 def folder_bytes() -> int:
-    from spiqa_demo.ui import storage
+    from spiqa_demo.ui.serving.files import storage
 
     return sum(p.stat().st_size for p in storage.ui_root().rglob("*") if p.is_file())
 
@@ -92,8 +92,8 @@ def hung_model(app_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Listen
 
 def test_retrieval_only_is_answered_while_sessions_hold_hung_model_calls(app_url: str, grnet_pdf: Path,
                                                                           hung_model: Listener) -> None:
-    from spiqa_demo.ui import model_calls
-    from spiqa_demo.ui.app_settings import app_settings
+    from spiqa_demo.ui.serving.app_settings import app_settings
+    from spiqa_demo.ui.serving.work import model_calls
 
     running = app_settings().ui.ui_api_concurrency
     holders = [visitor(app_url) for _ in range(HUNG_SESSIONS)]
@@ -161,7 +161,7 @@ class HeldLoads:
 
 @pytest.fixture
 def held_floods(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldLoads]:
-    from spiqa_demo.ui import loading
+    from spiqa_demo.ui.serving.work import loading
 
     held = HeldLoads()
     extract = loading.extract
@@ -183,7 +183,7 @@ def held_floods(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldLoads]:
 
 def test_a_session_flooding_slow_loads_delays_no_one_else(app_url: str, grnet_pdf: Path, held_floods: HeldLoads,
                                                           tmp_path: Path) -> None:
-    from spiqa_demo.ui.loading import LOADS
+    from spiqa_demo.ui.serving.work.loading import LOADS
 
     floods = [padded_copy(grnet_pdf, tmp_path / f"flood-{i}.pdf", 0.1) for i in range(FLOOD)]
     flooder = RawVisitor(app_url)
@@ -213,7 +213,7 @@ def test_a_load_past_its_cpu_limit_is_stopped(app_url: str, grnet_pdf: Path, mon
     status, *_ = client.predict(handle_file(str(huge_image_pdf(tmp_path / "bomb.pdf", side))), api_name="/load_pdf")
     assert "bomb.pdf: reading it took more than 1 s of processor time" in status, status
     from spiqa_demo.extraction.cache import STAGING, papers_root
-    from spiqa_demo.ui.app_settings import app_settings
+    from spiqa_demo.ui.serving.app_settings import app_settings
 
     assert not [f for f in papers_root(app_settings().extraction).iterdir() if f.name.startswith(STAGING)]  # swept
     status, gallery, *_ = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")  # a new reader takes over
@@ -246,7 +246,7 @@ def test_uploads_never_loaded_keep_the_folder_within_its_limit_and_live_files_se
 
 def test_uploads_past_a_sessions_quota_are_refused_and_deleted(app_url: str, grnet_pdf: Path,
                                                                monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from spiqa_demo.ui import storage
+    from spiqa_demo.ui.serving.files import storage
 
     reconfigure(monkeypatch, SPIQA_UI_UPLOAD_QUOTA_MB="6")
     client = visitor(app_url)
@@ -259,7 +259,7 @@ def test_uploads_past_a_sessions_quota_are_refused_and_deleted(app_url: str, grn
 
 def test_ten_sessions_loading_one_paper_at_once_all_get_it(app_url: str, grnet_pdf: Path, tmp_path: Path) -> None:
     """Every load writes the paper's gallery zip: each through a temporary of its own."""
-    from spiqa_demo.ui import storage
+    from spiqa_demo.ui.serving.files import storage
 
     pdf = padded_copy(grnet_pdf, tmp_path / "same.pdf", 0.1)
     jobs = [visitor(app_url).submit(handle_file(str(pdf)), api_name="/load_pdf") for _ in range(10)]
@@ -307,8 +307,8 @@ class HeldWork:
 
 @pytest.fixture
 def held_work(monkeypatch: pytest.MonkeyPatch) -> Iterator[HeldWork]:
-    from spiqa_demo.ui.page_renders import PageRender
-    from spiqa_demo.ui.result_files import Scoring
+    from spiqa_demo.ui.serving.work.page_renders import PageRender
+    from spiqa_demo.ui.serving.work.result_files import Scoring
 
     held = HeldWork()
     for job, name in ((PageRender, lambda render: render.pdf.name), (Scoring, lambda scoring: scoring._what)):

@@ -77,7 +77,7 @@ def test_a_result_file_over_the_bounds_is_refused_with_a_message(app_url: str, s
 
 def test_a_request_over_the_size_limit_is_refused_unread(app_url: str) -> None:
     """Only the headers are sent: the refusal comes before the body would be read."""
-    from spiqa_demo.ui.request_size import MAX_REQUEST_BYTES
+    from spiqa_demo.ui.serving.guards.request_size import MAX_REQUEST_BYTES
 
     address = urlsplit(app_url)
     connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=60)
@@ -96,15 +96,15 @@ def test_a_request_over_the_size_limit_is_refused_unread(app_url: str) -> None:
 def _app_settings() -> None:
     """The handlers read the settings the app was built with: here, the test's environment."""
     from spiqa_demo.settings import get_settings
-    from spiqa_demo.ui.app_settings import install
+    from spiqa_demo.ui.serving.app_settings import install
 
     install(get_settings())
 
 
 @pytest.mark.usefixtures("_app_settings")
 def test_the_other_boxes_are_cut_at_their_limits() -> None:
-    from spiqa_demo.ui.input_limits import LIMITS, capped
-    from spiqa_demo.ui.model_settings import ModelChoice
+    from spiqa_demo.ui.serving.guards.input_limits import LIMITS, capped
+    from spiqa_demo.ui.shared.model_settings import ModelChoice
 
     choice = ModelChoice.from_inputs("cot", "openai", "m" * TEN_MB, "http://127.0.0.1/" + "v" * TEN_MB, 8, 0, True)
     assert len(choice.model) == LIMITS["model"] and len(choice.base_url) == LIMITS["base_url"]
@@ -112,7 +112,7 @@ def test_the_other_boxes_are_cut_at_their_limits() -> None:
 
 
 def test_a_chats_history_is_bounded_in_place() -> None:
-    from spiqa_demo.ui.chat_history import CUT, MAX_MESSAGE_CHARS, bounded, keep_recent
+    from spiqa_demo.ui.state.chat_history import CUT, MAX_MESSAGE_CHARS, bounded, keep_recent
 
     history = [{"role": "assistant", "content": "Loaded"}]
     for n in range(5):
@@ -133,9 +133,9 @@ def test_an_idle_session_is_forgotten_with_its_states() -> None:
     import gradio as gr
     from gradio.state_holder import StateHolder
 
-    from spiqa_demo.ui.layout import launch_options
-    from spiqa_demo.ui.session import Session
-    from spiqa_demo.ui.session_expiry import forget_idle, forgetting_idle_sessions, visitor_state
+    from spiqa_demo.ui.app.layout import launch_options
+    from spiqa_demo.ui.serving.guards.session_expiry import forget_idle, forgetting_idle_sessions, visitor_state
+    from spiqa_demo.ui.state.session import Session
 
     assert launch_options()["app_kwargs"]["lifespan"] is forgetting_idle_sessions
     with gr.Blocks() as demo:

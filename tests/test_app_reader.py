@@ -65,7 +65,7 @@ def test_the_readers_follow_up_reaches_the_model_with_the_earlier_turn(client: C
 
 def test_an_unlabelled_items_page_is_said_once() -> None:
     from spiqa_demo.types import Figure
-    from spiqa_demo.ui.messages import figure_name
+    from spiqa_demo.ui.serving.messages import figure_name
 
     unlabelled = Figure(kind="table", label="", number="", page=8, bbox=(0, 0, 1, 1))
     labelled = Figure(kind="table", label="Table 3", number="3", page=7, bbox=(0, 0, 1, 1))
@@ -74,7 +74,7 @@ def test_an_unlabelled_items_page_is_said_once() -> None:
 
 
 def test_share_buttons_are_hidden_off_spaces(app_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.ui.layout import NO_SHARING_CSS, launch_options
+    from spiqa_demo.ui.app.layout import NO_SHARING_CSS, launch_options
 
     assert NO_SHARING_CSS in launch_options()["css"]
     reconfigure(monkeypatch, SPACE_ID="someone/spiqa")
@@ -86,7 +86,7 @@ def test_an_i_dont_know_shows_no_supporting_passage(reply: str, supported: bool)
     """Across papers: a model that says it does not know gets no passage shown as its support (without
     a model, "" here, the retrieved passage is the result and is shown)."""
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, CitedPassage
-    from spiqa_demo.ui.across_chat import answer_messages, passage_view
+    from spiqa_demo.ui.tabs.across.across_chat import answer_messages, passage_view
 
     passage = CitedPassage("cbam.pdf", "CBAM", 5, "Channel attention pools along both axes.", None)
     answer = CitedAnswer("how?", None, [], [passage], reply)

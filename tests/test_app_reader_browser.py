@@ -17,7 +17,7 @@ from pathlib import Path
 from app_harness import _served_app, app_url
 from test_app_browser import PAPER, browser, page, pytestmark, shot, wait_for_text
 
-from spiqa_demo.ui.page_viewer import FIT_HEIGHT
+from spiqa_demo.ui.shared.page_viewer import FIT_HEIGHT
 
 __all__ = ["_served_app", "app_url", "browser", "page", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
 

@@ -41,7 +41,7 @@ PASC2 = ("Which method performs best on the PaSC dataset for the handheld testin
 def held_loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     """The app's paper loads wait before extracting until the returned event is set (at the latest
     when the test ends), so a test acts while a load is provably still running."""
-    from spiqa_demo.ui import loading
+    from spiqa_demo.ui.serving.work import loading
 
     go = threading.Event()
     open_paper = loading.open_paper

@@ -11,7 +11,7 @@ import pytest
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui.app_settings import install
+from spiqa_demo.ui.serving.app_settings import install
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +21,7 @@ def _app_settings() -> None:
 
 
 def test_model_choice_is_clamped_to_valid_values() -> None:
-    from spiqa_demo.ui.model_settings import MAX_SHORTLIST, ModelChoice
+    from spiqa_demo.ui.shared.model_settings import MAX_SHORTLIST, ModelChoice
 
     choice = ModelChoice.from_inputs("sql; drop", "gpu-cluster", " m ", " http://x/v1 ", 99, "huge", "yes")
     assert (choice.task, choice.backend, choice.model, choice.base_url) == ("reader", "none", "m", "http://x/v1")
@@ -31,7 +31,7 @@ def test_model_choice_is_clamped_to_valid_values() -> None:
 
 def test_spiqas_ablations_are_tasks_of_the_settings_panel() -> None:
     from spiqa_demo.qa import TASKS
-    from spiqa_demo.ui.model_settings import TASK_CHOICES, ModelChoice, describe
+    from spiqa_demo.ui.shared.model_settings import TASK_CHOICES, ModelChoice, describe
 
     assert [value for _, value in TASK_CHOICES] == ["reader", *TASKS]
     assert ModelChoice.from_inputs("reader", "none", "", "", 8, 0, True).spiqa_task == "cot"  # the check stays SPIQA's
@@ -42,7 +42,7 @@ def test_spiqas_ablations_are_tasks_of_the_settings_panel() -> None:
 
 
 def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.ui.model_settings import ModelChoice, resolve_backend
+    from spiqa_demo.ui.shared.model_settings import ModelChoice, resolve_backend
 
     monkeypatch.setenv("SPIQA_UI_LOCK_MODEL", "1")
     monkeypatch.setenv("SPIQA_BACKEND", "none")
@@ -54,11 +54,11 @@ def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.Mon
 
 
 def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.ui import chat
-    from spiqa_demo.ui.chat import NO_PAPER, ask
-    from spiqa_demo.ui.loading import PaperLoad
-    from spiqa_demo.ui.session import Session
-    from spiqa_demo.ui.steps import blocking
+    from spiqa_demo.ui.serving.work.loading import PaperLoad
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import chat
+    from spiqa_demo.ui.tabs.paper.chat import NO_PAPER, ask
 
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     inputs = ("cot", "none", "", "", 8, 0, True, "")
@@ -82,10 +82,10 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
 
 def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(shared: Path) -> None:
     """The browser sends the question while the dropped file is still uploading."""
-    from spiqa_demo.ui.chat import ask
-    from spiqa_demo.ui.loading import PaperLoad
-    from spiqa_demo.ui.session import Session
-    from spiqa_demo.ui.steps import Wait, blocking
+    from spiqa_demo.ui.serving.work.loading import PaperLoad
+    from spiqa_demo.ui.serving.work.steps import Wait, blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper.chat import ask
 
     session = Session()
     pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
@@ -105,11 +105,11 @@ def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(s
 
 
 def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: Path) -> None:
-    from spiqa_demo.ui import storage
-    from spiqa_demo.ui.chat import ask
-    from spiqa_demo.ui.loading import PaperLoad
-    from spiqa_demo.ui.session import Session
-    from spiqa_demo.ui.steps import blocking
+    from spiqa_demo.ui.serving.files import storage
+    from spiqa_demo.ui.serving.work.loading import PaperLoad
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper.chat import ask
 
     upload = storage.gradio_temp_dir() / "abc" / "notes.pdf"
     upload.parent.mkdir(parents=True, exist_ok=True)
@@ -129,7 +129,7 @@ def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: 
     ("http://127.0.0.1:9/v1 refused", "http://127.0.0.1:9/v1 refused"),
 ])
 def test_messages_become_sentences_without_renaming_files(message: str, expected: str) -> None:
-    from spiqa_demo.ui.messages import as_sentence
+    from spiqa_demo.ui.serving.messages import as_sentence
 
     assert as_sentence(message) == expected
 
@@ -155,7 +155,7 @@ def test_not_an_arxiv_id_says_so() -> None:
 
 
 def test_the_ui_folder_stays_under_its_size_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.ui import storage
+    from spiqa_demo.ui.serving.files import storage
 
     monkeypatch.setenv("SPIQA_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("SPIQA_UI_CACHE_MAX_MB", "1")
@@ -177,7 +177,7 @@ def test_examples_are_listed_by_their_printed_title_and_picked_by_name_never_by_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from evalsuite.pdf_factory import PaperWriter, Prose
-    from spiqa_demo.ui import examples
+    from spiqa_demo.ui.tabs.paper import examples
 
     w = PaperWriter(columns=2)
     w.title("A Paper About Figures", "Ada Lovelace")
@@ -199,7 +199,7 @@ def test_a_huge_page_is_shown_within_the_pixel_bound_with_its_boxes_scaled(tmp_p
     from PIL import Image
 
     from spiqa_demo.types import Figure
-    from spiqa_demo.ui.page_view import PAGE_DPI, PAGE_MAX_PIXELS, PageImage, box_on_page, draw_page, figure_on_page
+    from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, PAGE_MAX_PIXELS, PageImage, box_on_page, draw_page, figure_on_page
 
     pdf = tmp_path / "kept" / "huge.pdf"
     pdf.parent.mkdir()
@@ -226,10 +226,10 @@ def test_zooming_renders_the_page_larger_keeps_the_box_and_the_zoom_across_pages
     from PIL import Image
 
     from spiqa_demo.types import Figure, Paper
-    from spiqa_demo.ui import page_viewer
-    from spiqa_demo.ui.page_view import PAGE_DPI
-    from spiqa_demo.ui.session import Session
-    from spiqa_demo.ui.steps import Wait, blocking
+    from spiqa_demo.ui.serving.work.page_view import PAGE_DPI
+    from spiqa_demo.ui.serving.work.steps import Wait, blocking
+    from spiqa_demo.ui.shared import page_viewer
+    from spiqa_demo.ui.state.session import Session
 
     pdf = tmp_path / tmp_path.name / "paper.pdf"  # page images are named by the folder (a content hash in the app)
     pdf.parent.mkdir()
@@ -273,8 +273,11 @@ def test_every_named_output_has_one_widget() -> None:
     widget (or naming one twice) fails here, not when a visitor fires the event."""
     import gradio as gr
 
-    from spiqa_demo.ui import across_chat, across_tab, chat, error_analysis, error_compare, page_viewer, paper_tab, spiqa_check
-    from spiqa_demo.ui.outputs import components
+    from spiqa_demo.ui.shared import page_viewer
+    from spiqa_demo.ui.shared.outputs import components
+    from spiqa_demo.ui.tabs.across import across_chat, across_tab
+    from spiqa_demo.ui.tabs.errors import error_analysis, error_compare
+    from spiqa_demo.ui.tabs.paper import chat, paper_tab, spiqa_check
 
     with gr.Blocks():
         session = gr.State()

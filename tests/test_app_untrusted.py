@@ -159,7 +159,8 @@ def images_folder(app_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     """Where the app unpacks test-C's images (removed after, with what the app remembers of them);
     the hub's downloads go to this test's own cache."""
     from spiqa_demo.settings import get_settings
-    from spiqa_demo.ui import spiqa_figures, spiqa_images
+    from spiqa_demo.ui.shared import spiqa_images
+    from spiqa_demo.ui.tabs.errors import spiqa_figures
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "hf"))

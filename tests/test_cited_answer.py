@@ -23,6 +23,7 @@ from evalsuite.openai_listener import openai_listener
 from spiqa_demo.cli import main
 from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited, ask_cited_stream
 from spiqa_demo.crosspaper.names import introduced_names, name_parts, spelled_out
+from spiqa_demo.crosspaper.prompts import CROSSPAPER_PROMPT_VERSION
 from spiqa_demo.crosspaper.ranking import CitationRanker
 from spiqa_demo.crosspaper.target import named_target, without_target
 from spiqa_demo.crosspaper.types import AnchorFigure, CitedCandidate
@@ -83,7 +84,7 @@ def test_the_named_cited_paper_ranks_first_with_a_passage(libraries, anchor: str
     assert answer.passages and Path(answer.passages[0].source).name == expected
     passage = answer.passages[0]
     assert passage.page >= 1 and passage.bbox is not None and passage.text
-    assert answer.text == "" and any("retrieval only" in m for m in answer.messages)
+    assert answer.text == "" and any("retrieval only" in m for m in answer.messages) and answer.prompt_version == ""
 
 
 def test_a_second_question_reads_the_cited_papers_through_the_same_passage_index(
@@ -191,7 +192,7 @@ def test_model_answers_cite_passages_or_say_why_not(libraries, reply: str | Exce
     backend = ScriptedBackend(reply)
     parts = list(ask_cited_stream(libraries[COORDINATE], CASES[0][1], backend))
     answer = parts[-1]
-    assert isinstance(answer, CitedAnswer) and answer.passages
+    assert isinstance(answer, CitedAnswer) and answer.passages and answer.prompt_version == CROSSPAPER_PROMPT_VERSION
     assert "Question:" in backend.prompts[0] and "[1]" in backend.prompts[0]
     if note is None:
         assert answer.text == reply and "".join(p for p in parts[:-1] if isinstance(p, str)) == reply

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [ROOT / "spiqa_demo", ROOT / "retrieval", ROOT / "app.py"]
 FIRST_PARTY = {"spiqa_demo", "retrieval"}
 # Imported only where the platform itself installs it, never from requirements.txt.
-PLATFORM_PROVIDED = {"spaces": "Hugging Face ZeroGPU Spaces preinstall it; models/zerogpu.py and ui/preload.py import it only there"}
+PLATFORM_PROVIDED = {"spaces": "Hugging Face ZeroGPU Spaces preinstall it; models/zerogpu.py and ui/app/preload.py import it only there"}
 
 
 def _normalize(dist: str) -> str:

@@ -10,7 +10,7 @@ from spiqa_demo.errors import BackendError
 from spiqa_demo.models.addresses import is_public
 from spiqa_demo.models.endpoints import OPENAI_URL, normalise, operator_key, same_endpoint
 from spiqa_demo.settings import ModelSettings, Settings, UISettings
-from spiqa_demo.ui.visitor_policy import ModelTarget, Verdict, VisitorPolicy
+from spiqa_demo.ui.serving.guards.visitor_policy import ModelTarget, Verdict, VisitorPolicy
 
 
 def test_endpoints_compare_by_meaning() -> None:

@@ -11,6 +11,7 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import ResultRecord, align_with_dataset, read_results
 from spiqa_demo.evaluation.metrics import L3Result
 from spiqa_demo.evaluation.official import spiqa_cot_answer, spiqa_direct_answer
+from spiqa_demo.evaluation.prompts import L3SCORE_PROMPT_VERSION
 from spiqa_demo.evaluation.spiqa import load_dataset
 from spiqa_demo.models.base import TokenLogprob
 
@@ -29,6 +30,8 @@ def test_records_round_trip_through_a_jsonl_line() -> None:
     original = record(task="cot", chosen_figure="a.png", metrics={"L3Score": 0.5}, l3=[L3Result(score=0.5, judge="j", case="both", top=[TokenLogprob("Yes", -0.7)])],
                       timings={"model": 1.5}, messages=["note"])
     assert ResultRecord.from_dict(json.loads(original.to_json())) == original
+    assert json.loads(original.to_json())["l3"][0]["prompt_version"] == L3SCORE_PROMPT_VERSION
+    assert L3Result.from_dict({"score": 1.0, "judge": "j", "case": "both"}).prompt_version == ""  # stored before it was recorded
     with pytest.raises(ValueError, match="missing field"):
         ResultRecord.from_dict({"paper_id": "x"})
     with pytest.raises(ValueError, match="not text"):

@@ -124,7 +124,7 @@ def test_a_looked_up_cell_of_a_shared_papers_table_is_boxed_where_its_value_is_p
     import pymupdf
 
     from spiqa_demo.extraction.tables import page_words, words_in
-    from spiqa_demo.ui.page_view import cell_places
+    from spiqa_demo.ui.serving.work.page_view import cell_places
 
     pdf = shared / "papers" / "resnet-1512.03385.pdf"
     paper = load_paper(pdf, get_settings().extraction)

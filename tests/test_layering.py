@@ -132,3 +132,101 @@ def test_only_the_entry_points_read_the_environments_settings() -> None:
         if "get_settings" in {n.id for n in ast.walk(ast.parse(file.read_text(encoding="utf-8"))) if isinstance(n, ast.Name)}
     }
     assert {m for m in readers if not m.startswith("spiqa_demo.cli")} == set()
+
+
+# Inside the app, one level deeper: its folders by role, each importing only those below it.
+UI = "spiqa_demo.ui"
+UI_SERVING = f"{UI}.serving"
+UI_STATE = f"{UI}.state"
+UI_TABS = f"{UI}.tabs"
+
+
+def _module_imports() -> dict[str, set[str]]:
+    """Module -> the first-party modules it imports, every import counted (inside functions and under
+    `TYPE_CHECKING` too): `from package import name` is the module `package.name` where there is one."""
+    modules = {module for module, _ in _files()}
+    found: dict[str, set[str]] = {}
+    for module, file in _files():
+        names = found.setdefault(module, set())
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    submodule = f"{node.module}.{alias.name}"
+                    names.add(submodule if submodule in modules else node.module)
+        found[module] = (names & modules) - {module}
+    return found
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, set())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(groups)
+
+
+def test_no_module_of_the_packages_is_in_an_import_cycle() -> None:
+    assert _cycles(_module_imports()) == []
+
+
+def _ui_imports(prefix: str) -> dict[str, set[str]]:
+    """Each ui module under `prefix` -> the ui modules it imports."""
+    return {module: {n for n in names if n.startswith(f"{UI}.")}
+            for module, names in _module_imports().items() if module.startswith(f"{prefix}.")}
+
+
+def test_the_apps_serving_machinery_imports_nothing_above_it() -> None:
+    above = {module: sorted(n for n in names if not n.startswith(f"{UI_SERVING}.") and n != UI_SERVING)
+             for module, names in _ui_imports(UI_SERVING).items()}
+    assert {module: names for module, names in above.items() if names} == {}
+
+
+def test_the_apps_per_visitor_state_imports_only_the_serving_machinery() -> None:
+    above = {module: sorted(n for n in names if not n.startswith((f"{UI_SERVING}.", f"{UI_STATE}.")))
+             for module, names in _ui_imports(UI_STATE).items()}
+    assert {module: names for module, names in above.items() if names} == {}
+
+
+def test_no_tab_imports_another_tab() -> None:
+    def tab(module: str) -> str:
+        return ".".join(module.split(".")[:4])
+
+    crossing = {module: sorted(n for n in names if n.startswith(f"{UI_TABS}.") and tab(n) != tab(module))
+                for module, names in _ui_imports(UI_TABS).items()}
+    assert {module: names for module, names in crossing.items() if names} == {}
+
+
+def test_nothing_below_the_app_imports_its_composition_root() -> None:
+    """`app` builds the Blocks from the folders below it; they never reach back up to it."""
+    users = {module for module, names in _module_imports().items()
+             if not module.startswith(f"{UI}.app") and any(n.startswith(f"{UI}.app.") for n in names)}
+    assert users == set()

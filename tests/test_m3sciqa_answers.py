@@ -30,6 +30,7 @@ from spiqa_demo.evaluation.m3sciqa.answer_benchmark import AnswerSettings, Ranke
 from spiqa_demo.evaluation.m3sciqa.answering import ContextPaper, answer_from_papers, chunks
 from spiqa_demo.evaluation.m3sciqa.combined import CombinedData, load_combined
 from spiqa_demo.evaluation.m3sciqa.judge import GradedJudge, JudgeReplyError, StoredVerdict, parse_selection
+from spiqa_demo.evaluation.prompts import M3SCIQA_PROMPT_VERSION
 from spiqa_demo.evaluation.reader import read_results
 from spiqa_demo.models.base import Message
 
@@ -188,6 +189,7 @@ def test_a_run_answers_judges_and_resumes(data: CombinedData, tmp_path: Path) ->
     assert first.answer == "A tensor fusion model." and first.metrics["judge"] == 1.0 and first.metrics["abstained"] == 0.0
     assert first.metrics["retrieval_hit"] == 1.0 and first.details["gold_in_context"] and first.details["gold_rank"] <= 3
     assert len(first.details["papers"]) == 3 and first.task == "m3sciqa-ranked-top3" and first.split == "m3sciqa-val"
+    assert first.details["prompt_version"] == M3SCIQA_PROMPT_VERSION
     assert "titles and abstracts only" in first.messages[0]
     calls = len(backend.prompts), len(judge.prompts)
     again, same = run_answers(data, backend, out, rank=rank_by_text(data), judge=GradedJudge(judge), progress=False)

@@ -16,8 +16,8 @@ from evalsuite.openai_listener import openai_listener
 from spiqa_demo.models.base import Message, closed_after
 from spiqa_demo.models.openai_api import OpenAIBackend
 from spiqa_demo.models.stopping import CallStop, Stopped, stoppable
-from spiqa_demo.ui.fair_queue import FairQueue
-from spiqa_demo.ui.model_calls import ModelCall
+from spiqa_demo.ui.serving.work.fair_queue import FairQueue
+from spiqa_demo.ui.serving.work.model_calls import ModelCall
 
 HANG_UP_S = 30  # a bound for a broken build only: the hang-up comes at once
 

@@ -3,7 +3,7 @@ paper that, asked through the reader's flow, each get evidence from it about wha
 
 from __future__ import annotations
 
-from shared_papers import hard_manifest, manifest, shared_papers  # noqa: F401  (fixtures)
+from shared_papers import hard_manifest, manifest, shared_papers
 
 from spiqa_demo.conversation import Conversation, ask_turn
 from spiqa_demo.conversation.overview import SUMMARY_CHARS, overview, summary_messages

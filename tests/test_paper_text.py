@@ -147,7 +147,7 @@ def test_caption_prefix_is_stripped_to_the_same_key(printed: Printed, delimiter:
 
 def test_ui_gallery_shows_captions_without_their_label() -> None:
     pytest.importorskip("gradio")
-    from spiqa_demo.ui.paper_tab import gallery_items
+    from spiqa_demo.ui.tabs.paper.paper_tab import gallery_items
 
     items = [Figure(kind="table", label=label, number=canonical_number(label.split()[1]), page=2, bbox=BOX,
                     caption=caption, image="crop.png")

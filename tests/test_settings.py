@@ -13,6 +13,7 @@ from spiqa_demo.cli import main
 from spiqa_demo.errors import InputError, PaperError
 from spiqa_demo.models import load_backend
 from spiqa_demo.settings import ModelSettings, QASettings, get_settings, variables
+from spiqa_demo.settings_doc import REGENERATE, page_table, settings_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "sk-test-0123456789abcdef"
@@ -157,10 +158,12 @@ def test_the_platform_says_where_the_app_runs(env: pytest.MonkeyPatch) -> None:
     assert get_settings().models.spaces_zero_gpu
 
 
-def test_the_readme_names_every_setting() -> None:
-    """A setting nobody can find is one nobody sets: each variable appears in the README."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert [name for _, _, name in variables() if name not in readme] == []
+def test_the_settings_page_is_generated_from_the_settings() -> None:
+    """A setting nobody can find is one nobody sets: the docs' table is rendered from the settings' descriptions."""
+    page = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert page_table(page) == settings_table(), f"docs/settings.md differs from the settings: run `{REGENERATE}`"
+    assert [name for _, _, name in variables() if f"`{name}`" not in page] == []
+    assert all(group.model_fields[field].description for group, field, _ in variables())
 
 
 def test_library_defaults_never_read_the_environment(env: pytest.MonkeyPatch) -> None:

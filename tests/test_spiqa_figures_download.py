@@ -91,7 +91,9 @@ def hub(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
 @pytest.fixture()
 def app_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The app's settings pointed at a fresh cache and data folder (the installed ones restored after)."""
-    from spiqa_demo.ui import app_settings, spiqa_figures, spiqa_images
+    from spiqa_demo.ui.serving import app_settings
+    from spiqa_demo.ui.shared import spiqa_images
+    from spiqa_demo.ui.tabs.errors import spiqa_figures
 
     monkeypatch.setenv("SPIQA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SPIQA_DATA_DIR", str(tmp_path / "data"))
@@ -114,7 +116,7 @@ def app_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_test_c_figures_download_once_then_show(hub: tuple[str, list[str]], app_on: None,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from spiqa_demo.ui.spiqa_figures import fetch_test_c, figure_view, missing_help
+    from spiqa_demo.ui.tabs.errors.spiqa_figures import fetch_test_c, figure_view, missing_help
 
     url, fetched = hub
     image, text = figure_view(PAPER, FIGURE, "Ground truth")
@@ -125,7 +127,7 @@ def test_test_c_figures_download_once_then_show(hub: tuple[str, list[str]], app_
     monkeypatch.setenv("SPIQA_HF_ENDPOINT", url)
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)  # conftest sets the tests offline
     get_settings.cache_clear()
-    from spiqa_demo.ui import app_settings
+    from spiqa_demo.ui.serving import app_settings
 
     app_settings.install(get_settings())
     status = fetch_test_c()
@@ -139,7 +141,7 @@ def test_test_c_figures_download_once_then_show(hub: tuple[str, list[str]], app_
 
 
 def test_offline_download_says_which_file_goes_where(app_on: None) -> None:
-    from spiqa_demo.ui.spiqa_figures import fetch_test_c
+    from spiqa_demo.ui.tabs.errors.spiqa_figures import fetch_test_c
 
     status = fetch_test_c()  # HF_HUB_OFFLINE=1 in the tests, nothing cached
     assert "could not be downloaded" in status and "SPIQA_testC_Images.zip" in status and "SPIQA_testC.json" in status

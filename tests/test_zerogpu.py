@@ -21,7 +21,7 @@ from tiny_models import tiny_idefics3
 from spiqa_demo.models import load_backend, local, zerogpu
 from spiqa_demo.models.zerogpu import GpuBudget, GpuWork
 from spiqa_demo.settings import get_settings
-from spiqa_demo.ui.preload import preload_on_zerogpu
+from spiqa_demo.ui.app.preload import preload_on_zerogpu
 
 BUDGET = GpuBudget(base_s=10, per_image_s=1.0, per_token_s=0.05, max_s=60)
 ON_ZEROGPU = GpuBudget(base_s=10, per_image_s=1.0, per_token_s=0.05, max_s=60, zero_gpu=True)

@@ -36,7 +36,7 @@ def run_cited(args: argparse.Namespace, backend: ModelBackend | None, notice: st
     answer = Answer(
         question=result.question, task="cot", model=backend.name if backend is not None else None, answer=result.text,
         figure=result.anchor_figure, figure_source="retrieval" if result.anchor_figure else "none", answered=answered,
-        messages=messages,
+        messages=messages, prompt_version=result.prompt_version,
     )  # fmt: skip
     if args.json:
         sys.stdout.write(json.dumps(answer_json(answer, result), indent=1, ensure_ascii=False) + "\n")

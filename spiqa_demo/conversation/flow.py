@@ -22,11 +22,12 @@ from spiqa_demo.conversation import prompts
 from spiqa_demo.conversation.citations import Citations, name_images, parse_citations
 from spiqa_demo.conversation.evidence import rank_evidence
 from spiqa_demo.conversation.extractive import best_quote, extractive_answer
-from spiqa_demo.conversation.followup import cannot_stand_alone, read_question
+from spiqa_demo.conversation.followup import Reading, cannot_stand_alone, read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.base import Message, ModelBackend, closed_after
+from spiqa_demo.models.stopping import Stopped
 from spiqa_demo.qa.flows import CONTEXT_MARGIN_TOKENS
 from spiqa_demo.questions import check_question
 from spiqa_demo.settings import QASettings, RetrievalSettings
@@ -78,16 +79,79 @@ def ask_turn_stream(
     """Like `ask_turn`, yielding `Status` steps and the answer's text chunks, then the `Turn`.
 
     An empty question raises `InputError` before anything is asked; what goes wrong with the model
-    ends up in the turn's messages, with the extractive answer in its place.
+    ends up in the turn's messages, with the extractive answer in its place. The steps are the
+    module docstring's, one named call each: read in context, shortlist, answer (the model's, else
+    quoted from the paper); the answer's citations are marked as it is read.
     """
     settings = settings or QASettings()
     checked = check_question(question, settings)
-    question = checked.text
     messages = [*checked.notes, *([notice] if notice else [])]
-    previous = conversation.last
-    turns = conversation.turns[-settings.reader_history_turns:] if settings.reader_history_turns else []
-    history = [(t.question, t.answer) for t in turns]
+    history = _history(conversation, settings)
+    reading = yield from _read_in_context(paper, conversation, checked.text, backend, history, settings, messages)
+    yield Status("Searching the paper's figures, tables and passages")
+    evidence = _shortlist(paper, conversation.last, reading, settings, retrieval, messages)
+    reply = None
+    if backend is not None and evidence:
+        reply = yield from _model_answer(backend, history, reading.text, evidence, settings, messages)
+    elif backend is None and not notice:
+        messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
+    if reply is None:
+        reply = yield from _quoted_answer(paper, reading, evidence, messages)
+    turn = Turn(
+        question=checked.text,
+        read_as=reading.text,
+        answer=reply.text,
+        evidence=tuple(reply.evidence),
+        messages=tuple(messages),
+        abstained=reply.abstained,
+        not_found=reply.not_found,
+        model=reply.model,
+    )
+    conversation.append(turn)
+    yield turn
 
+
+@dataclass(frozen=True)
+class _InContext:
+    """The standalone question (`text`: the model's rewrite when it made one) and how the rules read it."""
+
+    text: str
+    rules: Reading
+
+    @property
+    def focus(self) -> str:
+        """The words a follow-up brought in, when the rules' reading is the one asked (a model's rewrite has none)."""
+        return self.rules.focus if self.text == self.rules.text else ""
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """An answer's text, its evidence (what it cites marked) and how it came: `model` None when quoted."""
+
+    text: str
+    evidence: Sequence[Evidence]
+    abstained: bool = False
+    not_found: bool = False
+    model: str | None = None
+
+
+def _history(conversation: Conversation, settings: QASettings) -> list[tuple[str, str]]:
+    """The earlier turns sent with a question, as (question, answer) pairs, oldest first."""
+    turns = conversation.turns[-settings.reader_history_turns:] if settings.reader_history_turns else []
+    return [(t.question, t.answer) for t in turns]
+
+
+def _read_in_context(
+    paper: Paper,
+    conversation: Conversation,
+    question: str,
+    backend: ModelBackend | None,
+    history: Sequence[tuple[str, str]],
+    settings: QASettings,
+    messages: list[str],
+) -> Generator[Status, None, _InContext]:
+    """Step 1: the standalone question, by the rules and, once the conversation has turns, by the model."""
+    previous = conversation.last
     reading = read_question(question, previous.read_as if previous else None, paper)
     read_as = reading.text
     if previous is None and cannot_stand_alone(question):
@@ -102,45 +166,63 @@ def ask_turn_stream(
             read_as = rewritten or read_as
         except PaperError as exc:
             messages.append(f"the model could not rewrite the follow-up ({exc}): read it as “{read_as}”")
-    yield Status("Searching the paper's figures, tables and passages")
-    keep = previous.evidence[:3] if previous is not None and reading.keep_previous else ()
-    avoid = [e for e in previous.evidence if e.figure is not None][:1] if previous is not None and reading.avoid_previous else ()
-    focus = reading.focus if read_as == reading.text else ""
-    evidence = rank_evidence(paper, read_as, settings, retrieval, keep=keep, focus=focus, avoid=avoid,
-                             meet=reading.how in ("phrase", "entity"))
+    return _InContext(read_as, reading)
+
+
+def _shortlist(
+    paper: Paper,
+    previous: Turn | None,
+    reading: _InContext,
+    settings: QASettings,
+    retrieval: RetrievalSettings | None,
+    messages: list[str],
+) -> list[Evidence]:
+    """Step 2: the paper's figures, tables and passages ranked for the standalone question; a follow-up
+    that points back keeps the previous turn's evidence, and "the other ..." lowers its figure."""
+    rules = reading.rules
+    keep = previous.evidence[:3] if previous is not None and rules.keep_previous else ()
+    avoid = [e for e in previous.evidence if e.figure is not None][:1] if previous is not None and rules.avoid_previous else ()
+    evidence = rank_evidence(paper, reading.text, settings, retrieval, keep=keep, focus=reading.focus, avoid=avoid,
+                             meet=rules.how in ("phrase", "entity"))
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
+    return evidence
 
-    answer, abstained, not_found, model = "", False, False, None
-    if backend is not None and evidence:
-        yield Status(f"Asking {backend.name}")
-        try:
-            raw = yield from _answer(backend, history, read_as, evidence, settings, messages)
-            answer, evidence, abstained = _read_reply(raw, evidence, messages)
-            model = backend.name
-        except PaperError as exc:
-            messages.append(f"the model could not answer: {exc}; the answer quotes the paper instead")
-    elif backend is None and not notice:
-        messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
-    if model is None:
-        quoted = extractive_answer(read_as, evidence, focus, paper)
-        answer, evidence, not_found = quoted.text, quoted.evidence, quoted.not_found
-        if evidence and not any(e.cited and e.passage is not None for e in evidence):
-            messages.append("no sentence of the paper's text matches the question")
-        if answer:
-            yield answer
-    turn = Turn(
-        question=question,
-        read_as=read_as,
-        answer=answer,
-        evidence=tuple(evidence),
-        messages=tuple(messages),
-        abstained=abstained,
-        not_found=not_found,
-        model=model,
-    )
-    conversation.append(turn)
-    yield turn
+
+def _model_answer(
+    backend: ModelBackend,
+    history: Sequence[tuple[str, str]],
+    question: str,
+    evidence: list[Evidence],
+    settings: QASettings,
+    messages: list[str],
+) -> Generator[Status | str, None, _Reply | None]:
+    """Step 3 with a model: its reply streamed, then read for citations; None when the model failed."""
+    yield Status(f"Asking {backend.name}")
+    try:
+        request = _request(backend, history, question, evidence, settings, messages)
+        pieces: list[str] = []
+        with closed_after(backend.stream(request, settings.max_new_tokens)) as stream:
+            for piece in stream:
+                pieces.append(piece)
+                yield piece
+        answer, marked, abstained = _read_reply("".join(pieces), evidence, messages)
+    except Stopped:
+        raise  # nobody waits for this answer: no quoted one in its place
+    except PaperError as exc:
+        messages.append(f"the model could not answer: {exc}; the answer quotes the paper instead")
+        return None
+    return _Reply(answer, marked, abstained=abstained, model=backend.name)
+
+
+def _quoted_answer(paper: Paper, reading: _InContext, evidence: Sequence[Evidence], messages: list[str]) -> Generator[str, None, _Reply]:
+    """Step 3 without a model (or when it failed): the answer chosen from the paper for what was asked."""
+    quoted = extractive_answer(reading.text, evidence, reading.focus, paper)
+    if quoted.evidence and not any(e.cited and e.passage is not None for e in quoted.evidence):
+        messages.append("no sentence of the paper's text matches the question")
+    if quoted.text:
+        yield quoted.text
+    return _Reply(quoted.text, quoted.evidence, not_found=quoted.not_found)
 
 
 def _model_reading(backend: ModelBackend, history: Sequence[tuple[str, str]], question: str, settings: QASettings) -> str:
@@ -198,23 +280,6 @@ def _request(
     if len(shown) < len(evidence):
         messages.append(f"only {len(shown)} of {len(evidence)} pieces of evidence fit the model's context")
     return request
-
-
-def _answer(
-    backend: ModelBackend,
-    history: Sequence[tuple[str, str]],
-    question: str,
-    evidence: Sequence[Evidence],
-    settings: QASettings,
-    messages: list[str],
-) -> Generator[str, None, str]:
-    request = _request(backend, history, question, evidence, settings, messages)
-    pieces: list[str] = []
-    with closed_after(backend.stream(request, settings.max_new_tokens)) as stream:
-        for piece in stream:
-            pieces.append(piece)
-            yield piece
-    return "".join(pieces)
 
 
 def _read_reply(raw: str, evidence: list[Evidence], messages: list[str]) -> tuple[str, list[Evidence], bool]:

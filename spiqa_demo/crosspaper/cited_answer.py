@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spiqa_demo.crosspaper.paper_references import RankedReference, ReferenceRanking, rank_references
-from spiqa_demo.crosspaper.prompts import CITED_ANSWER_PROMPT
+from spiqa_demo.crosspaper.prompts import CITED_ANSWER_PROMPT, CROSSPAPER_PROMPT_VERSION
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import InputError
 from spiqa_demo.library import PaperLibrary
@@ -67,7 +67,8 @@ class CitedPassage:
 @dataclass
 class CitedAnswer:
     """The answer from the cited papers: the anchor figure, the ranked references, the supporting
-    passages (best first), the model's text ("" without a model) and notes for people."""
+    passages (best first), the model's text ("" without a model) and notes for people; `prompt_version`
+    names the cross-paper prompts' version when a model was asked ("" otherwise)."""
 
     question: str
     anchor_figure: Figure | None
@@ -75,6 +76,7 @@ class CitedAnswer:
     passages: list[CitedPassage]
     text: str
     messages: list[str] = field(default_factory=list)
+    prompt_version: str = ""
 
 
 def ask_cited(
@@ -133,12 +135,12 @@ def ask_cited_stream(
                 yield piece
     except Exception as exc:  # a failing model must leave the retrieved passages to the reader
         messages.append(f"the model failed to answer ({type(exc).__name__}: {exc}); the passages below are retrieval only")
-        yield CitedAnswer(question, chosen, cited, passages, "", messages)
+        yield CitedAnswer(question, chosen, cited, passages, "", messages, CROSSPAPER_PROMPT_VERSION)
         return
     text = clean_answer("".join(pieces))
     cited_numbers = _cited_numbers(text, len(passages))
     messages += _format_notes(text, cited_numbers)
-    yield CitedAnswer(question, chosen, cited, _cited_first(passages, cited_numbers), text, messages)
+    yield CitedAnswer(question, chosen, cited, _cited_first(passages, cited_numbers), text, messages, CROSSPAPER_PROMPT_VERSION)
 
 
 _CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")

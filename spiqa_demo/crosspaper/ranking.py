@@ -55,7 +55,7 @@ class RankWeights:
     strongest evidence there, the figure's names next; names the question spells out count against
     a candidate. The grid's best point there drops the question's BM25, which only M3SciQA can
     afford (every question has a figure to read): it is kept, so that a question about a figure
-    with no readable text still ranks by its own words (README gives both scores). Citation
+    with no readable text still ranks by its own words (docs/benchmarks.md gives both scores). Citation
     markers are not in M3SciQA; when a figure prints them they name the reference outright, hence
     the large weight. The paper a question names has no weight: it orders the candidates before the
     fused score does (`ordering`).

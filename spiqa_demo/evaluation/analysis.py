@@ -11,7 +11,7 @@ metrics score them as SPIQA's scripts cut them). `side_by_side` lays two files o
 question with both verdicts (`comparison`). The "score"
 filters and plots use L3Score when the file has verdicts, else the graded judge's, else ROUGE-L.
 `Results.overview` gives the file's headline numbers (`scoring.overview`) from this table's values.
-The app's error-analysis tab (`spiqa_demo.ui.error_analysis`) shows these tables.
+The app's error-analysis tab (`spiqa_demo.ui.tabs.errors.error_analysis`) shows these tables.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ZeroGPU lends a GPU only inside functions decorated with `spaces.GPU(duration=...)`. A visitor's
 quota must cover the requested duration and shorter requests queue ahead, so the decorator wraps
-only the model calls themselves (weights load at startup, see `spiqa_demo.ui.preload`) and each call asks for the
+only the model calls themselves (weights load at startup, see `spiqa_demo.ui.app.preload`) and each call asks for the
 time its own request needs: a fixed overhead, the images it encodes and the tokens it may generate.
 The `spaces` package exists only on Spaces; it stays an optional import.
 """

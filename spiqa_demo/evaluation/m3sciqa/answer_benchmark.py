@@ -31,6 +31,7 @@ from spiqa_demo.evaluation.harness import RunReport, answer_all
 from spiqa_demo.evaluation.m3sciqa.answering import CHUNK_CHARS, ContextPaper, answer_from_papers
 from spiqa_demo.evaluation.m3sciqa.combined import CombinedData, CombinedQuestion
 from spiqa_demo.evaluation.m3sciqa.judge import GradedJudge, JudgeReplyError, StoredVerdict
+from spiqa_demo.evaluation.prompts import M3SCIQA_PROMPT_VERSION
 from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.evaluation.resume import ResultWriter
 from spiqa_demo.models.base import ModelBackend
@@ -95,6 +96,7 @@ def question_record(question: CombinedQuestion, data: CombinedData, settings: An
             "anchor_reasoning_type": question.anchor_reasoning_type,
             "reference_reasoning_type": question.reference_reasoning_type,
             "question_anchor": question.question_anchor,
+            "prompt_version": M3SCIQA_PROMPT_VERSION,
         },
     )
 

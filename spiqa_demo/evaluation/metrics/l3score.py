@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from spiqa_demo.errors import BackendError, InputError
-from spiqa_demo.evaluation.prompts import L3SCORE_PROMPT
+from spiqa_demo.evaluation.prompts import L3SCORE_PROMPT, L3SCORE_PROMPT_VERSION
 from spiqa_demo.models.base import Message, ModelBackend, TokenLogprob
 from spiqa_demo.settings import EvaluationSettings, Settings
 
@@ -42,13 +42,17 @@ Case = Literal["both", "yes_only", "no_only", "neither", "empty"]
 
 @dataclass
 class L3Result:
-    """One L3Score: `score` (paper-compatible, top-5) and `exact` (full distribution, local judges)."""
+    """One L3Score: `score` (paper-compatible, top-5) and `exact` (full distribution, local judges).
+
+    `prompt_version` names the judge prompt's wording ("" in verdicts stored before it was recorded).
+    """
 
     score: float
     judge: str
     case: Case
     exact: float | None = None
     top: list[TokenLogprob] = field(default_factory=list)
+    prompt_version: str = L3SCORE_PROMPT_VERSION
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form result files keep: `top` as [token, log-probability] pairs."""
@@ -58,6 +62,7 @@ class L3Result:
             "judge": self.judge,
             "case": self.case,
             "top": [[t.token, t.logprob] for t in self.top],
+            "prompt_version": self.prompt_version,
         }
 
     @classmethod
@@ -77,6 +82,7 @@ class L3Result:
             case=data["case"],
             exact=None if exact is None else float(exact),
             top=[TokenLogprob(str(token), float(logprob)) for token, logprob in data.get("top") or []],
+            prompt_version=str(data.get("prompt_version", "")),
         )
 
 

@@ -1,0 +1,1 @@
+"""The app's bounded folder and the files live sessions hold."""

@@ -1,0 +1,131 @@
+"""What one visitor's browser session holds (a `gr.State`): never shared between visitors.
+
+The API key is deliberately absent: it travels with each request from its password field and is
+never kept, logged or written. A session left idle is forgotten (`session_expiry`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spiqa_demo.conversation import Conversation, Evidence
+from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.state.chat_history import keep_recent
+
+if TYPE_CHECKING:
+    from spiqa_demo.evaluation.spiqa import SpiqaPaper
+    from spiqa_demo.qa import Answer
+    from spiqa_demo.ui.serving.work.loading import PaperLoad
+
+STOPPED = "*(stopped)*"
+
+
+@dataclass
+class Turn:
+    """One question's answer while it streams: the messages it owns in the chat, and whether it was stopped."""
+
+    thought: dict[str, Any]
+    reply: dict[str, Any] | None = None
+    stopped: bool = False
+    finished: bool = False
+    waiting_for_paper: bool = False  # asked while a paper loads: it is about that paper
+
+    def stop(self) -> None:
+        """Keep what was written, marked stopped (the Stop button, a cancelled request, a newer question)."""
+        if self.finished or self.stopped:
+            return
+        self.stopped = True
+        self.thought["content"] = "Stopped before the answer was complete; what was written so far is kept."
+        self.thought["metadata"] = {"title": "Stopped", "status": "done"}
+        if self.reply is not None:
+            self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
+
+
+@dataclass(frozen=True)
+class PageShown:
+    """The page the viewer shows (1-based), and the evidence boxed when that page is the evidence's."""
+
+    page: int
+    evidence: Evidence | Figure | None = None
+
+
+@dataclass
+class Chat:
+    """A chat with its history and at most one answer being written (`turn`)."""
+
+    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
+    turn: Turn | None = None  # the answer being written
+    told_retrieval_only: bool = False  # the "no model" notice is said once per chat
+
+    def add_question(self, *messages: dict[str, Any]) -> None:
+        """Add a new question's first messages (the question, the thought); turns beyond the chat's
+        bound (`SPIQA_UI_CHAT_MAX_TURNS`) are dropped, oldest first (`chat_history`)."""
+        self.history.extend(messages)
+        keep_recent(self.history, app_settings().ui.ui_chat_max_turns)
+
+    def start_turn(self, thought: dict[str, Any]) -> Turn:
+        """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
+        self.stop_turn()
+        self.turn = Turn(thought)
+        return self.turn
+
+    def stop_turn(self) -> None:
+        if self.turn is not None:
+            self.turn.stop()
+            self.turn = None
+
+
+@dataclass
+class Session(Chat):
+    """The loaded paper, its SPIQA match, the chat, and the last answer (what the SPIQA check scores).
+
+    The chat lives here rather than in the browser's copy, so a client cannot send back a
+    history with files of its choosing. A paper being loaded (`load_job`) runs in the background:
+    a cancelled or closed request does not stop it, and questions wait for it.
+    """
+
+    paper: Paper | None = None
+    pdf: Path | None = None  # the app's own copy of the PDF, for page images
+    spiqa: SpiqaPaper | None = None
+    # SPIQA figure file -> the extracted item it is (None: not found in the extraction).
+    spiqa_figures: dict[str, Figure | None] = field(default_factory=dict)
+    last_answer: Answer | None = None
+    load_job: PaperLoad | None = None
+    # Crops of the next paper loaded and page images show the reader's highlights and notes.
+    annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
+    # The reader's conversation about the paper, and what each of its chat messages rests on (by the
+    # message's id: selecting the message opens that evidence on its page).
+    conversation: Conversation = field(default_factory=Conversation)
+    evidence_of: dict[int, tuple[dict[str, Any], Evidence]] = field(default_factory=dict)
+    viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
+    zoom: int = 100  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
+
+    def clear_chat(self) -> None:
+        """Forget the chat and the conversation (the trash button); the paper stays loaded."""
+        self.stop_turn()
+        self.history = []
+        self.conversation.clear()
+        self.evidence_of.clear()
+
+    @property
+    def loading(self) -> bool:
+        return self.load_job is not None and not self.load_job.done
+
+    def load(self, paper: Paper, pdf: Path) -> Session:
+        """Switch to a newly extracted paper, in place (a handler still running holds this same object).
+
+        The chat starts again (an answer about the previous paper is stopped); the once-per-session
+        notice flag is kept.
+        """
+        if self.turn is not None and not self.turn.waiting_for_paper:
+            self.stop_turn()
+        self.paper, self.pdf = paper, pdf
+        self.spiqa, self.spiqa_figures, self.last_answer = None, {}, None
+        self.history = []
+        self.conversation = Conversation(paper_key=paper.sha256)
+        self.evidence_of = {}
+        self.viewing = None
+        return self

@@ -1,0 +1,1 @@
+"""The Error analysis tab: SPIQA result files read, filtered, plotted and compared."""

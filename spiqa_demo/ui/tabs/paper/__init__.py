@@ -1,0 +1,1 @@
+"""The Paper tab: loading a paper, its figures, the chat over it, the SPIQA check."""

@@ -1,0 +1,254 @@
+"""The chat over the loaded paper (Gradio 6 messages): the answer streams, then the evidence is shown.
+
+Each question becomes: the user's message; a collapsed "thought" with the shortlist and its
+retrieval scores; the answer (streamed as the model writes it, then replaced by the parsed answer);
+and the chosen figure inline with its label, page and the model's rationale. Notes from the QA flow
+(a server that cannot be reached, a wrong key) are shown under the answer; the retrieval-only notice
+is said once per session. Follow-up questions ask about the same paper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from spiqa_demo.errors import InputError
+from spiqa_demo.questions import check_question
+from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.files import storage
+from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.untrusted import inert
+from spiqa_demo.ui.serving.work.loading import greeting
+from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.shared.chat_stream import (
+    POLL_S,
+    AskOutputs,
+    History,
+    chat_message,
+    question_message,
+    shown_turn,
+    streamed_answer,
+)
+from spiqa_demo.ui.shared.model_settings import READER, RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.state.chat_history import bounded
+from spiqa_demo.ui.state.session import Session, Turn
+from spiqa_demo.ui.tabs.paper import reader_chat
+
+if TYPE_CHECKING:
+    from spiqa_demo.qa import Answer
+
+SHORTLIST_TITLE = "Shortlist"
+
+NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
+# A file dropped just before Enter is still travelling to the server when the question arrives;
+# a question with no paper waits this long for that upload's load to begin.
+UPLOAD_GRACE_S = 5.0
+
+
+class ClearOutputs(NamedTuple):
+    """The chat after the trash button, in the order of `components`."""
+
+    chatbot: History
+    session: Session
+
+
+def clear(session: Session | None) -> ClearOutputs:
+    """Forget the chat (the trash button); the paper stays loaded, and the chat greets it again rather
+    than showing the "load a paper" placeholder."""
+    session = session or Session()
+    session.clear_chat()
+    if session.paper is not None:
+        session.history.append(chat_message("assistant", greeting(session.paper)))
+    return ClearOutputs(chatbot=list(session.history), session=session)
+
+
+def export(session: Session | None) -> Any:
+    """The reader's conversation as a zip (`exports.chat_zip`), shown for download; said when there is nothing yet."""
+    import gradio as gr
+
+    from spiqa_demo.ui.tabs.paper.exports import chat_zip
+
+    if session is None or session.paper is None or not session.conversation.turns:
+        gr.Warning("Nothing to export yet: ask a question about a loaded paper first (with the Reader task).")
+        return gr.update(value=None, visible=False)
+    storage.in_use(session)
+    return gr.update(value=str(chat_zip(session.paper, session.conversation.turns, str(id(session)))), visible=True)
+
+
+def shortlist_markdown(answer: Answer) -> str:
+    """The candidates the model saw, with their fused and per-signal retrieval scores."""
+    if not answer.candidates:
+        return "No figures or tables to rank."
+    chosen = answer.figure.id if answer.figure is not None else None
+    rows = ["| # | Item | Page | Score | Dense | BM25 | Notes |", "|---|---|---|---|---|---|---|"]
+    for i, candidate in enumerate(answer.candidates):
+        scores = candidate.scores
+        notes = []
+        if candidate.figure.id == chosen:
+            notes.append("**chosen**" if answer.figure_source == "model" else "**best retrieved**")
+        if scores is not None and scores.label:
+            notes.append("named in question")
+        if scores is not None and scores.prior:
+            notes.append(f"kind prior {scores.prior:+.1f}")
+        if candidate.helpful is not None:
+            notes.append(f"P(helpful) {candidate.helpful:.2f}")
+        dense, bm25 = (scores.dense, scores.bm25) if scores is not None else (float("nan"), float("nan"))
+        rows.append(
+            f"| {i} | {inert(candidate.figure.title)} | {candidate.figure.page} | {candidate.score:.2f} | "
+            f"{dense:.2f} | {bm25:.1f} | {', '.join(notes)} |"
+        )
+    shown = "Image i is the i-th figure shown to the model." if answer.model else "Ranked by retrieval (no model)."
+    return "\n".join(rows) + f"\n\n{shown}"
+
+
+def figure_caption(answer: Answer, figure: Figure) -> str:
+    """"**Figure 3** · page 5 · chosen by the model (Image 1)" plus the rationale and caption of the
+    answer's `figure`."""
+    who = {
+        "model": f"chosen by the model (Image {answer.chosen_index})",
+        "retrieval": "best retrieval match" + (" (the model named no figure)" if answer.model else ""),
+    }.get(answer.figure_source, "")
+    lines = [f"**{inert(figure_name(figure))}** · {who}"]
+    if answer.rationale:
+        lines.append(f"*Why this figure:* {inert(answer.rationale)}")
+    if figure.caption:
+        lines.append(f"<small>{inert(figure.caption[:400])}</small>")
+    return "\n\n".join(lines)
+
+
+def answer_messages(answer: Answer, notes: list[str]) -> History:
+    """The assistant messages for a finished answer (after the shortlist thought)."""
+    if answer.answered:
+        text = inert(answer.answer)
+    elif answer.figure is not None:
+        text = f"*No written answer.* The most relevant {answer.figure.kind} is **{inert(figure_name(answer.figure))}**."
+    else:
+        text = "*No written answer, and this paper has no figures or tables to show.*"
+    if notes:
+        text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
+    messages = [chat_message("assistant", text)]
+    if answer.figure is not None and answer.figure.image:
+        messages.append(chat_message("assistant", {"path": answer.figure.image, "alt_text": answer.figure.title}))
+        messages.append(chat_message("assistant", figure_caption(answer, answer.figure)))
+    return messages
+
+
+def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
+    """The flow's messages for people; the retrieval-only notice only the first time in a session."""
+    notes = []
+    for message in answer.messages:
+        if message == RETRIEVAL_ONLY_NOTICE:
+            if session.told_retrieval_only:
+                continue
+            session.told_retrieval_only = True
+        notes.append(as_sentence(message))
+    return notes
+
+
+def _wait_for_paper(session: Session, turn: Turn) -> Iterator[Wait | None]:
+    """While the session's paper is being read and indexed, say so (None: show it) and wait."""
+    turn.waiting_for_paper = True
+    yield Wait(lambda: session.paper is not None or session.load_job is not None or turn.stopped, UPLOAD_GRACE_S)
+    while (job := session.load_job) is not None and not job.done and not turn.stopped:
+        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…"
+        turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}
+        yield None
+        yield Wait(lambda: job.done or turn.stopped, POLL_S)
+    turn.waiting_for_paper = False
+
+
+def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
+    """Stream one question's turn into the session's chat (as `steps`: Gradio runs it `unthreaded`).
+
+    A question asked while the paper loads waits for it. The answer is marked stopped, with what
+    was written kept, when the visitor presses Stop, cancels the request, or asks again meanwhile.
+    """
+    session = session or Session()
+    storage.in_use(session)
+    *fields, api_key = choice_and_key
+    choice = ModelChoice.from_inputs(*fields)
+    try:  # cut to its limit here, before the chat keeps it
+        asked = check_question(question, app_settings().qa)
+    except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
+        session.history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(str(exc)))}."))
+        yield shown_turn(session.history, session)
+        return
+    user = question_message(asked)
+    thought = chat_message("assistant", "Ranking the paper's figures and tables…",
+                    metadata={"title": SHORTLIST_TITLE, "status": "pending"})
+    turn = session.start_turn(thought)
+    session.add_question(user, thought)
+    asked_while_loading = session.loading or session.paper is None  # a load failing later is this question's answer
+    for step in _wait_for_paper(session, turn):
+        yield step or shown_turn(session.history, session)
+    if not any(message is user for message in session.history):  # the new paper started a new chat
+        session.add_question(user, thought)
+    history = session.history
+    job = session.load_job
+    paper = session.paper
+    problem = NO_PAPER if paper is None else ""
+    if job is not None and job.error and asked_while_loading and not turn.stopped:
+        problem = f"The paper could not be loaded: {job.error}"
+    if problem or turn.stopped or paper is None:
+        turn.finished = not turn.stopped
+        if problem:
+            history.remove(thought)
+            history.append(chat_message("assistant", inert(problem)))
+        yield shown_turn(history, session)
+        return
+    thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
+    yield shown_turn(history, session)
+    if choice.task == READER and not spiqa:
+        backend, notice = resolve_backend(choice, api_key)
+        yield from reader_chat.answer(asked.text, paper, session, turn, backend, notice)
+    else:
+        yield from _answer(asked.text, paper, session, turn, choice, api_key)
+
+
+def ask_spiqa(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+    """`ask` with SPIQA's task (the reader's conversation asks CoT): a question picked from the SPIQA
+    check's list is answered as the benchmark asks it, so the check can score it."""
+    yield from ask(question, session, *choice_and_key, spiqa=True)
+
+
+def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
+            api_key: str) -> Iterator[AskOutputs | Wait]:
+    from spiqa_demo.qa import Answer, ask_stream
+    from spiqa_demo.qa.shortlist import retrieval_shortlist
+
+    settings = app_settings()
+    history, thought = session.history, turn.thought
+    backend, notice = resolve_backend(choice, api_key)
+    events = ask_stream(paper, question, backend, task=choice.spiqa_task, k=choice.k,
+                        use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
+                        settings=settings.qa)
+    answer = yield from streamed_answer(events, Answer, backend, session, turn, history)
+    if answer is None:
+        return
+    turn.finished = True
+    session.last_answer = answer
+    thought["content"] = bounded(shortlist_markdown(answer))
+    thought["metadata"] = {
+        "title": f"{SHORTLIST_TITLE}: {len(answer.candidates)} candidates by retrieval score",
+        "status": "done",
+        "duration": round(answer.timings.get("total", 0.0), 2),
+    }
+    history.extend(answer_messages(answer, _notes(answer, session, notice)))
+    if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
+        session.turn = None
+    yield shown_turn(history, session)
+
+
+class StopOutputs(NamedTuple):
+    """The chat after a stop, in the order of `components`."""
+
+    chatbot: History
+    session: Session
+
+
+def stop(session: Session | None) -> StopOutputs:
+    """The Stop button: the answer being written keeps its text, marked stopped."""
+    session = session or Session()
+    session.stop_turn()
+    return StopOutputs(chatbot=list(session.history), session=session)

@@ -1,0 +1,99 @@
+"""What a reader takes away: the chat (Markdown with each answer, its quoted passages and pages, the
+figure crops alongside) and the gallery's figures and tables (the crops with an index of labels,
+pages and captions), each as one zip. Their text is inert as the app shows it (`untrusted`): a
+Markdown viewer would fetch an image that a PDF or a model wrote into it.
+
+Zips are written beside the paper's served crops, under a name only the server can compute, so a
+session's export is served to it and cleaned up with the paper's files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from spiqa_demo.conversation import Evidence, Turn
+from spiqa_demo.files import write_whole
+from spiqa_demo.paper_text import one_line
+from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui.serving.files import storage
+from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.untrusted import code, inert
+
+CHAT_MARKDOWN = "chat.md"
+FIGURES_FOLDER = "figures"
+
+
+def _crop_name(figure: Figure) -> str:
+    return f"{FIGURES_FOLDER}/{Path(figure.image).name}"
+
+
+def _write(target: Path, files: dict[str, bytes | Path]) -> Path:
+    """`files` (name in the zip -> bytes, or a file to copy) as the zip `target`, written whole or not at all."""
+
+    def zipped(partial: Path) -> None:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, content in files.items():
+                if isinstance(content, Path):
+                    archive.write(content, name)
+                else:
+                    archive.writestr(name, content)
+
+    return write_whole(target, zipped)
+
+
+def gallery_zip(paper: Paper) -> Path | None:
+    """Every crop of `paper` with `index.md` and `index.csv` (file, label, kind, page, caption); None without crops."""
+    items = [f for f in paper.items if f.image and Path(f.image).is_file()]
+    if not items:
+        return None
+    rows = io.StringIO()
+    table = csv.writer(rows)
+    table.writerow(["file", "label", "kind", "page", "caption"])
+    lines = [f"# Figures and tables of {inert(paper.title or paper.source)}", "", f"Source: {code(paper.source)}", ""]
+    for figure in items:
+        name = _crop_name(figure)
+        table.writerow([name, figure.title, figure.kind, figure.page, figure.caption])
+        lines += [f"## {inert(figure_name(figure))}", "",
+                  f"![{inert(figure.title)}]({name})", "", inert(figure.caption) or "*(no caption)*", ""]
+    files: dict[str, bytes | Path] = {"index.md": "\n".join(lines).encode("utf-8"), "index.csv": rows.getvalue().encode("utf-8")}
+    files.update({_crop_name(f): Path(f.image) for f in items})
+    return _write(storage.served_folder(paper) / "figures-and-tables.zip", files)
+
+
+def _evidence_markdown(e: Evidence) -> list[str]:
+    figure = e.figure
+    if figure is not None:
+        shown = [f"![{inert(e.label or figure.title)}]({_crop_name(figure)})", ""] if figure.image else []
+        return [f"**{inert(e.label or figure.title)}** · page {e.page}", "", *shown, inert(one_line(figure.caption, 600)), ""]
+    quote = inert(" … ".join(e.quotes) if e.quotes else one_line(e.text, 900))
+    return [f"> {quote}", ">", f"> — page {e.page}", ""]
+
+
+def chat_markdown(paper: Paper, turns: Sequence[Turn]) -> str:
+    """The conversation as Markdown: each question, how it was read, the answer and what it rests on."""
+    lines = [f"# Chat about {inert(paper.title or paper.source)}", "", f"Source: {code(paper.source)}", ""]
+    for i, turn in enumerate(turns, 1):
+        lines += [f"## {i}. {inert(turn.question)}", ""]
+        if turn.followup:
+            lines += [f"*Read as:* {inert(turn.read_as)}", ""]
+        lines += [inert(turn.answer) or "*No answer was found in this paper.*", ""]
+        lines += [f"> ⚠️ {inert(as_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
+        if turn.shown:
+            lines += ["**Cited:**" if turn.cited else "**Best match (the answer cites none):**", ""]
+            for e in turn.shown:
+                lines += _evidence_markdown(e)
+    return "\n".join(lines)
+
+
+def chat_zip(paper: Paper, turns: Sequence[Turn], owner: str) -> Path:
+    """`chat.md` and the crops of the figures and tables it shows, as one zip for `owner` (a session)."""
+    files: dict[str, bytes | Path] = {CHAT_MARKDOWN: chat_markdown(paper, turns).encode("utf-8")}
+    for turn in turns:
+        for e in turn.shown:
+            if e.figure is not None and e.figure.image and Path(e.figure.image).is_file():
+                files[_crop_name(e.figure)] = Path(e.figure.image)
+    return _write(storage.served_folder(paper) / f"chat-{storage.private_name(owner)}.zip", files)

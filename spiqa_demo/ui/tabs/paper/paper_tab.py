@@ -1,0 +1,330 @@
+"""The Paper tab: loading a paper (upload, arXiv id, example), browsing its figures and tables, and
+the chat about it, with the SPIQA check and the model settings under the chat.
+
+A progress bar follows extraction, cropping and indexing with counts. The gallery shows every
+crop with its label and caption; selecting one shows its page with the region and caption boxed,
+and the sentences of the paper that mention it. A file that cannot be read leaves the previous
+paper loaded and says why. The chat's handlers are `chat`'s.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import gradio as gr
+
+from spiqa_demo.paper_text import one_line, strip_caption_label
+from spiqa_demo.types import Figure, Paper
+from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.files import storage
+from spiqa_demo.ui.serving.guards.input_limits import capped, limit
+from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.untrusted import code, inert
+from spiqa_demo.ui.serving.work.loading import PaperLoad
+from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.shared import follow, model_settings, page_viewer, question_box
+from spiqa_demo.ui.shared.events import Load, PaperEvents
+from spiqa_demo.ui.shared.outputs import components
+from spiqa_demo.ui.state.session import Session
+from spiqa_demo.ui.tabs.paper import chat, examples, spiqa_check
+
+if TYPE_CHECKING:
+
+    from spiqa_demo.settings import Settings
+    from spiqa_demo.ui.serving.work.queues import Queues
+
+log = logging.getLogger(__name__)
+
+CAPTION_CHARS = 90
+POLL_S = 0.2  # how often a load's progress is reported
+ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a visitor who left is noticed)
+DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
+               "select a cited passage or figure in the chat to see it boxed on its page.")
+
+
+def gallery_items(paper: Paper) -> list[tuple[str, str]]:
+    """(crop, "Figure 3 · p. 5 — caption…") for every item that has a crop, in page order."""
+    items = []
+    for figure in shown_items(paper):
+        caption = one_line(strip_caption_label(figure.caption) if figure.label else figure.caption, CAPTION_CHARS)
+        name = figure_name(figure, " · p. ")
+        items.append((figure.image, name + (f" — {caption}" if caption else "")))
+    return items
+
+
+def shown_items(paper: Paper) -> list[Figure]:
+    return [f for f in paper.items if f.image]
+
+
+def status_markdown(paper: Paper) -> str:
+    """The loaded paper in two lines, plus the extraction's warnings."""
+    title = inert(paper.title or paper.source)
+    lines = [f"### {title}", f"{paper.summary()} · {code(paper.source)}" + (f" · arXiv {paper.arxiv_id}" if paper.arxiv_id else "")]
+    lines += [f"> ⚠️ {inert(w)}" for w in paper.warnings]
+    return "\n\n".join(lines)
+
+
+def error_markdown(message: str) -> str:
+    return f"> ⚠️ **Could not load the paper.** {inert(as_sentence(message))}"
+
+
+class LoadOutputs(NamedTuple):
+    """What a load shows (outputs left out stay as they are), in the order of `components`."""
+
+    session: Session
+    status: Any = gr.skip()
+    gallery: Any = gr.skip()
+    page: Any = gr.skip()
+    detail: Any = gr.skip()
+    chatbot: Any = gr.skip()
+    upload: Any = gr.skip()
+    download_all: Any = gr.skip()
+    viewer_controls: Any = gr.skip()
+    export_file: Any = gr.skip()
+
+
+
+def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
+    """The paper's status, its gallery with no item selected yet, and the session's new chat, unless a
+    question asked during the load is being answered: that question's own updates show the chat (the
+    greeting too), and a copy taken here could reach the browser after its answer and hide it."""
+    chat = gr.skip() if session.turn is not None else list(session.history)
+    from spiqa_demo.ui.tabs.paper.exports import gallery_zip
+
+    zipped = gallery_zip(paper)
+    return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
+                       detail=DETAIL_HINT, chatbot=chat, viewer_controls=gr.update(visible=False),
+                       download_all=gr.update(value=str(zipped) if zipped else None, visible=zipped is not None),
+                       export_file=gr.update(value=None, visible=False))
+
+
+def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
+          holds: Sequence[Path] = ()) -> Iterator[LoadOutputs | Wait]:
+    """Shared body of the three loaders (as `steps`: Gradio runs it `unthreaded`).
+
+    The load itself runs in the background (`PaperLoad`): this only reports on it, so a request
+    that is cancelled or closed leaves a session that still finishes a load already running (one
+    still waiting is dropped). The gallery is shown as soon as extraction is done; questions wait
+    for the index. While nothing else changes the request still answers now and then, so Gradio
+    notices a visitor who left.
+    """
+    session = session or Session()
+    storage.in_use(session)
+    job = PaperLoad(fetch, session, holds)
+    yield LoadOutputs(session, status="Loading…")
+    shown, last = False, time.monotonic()
+    try:
+        while not job.done:
+            progress(job.fraction, desc=job.waiting_message())
+            if job.paper is not None and not shown:
+                shown, last = True, time.monotonic()
+                yield _paper_shown(session, job.paper, status_markdown(job.paper) + "\n\n*Indexing for questions…*")
+            elif time.monotonic() - last > ALIVE_S:
+                last = time.monotonic()
+                yield LoadOutputs(session)
+            yield Wait(lambda: job.done or (job.paper is not None and not shown), POLL_S)  # noqa: B023 - used at once
+    finally:
+        if not job.done:
+            job.cancel()
+    if session.load_job is not job:  # a newer load of this session took over (or this one was dropped)
+        yield LoadOutputs(session)
+        return
+    if job.error or job.paper is None:
+        gr.Warning(job.error)
+        # The previous paper stays loaded and on screen, and says so; the rejected file leaves the upload box.
+        kept = f" Questions are still answered about this one:\n\n{status_markdown(session.paper)}" if session.paper is not None else ""
+        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
+        return
+    progress(1.0, desc=job.message)
+    yield _paper_shown(session, job.paper, status_markdown(job.paper))
+
+
+def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
+    yield LoadOutputs(session or Session())
+
+
+def load_upload(file: str | None, session: Session | None,
+                progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
+    """Load an uploaded PDF (a cleared upload changes nothing)."""
+    if not file:
+        yield from _unchanged(session)
+        return
+    yield from _load(lambda: Path(file), session, progress, holds=[Path(file)])
+
+
+def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
+    """Download an arXiv paper, then load it."""
+    from spiqa_demo.arxiv import download_arxiv_pdf
+
+    text = capped(text, "arxiv")
+
+    def fetch() -> Path:
+        progress(0.0, desc="Downloading from arXiv")
+        return download_arxiv_pdf(text, storage.ui_root() / "downloads", app_settings().extraction)
+
+    yield from _load(fetch, session, progress)
+
+
+def load_example(name: str | None, session: Session | None,
+                 progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
+    """Load one of the example papers (by its display name)."""
+    if not name:
+        yield from _unchanged(session)
+        return
+    yield from _load(lambda: examples.example_pdf(name), session, progress)
+
+
+def show_figure(session: Session | None, evt: gr.SelectData) -> Iterator[page_viewer.ViewerOutputs | Wait]:
+    """The selected gallery item on its page, with caption and mentions."""
+    if session is None or session.paper is None:
+        yield page_viewer.text_only(DETAIL_HINT)
+        return
+    storage.in_use(session)
+    items = shown_items(session.paper)
+    index = evt.index if isinstance(evt.index, int) else evt.index[0]
+    if not 0 <= index < len(items):
+        yield page_viewer.text_only(DETAIL_HINT)
+        return
+    yield from page_viewer.show_figure(session, items[index])
+
+
+def show_annotations(value: bool, session: Session | None) -> Session:
+    """Whether page images, and the crops of papers loaded from now on, show the reader's annotations."""
+    session = session or Session()
+    session.annotations = bool(value)
+    return session
+
+
+@dataclass(frozen=True)
+class PaperTab:
+    """The tab's widgets; the SPIQA check and the model settings are placed under its chat."""
+
+    upload: gr.File
+    arxiv: gr.Textbox
+    example: gr.Dropdown
+    status: gr.Markdown
+    gallery: gr.Gallery
+    page: gr.AnnotatedImage
+    detail: gr.Markdown
+    annotations: gr.Checkbox
+    chatbot: gr.Chatbot
+    question: gr.Textbox
+    download_all: gr.DownloadButton
+    viewer_controls: gr.Row
+    previous_page: gr.Button
+    page_number: gr.Markdown
+    next_page: gr.Button
+    zoom_controls: gr.Row
+    zoom_out: gr.Button
+    zoom_level: gr.Markdown
+    zoom_in: gr.Button
+    export: gr.Button
+    export_file: gr.File
+    check: spiqa_check.SpiqaCheck
+    settings: gr.Accordion
+    model: model_settings.ModelPanel
+
+
+def build(settings: Settings) -> PaperTab:
+    """The tab (inside the caller's `gr.Tabs`): the loaders and status on top, the gallery and the page
+    view on the left, the chat, the SPIQA check and the settings on the right."""
+    with gr.Tab("Paper", id="paper"):
+        with gr.Row(equal_height=True):
+            upload = gr.File(label=f"Upload a paper (PDF, up to {settings.extraction.max_file_mb} MB)", file_types=[".pdf"],
+                             type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
+            arxiv = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
+                               max_lines=1, submit_btn="Fetch", scale=2, max_length=limit("arxiv"))
+            names = list(examples.example_papers())
+            example = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
+                                  visible=bool(names), interactive=True, scale=3)
+        status = gr.Markdown("", elem_id="paper-status")
+        with gr.Row():
+            with gr.Column(scale=5):
+                # Gradio's own download-all gives bare PNGs: the zip below has the captions and pages too.
+                gallery = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
+                                     allow_preview=False, elem_id="gallery", buttons=["fullscreen"])
+                download_all = gr.DownloadButton("Download all (images, captions, pages)", visible=False, size="sm",
+                                                 elem_id="download-all")
+                with gr.Row(visible=False, elem_id="viewer-controls", equal_height=True) as viewer_controls:
+                    previous_page = gr.Button("◀ Previous page", size="sm", elem_id="previous-page", scale=2, min_width=120)
+                    page_number = gr.Markdown("", elem_id="page-number", min_width=140)
+                    next_page = gr.Button("Next page ▶", size="sm", elem_id="next-page", scale=2, min_width=120)
+                with gr.Row(visible=False, elem_id="zoom-controls", equal_height=True) as zoom_controls:
+                    zoom_out = gr.Button("− Zoom out", size="sm", elem_id="zoom-out", scale=2, min_width=120)
+                    zoom_level = gr.Markdown("", elem_id="zoom-level", min_width=140)
+                    zoom_in = gr.Button("Zoom in +", size="sm", elem_id="zoom-in", scale=2, min_width=120)
+                page = gr.AnnotatedImage(label="On the page", height=page_viewer.PAGE_HEIGHT, elem_id="page-view", visible=False,
+                                         color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"},
+                                         buttons=["fullscreen"])
+                detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
+                annotations = gr.Checkbox(value=settings.extraction.crop_annotations, label="Show my highlights and notes",
+                                          info="Annotations in the PDF are never read as the paper; ticked, page images and "
+                                               "the figures of the next paper loaded show them.", elem_id="show-annotations")
+            with gr.Column(scale=6):
+                chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
+                                     placeholder="Load a paper, then ask about its figures, tables and text.",
+                                     buttons=["copy"], feedback_options=None)
+                question = question_box.build("Question", "e.g. Which method has the lowest error? Then: and on the other dataset?",
+                                              "question")
+                with gr.Row():
+                    export = gr.Button("Export the chat (zip: Markdown and figures)", size="sm", elem_id="export-chat")
+                    export_file = gr.File(label="Chat export", visible=False, elem_id="export-file", interactive=False)
+                check = spiqa_check.build()
+                with gr.Accordion("Settings", open=False, elem_id="settings") as settings_panel:
+                    model = model_settings.build(settings)
+    return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
+                    detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
+                    viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
+                    zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
+
+
+def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
+    """Connect the loaders, the browser and the chat; returns the events other panels chain on.
+
+    A question picked from the SPIQA check's list is asked in this chat, so it is connected here with
+    the typed one: the chat's Stop must cancel whichever is answering.
+    """
+    shown = components(LoadOutputs, tab, session=session)
+    loads = tuple(
+        Load(trigger(queues.handler(fn), [source, session], shown, api_name=name, show_progress_on=tab.gallery,
+                     **queues.paper), name)
+        for trigger, fn, source, name in (
+            (tab.upload.upload, load_upload, tab.upload, "load_pdf"),
+            (tab.arxiv.submit, load_arxiv, tab.arxiv, "load_arxiv"),
+            (tab.example.input, load_example, tab.example, "load_example"),
+        )
+    )
+    viewer = components(page_viewer.ViewerOutputs, tab)
+    tab.gallery.select(queues.handler(show_figure), [session], viewer, api_visibility="private",
+                       **queues.view)  # needs the browser's selection event
+    tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
+    follow.keep_following(tab.chatbot)
+    tab.chatbot.select(queues.handler(page_viewer.open_from_chat), [session], viewer, api_visibility="private",
+                       **queues.view)  # needs the browser's selection
+    for button, fn, name in ((tab.previous_page, page_viewer.previous_page, "previous_page"),
+                             (tab.next_page, page_viewer.next_page, "next_page"),
+                             (tab.zoom_out, page_viewer.zoom_out, "zoom_out"), (tab.zoom_in, page_viewer.zoom_in, "zoom_in")):
+        button.click(queues.handler(fn), [session], viewer, api_name=name, **queues.view)
+    tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat")
+    tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
+
+    asked = [tab.question, session, *tab.model.inputs()]
+    answered = components(chat.AskOutputs, tab, session=session)
+    # Stop shows first and Ask comes back last in one chain per question: as separate events, an
+    # answer's Ask could arrive before its Stop (a question sent during an upload) and leave Stop showing.
+    typed = question_box.show_stop_on(tab.question.submit, tab.question).then(
+        queues.handler(chat.ask), asked, answered, api_name="ask", **queues.ask)
+    clicked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False)
+    picked = question_box.show_stop_on(clicked.then, tab.question).then(
+        queues.handler(chat.ask_spiqa), asked, answered, api_visibility="private", **queues.ask)
+    for answer in (typed, picked):
+        question_box.show_ask_after(answer, tab.question)
+    stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session), cancels=[typed, picked],
+                                api_name="stop")
+    question_box.show_ask_after(stopped, tab.question)
+    return PaperEvents(loads=loads, typed=typed, picked=picked)

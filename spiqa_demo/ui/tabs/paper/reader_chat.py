@@ -1,0 +1,119 @@
+"""The reader's conversation in the Paper tab's chat (the default task; SPIQA's tasks stay in `chat`).
+
+Each question is asked in the context of the chat so far (`spiqa_demo.conversation`): a follow-up
+says how it was read ("Read as: ..."), and the answer is shown with what it rests on: the cited
+figure or table (crop, label, page) and the cited passages (quoted, with their page). Selecting one
+of those messages opens its page in the viewer with the evidence boxed (`page_viewer`); the session
+keeps which evidence each message shows. The model's internal numbering never reaches the reader:
+the core names images by their labels, and a model that says it does not know shows no evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
+from spiqa_demo.paper_text import one_line
+from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.untrusted import inert
+from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.shared.chat_stream import AskOutputs, History, chat_message, shown_turn, streamed_answer
+from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE
+from spiqa_demo.ui.state.chat_history import bounded
+
+if TYPE_CHECKING:
+    from spiqa_demo.models.base import ModelBackend
+    from spiqa_demo.types import Paper
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.state.session import Turn as ChatTurn
+
+EVIDENCE_TITLE = "Evidence"
+OPEN_HINT = "select to open its page, boxed"
+QUOTE_CHARS = 600
+NO_MODEL = "no model is configured"  # how the core's note on a quoted answer begins
+
+
+def evidence_name(e: Evidence) -> str:
+    """"Table 3 · page 7", "Unlabelled figure (page 2)", or "Passage · page 6"."""
+    return figure_name(e.figure) if e.figure is not None else f"Passage · page {e.page}"
+
+
+def evidence_markdown(turn: Turn) -> str:
+    """The shortlist the answer was written from: kind, page, score and whether the answer cites it."""
+    if not turn.evidence:
+        return "No figures, tables or text to rank."
+    rows = ["| # | Evidence | Page | Score | Cited |", "|---|---|---|---|---|"]
+    for i, e in enumerate(turn.evidence, 1):
+        cited = "**cited**" if e in turn.cited else ""
+        rows.append(f"| {i} | {inert(e.figure.title if e.figure is not None else 'Passage')} | {e.page} | {e.score:.2f} | {cited} |")
+    return "\n".join(rows) + f"\n\n*Searched with:* “{inert(turn.read_as)}”"
+
+
+def passage_quote(e: Evidence, chars: int = QUOTE_CHARS) -> str:
+    """The passage's quoted sentences (those the answer rests on), or its text, cut to `chars`."""
+    return one_line(" … ".join(e.quotes) if e.quotes else e.text, chars)
+
+
+def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[dict[str, Any], Evidence | None]]:
+    """The assistant messages for a finished turn (after the evidence thought), each with the evidence
+    selecting it opens (the answer opens its first cited evidence)."""
+    shown = turn.shown
+    head = f"*Read as:* “{inert(turn.read_as)}”\n\n" if turn.followup else ""
+    text = head + (inert(turn.answer) if turn.answer else "*No answer was found in this paper.*")
+    if notes:
+        text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
+    messages: list[tuple[dict[str, Any], Evidence | None]] = [(chat_message("assistant", text), shown[0] if shown else None)]
+    cited = "cited" if turn.cited else "best match (the answer cites none)"
+    for e in shown:
+        figure = e.figure
+        if figure is not None:
+            if figure.image:
+                messages.append((chat_message("assistant", {"path": figure.image, "alt_text": e.label or figure.title}), e))
+            caption = f"<small>{inert(one_line(figure.caption, 400))}</small>" if figure.caption else ""
+            cells = "".join(f"\n\nCell: row “{inert(c.row_name)}”, column “{inert(c.heading)}”: **{inert(c.value)}** (boxed on its page)"
+                            for c in e.cells)
+            messages.append((chat_message("assistant", f"**{inert(evidence_name(e))}** · {cited} · *{OPEN_HINT}*{cells}\n\n{caption}"), e))
+        else:
+            messages.append((chat_message("assistant", f"> {inert(passage_quote(e))}\n\n— **page {e.page}** · {cited} · "
+                                                        f"*{OPEN_HINT}*"), e))
+    return messages
+
+
+def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
+    """The turn's notes for people; the retrieval-only notice only the first time in a chat."""
+    notes = []
+    for message in turn.messages:
+        if message.startswith(NO_MODEL):
+            if session.told_retrieval_only:
+                continue
+            session.told_retrieval_only = True
+        notes.append(as_sentence(message))
+    return notes
+
+
+def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, backend: ModelBackend | None,
+           notice: str) -> Iterator[AskOutputs | Wait]:
+    """Stream one reader's turn into the session's chat (the steps of `chat.ask` once the paper is there)."""
+    settings = app_settings()
+    history: History = session.history
+    thought = chat_turn.thought
+    thought["content"], thought["metadata"] = "Reading the question…", {"title": EVIDENCE_TITLE, "status": "pending"}
+    # Without a model the core says so in its own words (the answer quotes the paper), once per chat.
+    events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
+                             notice="" if notice == RETRIEVAL_ONLY_NOTICE else notice)
+    turn = yield from streamed_answer(events, Turn, backend, session, chat_turn, history, status=Status)
+    if turn is None:
+        return
+    chat_turn.finished = True
+    thought["content"] = bounded(evidence_markdown(turn))
+    thought["metadata"] = {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
+                           "status": "done"}
+    for message, evidence in turn_messages(turn, _notes(turn, session, notice)):
+        history.append(message)
+        if evidence is not None:
+            session.evidence_of[id(message)] = (message, evidence)
+    if session.turn is chat_turn:
+        session.turn = None
+    yield shown_turn(history, session)
