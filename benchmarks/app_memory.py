@@ -31,7 +31,7 @@ from typing import Any
 from benchmarks.app_startup import served
 from evalsuite.local_servers import free_port, server_process
 from evalsuite.paths import REPO, SHARED
-from spiqa_demo.ui.serving.guards.request_size import MAX_REQUEST_BYTES
+from spiqa_demo.ui.serving.guards.request_size import max_request_bytes
 from spiqa_demo.ui.serving.guards.session_expiry import SWEEP_S
 
 PAPER = "non-local-nn-cvpr2018-1711.07971.pdf"
@@ -133,11 +133,11 @@ def result_files(url: str, pid: int, path: Path, what: str) -> tuple[float, list
     return growth, visitors
 
 
-def oversized_request(url: str) -> None:
+def oversized_request(url: str, limit_bytes: int) -> None:
     """A request body over the app's limit is refused unread."""
     import httpx
 
-    body = b" " * (MAX_REQUEST_BYTES + 1)
+    body = b" " * (limit_bytes + 1)
     started = time.monotonic()
     reply = httpx.post(url + "gradio_api/queue/join", content=body, headers={"content-type": "application/json"},
                        timeout=CLIENT_TIMEOUT_S)
@@ -186,7 +186,7 @@ def main() -> None:
                   f"characters, {bounds.ui_chat_max_turns} turns per chat, result files {bounds.ui_max_results_mb:g} MB "
                   f"and {bounds.ui_max_results_rows} answers, session TTL {bounds.ui_session_ttl_s:g} s)")
             questions(asker, process.pid)
-            oversized_request(url)
+            oversized_request(url, max_request_bytes(read_settings(env)))
             result_files(url, process.pid, huge, f"a {RESULT_MB} MB result file")
             hostile = resident_mb(process.pid) - start
             accepted, visitors = result_files(url, process.pid, largest, "the largest result file accepted")

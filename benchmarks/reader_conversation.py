@@ -18,6 +18,8 @@ The first set, benchmarks/data/reader_questions.json, on the shared CS papers:
   training curves?", "and on the other detection dataset?");
 - figure questions that do not name the figure: top-1/top-3 of the shortlist's figures/tables beside
   today's figure-only `search` ranking (bar: no worse).
+- per kind, the median and 95th percentile of the answer time once the paper is loaded and indexed
+  (wall and CPU seconds of the measured turn, as for the broad set below).
 
 The broad set, benchmarks/data/reader_questions_broad.json (its "about" says how it was written), on
 litqa articles from biology and medicine journals, the ICML 2013 papers and little-used shared CS
@@ -71,7 +73,12 @@ def normalised(text: str) -> str:
 
 
 def _papers(names: set[str], settings: Settings) -> dict[str, Paper]:
-    return {name: open_paper(SHARED / "papers" / name, settings).paper for name in sorted(names)}
+    """The papers loaded, each asked one question first: that question builds the paper's index,
+    not a reader's per-question wait."""
+    papers = {name: open_paper(SHARED / "papers" / name, settings).paper for name in sorted(names)}
+    for paper in papers.values():
+        _timed_turn(paper, ["What is this paper about?"], settings)
+    return papers
 
 
 def _labels(evidence: Sequence[Evidence]) -> list[str]:
@@ -83,12 +90,25 @@ def _ask(paper: Paper, questions: Sequence[str], settings: Settings) -> list[Any
     return [ask_turn(paper, conversation, q, None, settings.qa, retrieval=settings.retrieval) for q in questions]
 
 
+def _latency(kind: str, times: Sequence[tuple[float, float]]) -> dict[str, float]:
+    """Print and return the median and 95th percentile of a kind's answer time (wall and CPU
+    seconds of the measured turn, the paper loaded and indexed before)."""
+    wall, cpu = [t for t, _ in times], [c for _, c in times]
+    figures = {f"{kind}_median_s": statistics.median(wall), f"{kind}_p95_s": _p95(wall),
+               f"{kind}_median_cpu_s": statistics.median(cpu), f"{kind}_p95_cpu_s": _p95(cpu)}
+    print(f"{kind.replace('_', ' ')} answer time, the paper loaded: median {figures[f'{kind}_median_s']:.2f} s, "
+          f"p95 {figures[f'{kind}_p95_s']:.2f} s wall; median {figures[f'{kind}_median_cpu_s']:.2f} s, p95 {figures[f'{kind}_p95_cpu_s']:.2f} s CPU")
+    return {key: round(value, 3) for key, value in figures.items()}
+
+
 def _text(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings) -> dict[str, float]:
     top3 = quoted = 0
+    times: list[tuple[float, float]] = []
     for row in rows:
         paper = papers[row["paper"]]
         assert any(p.page == row["page"] and normalised(row["quote"]) in normalised(p.text) for p in paper.passages), row
-        turn = _ask(paper, [row["question"]], settings)[0]
+        turn, wall, cpu = _timed_turn(paper, [row["question"]], settings)
+        times.append((wall, cpu))
         pages = [e.page for e in turn.evidence if e.passage is not None][:TOP]
         hit = row["page"] in pages
         says = normalised(row["quote"]) in normalised(turn.answer)
@@ -98,17 +118,19 @@ def _text(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settin
     n = len(rows)
     print(f"text questions: passage from the right page in the top {TOP}: {top3}/{n} = {top3 / n:.3f} "
           f"(bar {BARS['text_top3']:.2f}); answer quotes the sentence: {quoted}/{n} = {quoted / n:.3f}")
-    return {"text_questions": n, "text_top3": round(top3 / n, 3), "text_quoted": round(quoted / n, 3)}
+    return {"text_questions": n, "text_top3": round(top3 / n, 3), "text_quoted": round(quoted / n, 3)} | _latency("text", times)
 
 
 def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings, group: str) -> dict[str, float]:
     """One group of follow-up pairs; the keys of its figures start with `group` ("followup", "pointing_followup")."""
     chat = alone = chat1 = alone1 = 0
+    times: list[tuple[float, float]] = []
     for row in rows:
         paper = papers[row["paper"]]
         labels = {item.title for item in paper.items}
         assert row["first_label"] in labels and row["second_label"] in labels, row
-        turn = _ask(paper, [row["first"], row["second"]], settings)[1]
+        turn, wall, cpu = _timed_turn(paper, [row["first"], row["second"]], settings)
+        times.append((wall, cpu))
         baseline = _ask(paper, [row["second"]], settings)[0]
         got, got_alone = _labels(turn.evidence)[:TOP], _labels(baseline.evidence)[:TOP]
         chat += row["second_label"] in got
@@ -122,17 +144,20 @@ def _followups(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: S
           f"(bar {BARS['followup_top3']:.2f}); asked alone (today) {alone}/{n} = {alone / n:.3f}; "
           f"top-1: in the conversation {chat1 / n:.3f}, alone {alone1 / n:.3f}")
     return {f"{group}s": n, f"{group}_top3": round(chat / n, 3), f"{group}_alone_top3": round(alone / n, 3),
-            f"{group}_top1": round(chat1 / n, 3), f"{group}_alone_top1": round(alone1 / n, 3)}
+            f"{group}_top1": round(chat1 / n, 3), f"{group}_alone_top1": round(alone1 / n, 3)} | _latency(group, times)
 
 
 def _figures(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Settings) -> dict[str, float]:
     from spiqa_demo.qa.shortlist import paper_index
 
     top1 = top3 = base1 = base3 = 0
+    times: list[tuple[float, float]] = []
     for row in rows:
         paper = papers[row["paper"]]
         assert row["label"] in {item.title for item in paper.items}, row
-        got = _labels(_ask(paper, [row["question"]], settings)[0].evidence)[:TOP]
+        turn, wall, cpu = _timed_turn(paper, [row["question"]], settings)
+        times.append((wall, cpu))
+        got = _labels(turn.evidence)[:TOP]
         search = [hit.item.title for hit in paper_index(paper, settings.retrieval).search(row["question"], TOP)]
         top1 += got[:1] == [row["label"]]
         top3 += row["label"] in got
@@ -144,7 +169,7 @@ def _figures(rows: list[dict[str, Any]], papers: dict[str, Paper], settings: Set
     print(f"figure questions: top-1 {top1}/{n} = {top1 / n:.3f}, top-{TOP} {top3}/{n} = {top3 / n:.3f}; "
           f"today's search top-1 {base1 / n:.3f}, top-{TOP} {base3 / n:.3f}")
     return {"figure_questions": n, "figure_top1": round(top1 / n, 3), "figure_top3": round(top3 / n, 3),
-            "search_top1": round(base1 / n, 3), "search_top3": round(base3 / n, 3)}
+            "search_top1": round(base1 / n, 3), "search_top3": round(base3 / n, 3)} | _latency("figure", times)
 
 
 def _first_set(settings: Settings) -> dict[str, Any]:
@@ -278,8 +303,7 @@ def _broad_set(settings: Settings) -> dict[str, Any]:
     for name in sorted(data["papers"]):
         start = time.perf_counter()
         papers[name] = open_paper(SHARED / name, settings).paper
-        # the first question builds the paper's index: not a reader's per-question wait
-        _timed_turn(papers[name], ["What is this paper about?"], settings)
+        _timed_turn(papers[name], ["What is this paper about?"], settings)  # builds the index (see `_papers`)
         print(f"loaded {name} ({len(papers[name].items)} figures and tables) in {time.perf_counter() - start:.1f}s")
     corpus = {name: "litqa" if family.startswith("litqa") else "CS" for name, family in data["papers"].items()}
     outcomes = [_broad_question(row, corpus[row["paper"]], papers[row["paper"]], settings) for row in rows]

@@ -319,6 +319,19 @@ class UISettings(_Cached):
         description="Remote API calls at once across visitors; each session has at most one model call running, and "
         "sessions take turns for the free ones.",
     )
+    ui_paper_concurrency: int = Field(default=2, ge=1, description=(
+        "Papers (and cited papers) read at once across visitors, each in its worker process: reading is "
+        "CPU-bound, so a few at a time keep the server responsive."))
+    ui_render_concurrency: int = Field(default=2, ge=1, description=(
+        "Page images of the viewer drawn at once across visitors, each in its worker process."))
+    ui_results_concurrency: int = Field(default=2, ge=1, description=(
+        "Result files of the Error analysis tab read and scored at once across visitors, each in its worker process."))
+    ui_queue_size: int = Field(default=64, ge=1, description=(
+        "Events waiting in the app's queue at most; past it a visitor is told the app is busy."))
+    ui_max_request_mb: float = Field(default=16.0, gt=0, description=(
+        "The largest request body the app reads, uploads aside (they have SPIQA_MAX_FILE_MB): larger ones are "
+        "refused unread. A question is kept to SPIQA_MAX_QUESTION_CHARS, but one pasted far longer (10 MB) is "
+        "still answered, with a note that it was cut."))
     ui_visitor_endpoints: str = Field(
         default="none",
         description="Which endpoints and models visitors may choose: none (auto is none: the app cannot tell that it is "

@@ -77,14 +77,15 @@ def test_a_result_file_over_the_bounds_is_refused_with_a_message(app_url: str, s
 
 def test_a_request_over_the_size_limit_is_refused_unread(app_url: str) -> None:
     """Only the headers are sent: the refusal comes before the body would be read."""
-    from spiqa_demo.ui.serving.guards.request_size import MAX_REQUEST_BYTES
+    from spiqa_demo.ui.serving.app_settings import app_settings
+    from spiqa_demo.ui.serving.guards.request_size import max_request_bytes
 
     address = urlsplit(app_url)
     connection = http.client.HTTPConnection(address.hostname or "", address.port, timeout=60)
     try:
         connection.putrequest("POST", "/gradio_api/queue/join")
         connection.putheader("Content-Type", "application/json")
-        connection.putheader("Content-Length", str(MAX_REQUEST_BYTES + 1))
+        connection.putheader("Content-Length", str(max_request_bytes(app_settings()) + 1))
         connection.endheaders()
         reply = connection.getresponse()
         assert reply.status == 413 and b"larger than the 16 MB this app reads" in reply.read()

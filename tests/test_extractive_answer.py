@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from spiqa_demo.conversation import Conversation, Turn, ask_turn
-from spiqa_demo.conversation.extractive import NOT_FOUND, is_no_answer
+from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
+from spiqa_demo.conversation.evidence import passage_evidence
+from spiqa_demo.conversation.extractive import NOT_FOUND, _coverage, best_quote, is_no_answer
 from spiqa_demo.conversation.table_lookup import cell_value, lookup
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
@@ -87,6 +88,16 @@ def test_cells_are_compared_as_printed_numbers() -> None:
         19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, None]
 
 
+def test_the_words_naming_the_column_name_no_row_and_ligatures_read_as_letters() -> None:
+    ensembles = TableStructure(header=(("Model", "Top-1 (val)", "Top-5 (val)"),),
+                               body=(("1 CNN", "40.7%", "18.2%"), ("5 CNNs", "38.1%", "16.4%"), ("7 CNNs*", "36.7%", "15.4%")))
+    found = lookup("What top-5 validation error do the 7 CNNs reach?", ensembles)  # the "5" is top-5's, not "5 CNNs"
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("7 CNNs*", "15.4%")]
+    tools = TableStructure(header=(("", "Precision", "F1"),), body=(("Ours", "0.9", "0.8"), ("pd\ufb01mages", "0.1", "0.146")))
+    found = lookup("What F1 does PDFimages get?", tools)
+    assert found is not None and [c.value for c in found.cells] == ["0.146"]
+
+
 def test_a_question_that_names_no_column_is_no_lookup() -> None:
     assert lookup("Why do residual networks train more easily?", ERRORS) is None
     assert lookup("What is the top-1 error?", ERRORS) is None  # neither a row nor a superlative
@@ -146,3 +157,38 @@ def test_a_looked_up_cell_of_a_shared_papers_table_is_boxed_where_its_value_is_p
                 assert table.bbox[0] - 1 <= box[0] and box[2] <= table.bbox[2] + 1 and table.bbox[1] - 1 <= box[1] and box[3] <= table.bbox[3] + 1
                 placed += 1
     assert placed >= 3
+
+
+REASONS = (
+    "The images are transformed in Python code on the CPU while the GPU is training on the previous batch of images. "
+    "So these data augmentation schemes are, in effect, computationally free.",
+    "Table 3 lists the running times of all solvers on the four tasks. In the fourth case the performances of the two cycle "
+    "decompositions are comparable. This is because the variable cardinality in this case is much smaller than in the other tasks.",
+    "We report results on every task with the same solver, and we keep all settings of the previous section unchanged.",
+)
+
+
+def _passages(texts: tuple[str, ...]) -> tuple[Paper, list[Evidence]]:
+    passages = [Passage(text=t, page=1, bbox=(50.0, 100.0 + 40 * i, 300.0, 130.0 + 40 * i)) for i, t in enumerate(texts)]
+    return Paper("2" * 64, "made.pdf", "Made", None, [(612.0, 792.0)], passages=passages), [passage_evidence(p, 1.0) for p in passages]
+
+
+@pytest.mark.parametrize(("question", "reason"), [
+    ("Why is the data augmentation computationally free?", "while the GPU is training on the previous batch"),  # the sentence before "So ..."
+    ("Why are the two cycle decompositions comparable in the fourth case?", "This is because the variable cardinality"),  # the one after
+])
+def test_a_why_question_is_answered_with_the_sentence_that_gives_the_reason(question: str, reason: str) -> None:
+    paper, evidence = _passages(REASONS)
+    quote = best_quote(question, evidence, paper=paper)
+    assert quote is not None and reason in quote.text
+
+
+def test_coverage_counts_each_asked_word_once_weighted_by_its_rarity_in_the_paper() -> None:
+    """A sentence saying one asked word three times holds less of the question than one holding
+    every asked word once (BM25 rewards the repetition; the coverage does not)."""
+    paper, _ = _passages(REASONS)
+    repeated, every = _coverage("Which optimizer and schedule are used?", [
+        "The optimizer matters: we compare each optimizer, and the optimizer of every baseline is kept.",
+        "Training uses the SGD optimizer, and its step size follows a cosine schedule.",
+    ], paper)
+    assert every == pytest.approx(1.0) and 0 < repeated < every

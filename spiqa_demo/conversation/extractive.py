@@ -11,7 +11,12 @@
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
   lead-in ending in ":"), a list of research questions ("RQ1: ..."), a question, another item's
   caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate")
-  prefers a candidate with a number in it. A paragraph under a heading that names what the question
+  prefers a candidate with a number in it. A candidate holding more of the question's distinct
+  words, each weighted by its rarity in the paper, is preferred (`_coverage`): BM25 alone lets a
+  sentence repeating one word beat one that holds all that was asked. A one-sentence answer to a
+  "why" question comes with the adjacent sentence that gives the reason (`_with_reason`): papers
+  restate the claim asked about ("... are comparable.") and give the reason beside it ("This is
+  because ..."). A paragraph under a heading that names what the question
   asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
@@ -45,6 +50,7 @@ PASSAGE_WEIGHT = 0.2  # share of a candidate's score that comes from its passage
 MIN_QUOTE_WORDS = 6  # shorter candidates are headings or fragments, quoted only when nothing longer is left
 NUMBER_BONUS = 0.3  # added to the (rescaled) lexical score of a candidate with a number, for a quantity question
 HEADING_BONUS = 0.3  # added likewise to a candidate under a heading the question names
+COVERAGE_WEIGHT = 0.5  # added likewise times the share of the question's rarity-weighted words a candidate holds
 MIN_SUPPORT = 0.35  # a best quote whose paragraph holds less of the question is no answer (see `support`; calibrated in benchmarks/extractive_calibration.py)
 MAX_MENTIONS = 2  # citing sentences quoted after a caption
 TABLE_CANDIDATES = 2  # the best tables of the shortlist a lookup is tried in (the named one first)
@@ -56,6 +62,8 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
+_WHY = re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b", re.IGNORECASE)
+_CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
@@ -133,9 +141,50 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     if _QUANTITY.search(question):
         lexical += NUMBER_BONUS * np.array([bool(_NUMBER.search(q.text)) for q in quotes])
     lexical += HEADING_BONUS * np.array([id(q.evidence.item) in headed for q in quotes])
+    if paper is not None:
+        lexical += COVERAGE_WEIGHT * _coverage(f"{question} {focus}", [q.text for q in quotes], paper)
     top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
-    return max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
+    best = max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
+    if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
+        return _with_reason(best)
+    return best
+
+
+def _with_reason(quote: Quote) -> Quote:
+    """A one-sentence answer to a "why" question with the adjacent sentence that gives the reason:
+    the one before a conclusion ("So these schemes are free."), else the one after a claim
+    ("... comparable." "This is because ...")."""
+    assert quote.evidence.passage is not None
+    sentences = [s for s in sentences_of(quote.evidence.passage) if s]
+    i = quote.position
+    if _CONSEQUENCE.match(quote.sentences[0]) and i > 0 and not is_no_answer(sentences[i - 1]):
+        return replace(quote, sentences=(sentences[i - 1], quote.sentences[0]), position=i - 1)
+    if i + 1 < len(sentences) and not is_no_answer(sentences[i + 1]):
+        return replace(quote, sentences=(quote.sentences[0], sentences[i + 1]))
+    return quote
+
+
+def _coverage(question: str, texts: Sequence[str], paper: Paper) -> np.ndarray:
+    """Per text, the share of the question's words it holds, each weighted by its rarity in the paper
+    (as `support` weighs them): BM25 rewards a word said twice; a reader, every word asked about."""
+    from retrieval.lexical import tokenize
+
+    weight = _rarity(question, paper)
+    total = sum(weight.values())
+    if not total:
+        return np.zeros(len(texts))
+    return np.array([sum(weight.get(t, 0.0) for t in set(tokens)) / total for tokens in tokenize(list(texts))])
+
+
+def _rarity(question: str, paper: Paper) -> dict[str, float]:
+    """The question's words, each weighted by how rare it is among the paper's paragraphs (a word
+    the paper never prints weighs most)."""
+    from retrieval.lexical import tokenize
+
+    frequency = _document_frequency(paper)
+    n = len(paper.passages)
+    return {t: math.log(1 + (n + 1) / (frequency.get(t, 0) + 0.5)) for t in tokenize([question])[0] if " " not in t}
 
 
 def support(question: str, passage: Passage, paper: Paper) -> float:
@@ -145,15 +194,12 @@ def support(question: str, passage: Passage, paper: Paper) -> float:
     Settings")."""
     from retrieval.lexical import tokenize
 
-    asked = {t for t in tokenize([question])[0] if " " not in t}
-    if not asked:
+    weight = _rarity(question, paper)
+    if not weight:
         return 0.0
     named = heading_matches(paper, question).get(id(passage), "")
     found = {t for t in tokenize([f"{passage.text} {named}"])[0] if " " not in t}
-    frequency = _document_frequency(paper)
-    n = len(paper.passages)
-    weight = {t: math.log(1 + (n + 1) / (frequency.get(t, 0) + 0.5)) for t in asked}
-    return sum(weight[t] for t in asked & found) / sum(weight.values())
+    return sum(w for t, w in weight.items() if t in found) / sum(weight.values())
 
 
 def _document_frequency(paper: Paper) -> dict[str, int]:

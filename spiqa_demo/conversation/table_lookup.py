@@ -13,6 +13,7 @@ says whether lower is better (an error, a loss, a perplexity, a time; an arrow "
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from spiqa_demo.conversation.types import Cell
@@ -59,8 +60,9 @@ class Lookup:
 
 
 def _words(text: str) -> frozenset[str]:
-    """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5)."""
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5);
+    ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages")."""
+    return frozenset(w for w in _WORD.findall(unicodedata.normalize("NFKC", text).lower()) if w not in _STOP)
 
 
 def _same(a: str, b: str) -> bool:
@@ -95,7 +97,7 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
     if best_column == 0:
         return None
     columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
-    named = _named_row(question, table)
+    named = _named_row(question, table, frozenset().union(*(_words(headings[j]) for j in columns)))
     if named is not None:
         row = table.body[named]
         cells = tuple(Cell(named, j, row[0], headings[j], row[j]) for j in columns if j < len(row) and row[j])
@@ -120,12 +122,14 @@ def is_name(word: str, first: bool) -> bool:
     return any(c.isupper() or c.isdigit() for c in word[1:]) or word[:1].isdigit() or (not first and word[:1].isupper())
 
 
-def _named_row(question: str, table: TableStructure) -> int | None:
+def _named_row(question: str, table: TableStructure, column_words: frozenset[str] = frozenset()) -> int | None:
     """The body row whose name the question holds most of (every word of a shorter name beats part
     of a longer one: "ResNet-101" over "ResNet-101 + SE"); None when no row or several equally.
     The question must write a row's name as a name (a capital or a digit in it: "ResNet-101",
-    "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big"."""
-    names = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0)))
+    "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big".
+    The words that name the asked column (`column_words`) name no row: the "5" of "top-5 error"
+    is the metric's, not the row "5 CNNs"."""
+    names = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0))) - column_words
     scored = []
     for i, row in enumerate(table.body):
         words = _words(row[0]) if row and row[0] else frozenset()

@@ -20,7 +20,7 @@ from starlette.middleware import Middleware
 from spiqa_demo.settings import Settings
 from spiqa_demo.ui.serving.app_settings import app_settings, install
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.guards.request_size import RequestSizeLimit
+from spiqa_demo.ui.serving.guards.request_size import RequestSizeLimit, max_request_bytes
 from spiqa_demo.ui.serving.guards.session_expiry import forgetting_idle_sessions, visitor_state
 from spiqa_demo.ui.serving.guards.upload_room import UploadRoom
 from spiqa_demo.ui.serving.work.queues import Queues
@@ -35,7 +35,6 @@ ASSETS = Path(__file__).resolve().parents[3] / "assets"
 TITLE = "SPIQA paper QA"
 INTRO = ("Ask a scientific paper about its figures, tables and text, follow-ups included, and see what each answer "
          "rests on: the figure or table, and the passages boxed on their pages. Load a paper, then ask in the chat.")
-QUEUE_SIZE = 64
 NO_SHARING_CSS = 'button[title="Share"] { display: none !important; }'
 
 
@@ -66,7 +65,7 @@ def build_demo(settings: Settings) -> gr.Blocks:
         spiqa_check.wire(paper.check, session, paper.model, events, queues)
         across_tab.wire(across, session, paper.model, events.loads, queues)
         error_analysis.wire(errors, queues)
-    demo.queue(max_size=QUEUE_SIZE)
+    demo.queue(max_size=settings.ui.ui_queue_size)
     return demo
 
 
@@ -77,7 +76,7 @@ def launch_options() -> dict[str, Any]:
     return {
         # Oversized requests are refused unread; room is made before an upload streams in.
         "app_kwargs": {"lifespan": forgetting_idle_sessions,
-                       "middleware": [Middleware(RequestSizeLimit), Middleware(UploadRoom)]},
+                       "middleware": [Middleware(RequestSizeLimit, max_bytes=max_request_bytes(settings)), Middleware(UploadRoom)]},
         "theme": gr.themes.Soft(primary_hue="indigo", secondary_hue="amber"),
         "css_paths": [ASSETS / "app.css"],
         # The page viewer's zooms; Gradio gives every image in a chat a Share button, which off Spaces only says

@@ -19,9 +19,9 @@ from spiqa_demo.ui.serving.messages import as_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.model_calls import ModelCall
-from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.state.chat_history import MAX_MESSAGE_CHARS, bounded
-from spiqa_demo.ui.state.session import Session, Turn
+from spiqa_demo.ui.state.session import Answering, Session
 
 if TYPE_CHECKING:
     from spiqa_demo.models import ModelBackend
@@ -30,7 +30,6 @@ log = logging.getLogger(__name__)
 
 History = list[dict[str, Any]]  # Gradio messages
 A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
-POLL_S = 0.2  # how often a waiting question looks again
 
 
 def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
@@ -60,7 +59,7 @@ class Streamed(Generic[A]):
 
 
 
-def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
+def stream_reply(call: ModelCall, final: type[A], turn: Answering, history: History,
                  result: Streamed[A], status: type | None = None) -> Generator[Wait | None, None, None]:
     """Show a model call's text pieces in the chat as they come (None: show the chat now; a `Wait`
     while the model has nothing new) and put how it ended in `result`; events of type `status` (a
@@ -72,7 +71,7 @@ def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
     try:
         while not turn.stopped and result.answer is None:
             if not call.started:
-                turn.thought["content"] = waiting_for_model(call)
+                turn.think(waiting_for_model(call))
                 yield None
                 yield Wait(lambda: call.started or call.finished or turn.stopped, POLL_S)
                 continue
@@ -88,11 +87,11 @@ def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
                 if turn.stopped:
                     break
                 if status is not None and isinstance(event, status):
-                    turn.thought["content"] = f"{inert(str(getattr(event, 'text', event)))}…"
+                    turn.think(f"{inert(str(getattr(event, 'text', event)))}…")
                     yield None
                     continue
                 if not streamed:
-                    turn.thought["content"] = "Waiting for the model's reply…"
+                    turn.think("Waiting for the model's reply…")
                     turn.reply = reply
                     history.append(reply)
                 if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
@@ -131,7 +130,7 @@ def shown_turn(history: History, session: Session) -> AskOutputs:
 
 
 
-def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend | None, session: Session, turn: Turn, history: History,
+def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend | None, session: Session, turn: Answering, history: History,
                     status: type | None = None) -> Generator[AskOutputs | Wait, None, A | None]:
     """Run a flow as the session's model call (`model_calls.start`), stream it into `history`
     (`stream_reply`), say its error in the chat, and return its final object; None when it has none

@@ -9,6 +9,7 @@ With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -102,6 +103,24 @@ class ModelChoice:
         )
 
 
+# What one widget of the panel sends: its own kind of value, or whatever a client of the API sends instead.
+PanelValue = str | int | float | bool | None
+
+
+@dataclass(frozen=True)
+class PanelChoice:
+    """The panel as a handler receives it (the values of `ModelPanel.inputs()`, in that order): the choice,
+    clamped to what is valid, and the API key typed for this request (never kept)."""
+
+    choice: ModelChoice
+    api_key: str
+
+    @classmethod
+    def from_values(cls, values: Sequence[PanelValue]) -> PanelChoice:
+        *fields, api_key = values
+        return cls(ModelChoice.from_inputs(*fields), capped(api_key, "api_key"))
+
+
 def default_choice(settings: Settings | None = None) -> ModelChoice:
     """The panel's initial values, from the app's settings."""
     from spiqa_demo.models import backend_kind
@@ -181,7 +200,8 @@ class ModelPanel:
     captions: gr.Checkbox
 
     def inputs(self) -> list[Block]:
-        """The widgets in `ModelChoice.from_inputs` order, then the API key (handlers take them as `*choice_and_key`)."""
+        """The widgets in `ModelChoice.from_inputs` order, then the API key (handlers take them as `*panel` and
+        read them with `PanelChoice.from_values`)."""
         return [self.task, self.backend, self.model, self.base_url, self.k, self.image_size, self.captions, self.api_key]
 
 

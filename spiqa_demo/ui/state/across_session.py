@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class AcrossTurn:
+class FollowUpContext:
     """What a follow-up reads on from: the previous question as it was read, and the figure or table it was about."""
 
     read_as: str
@@ -32,7 +32,7 @@ class AcrossSession(Chat):
 
     library: PaperLibrary | None = None
     add_job: CitedLoad | None = None
-    last: AcrossTurn | None = None
+    last: FollowUpContext | None = None
 
     def sync(self, session: Session) -> PaperLibrary | None:
         """The library around the session's loaded paper: a new one (and a new chat) when the paper changed."""

@@ -16,6 +16,8 @@ from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.state.chat_history import keep_recent
 
 if TYPE_CHECKING:
+    from gradio.components.chatbot import MetadataDict
+
     from spiqa_demo.evaluation.spiqa import SpiqaPaper
     from spiqa_demo.qa import Answer
     from spiqa_demo.ui.serving.work.loading import PaperLoad
@@ -24,7 +26,7 @@ STOPPED = "*(stopped)*"
 
 
 @dataclass
-class Turn:
+class Answering:
     """One question's answer while it streams: the messages it owns in the chat, and whether it was stopped."""
 
     thought: dict[str, Any]
@@ -33,13 +35,19 @@ class Turn:
     finished: bool = False
     waiting_for_paper: bool = False  # asked while a paper loads: it is about that paper
 
+    def think(self, content: str, metadata: MetadataDict | None = None) -> None:
+        """Show `content` in the answer's thought message (what it waits for, what it rests on), under
+        `metadata`'s title and status when given (Gradio's metadata of a thought)."""
+        self.thought["content"] = content
+        if metadata is not None:
+            self.thought["metadata"] = metadata
+
     def stop(self) -> None:
         """Keep what was written, marked stopped (the Stop button, a cancelled request, a newer question)."""
         if self.finished or self.stopped:
             return
         self.stopped = True
-        self.thought["content"] = "Stopped before the answer was complete; what was written so far is kept."
-        self.thought["metadata"] = {"title": "Stopped", "status": "done"}
+        self.think("Stopped before the answer was complete; what was written so far is kept.", {"title": "Stopped", "status": "done"})
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
 
@@ -57,7 +65,7 @@ class Chat:
     """A chat with its history and at most one answer being written (`turn`)."""
 
     history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
-    turn: Turn | None = None  # the answer being written
+    turn: Answering | None = None  # the answer being written
     told_retrieval_only: bool = False  # the "no model" notice is said once per chat
 
     def add_question(self, *messages: dict[str, Any]) -> None:
@@ -66,10 +74,10 @@ class Chat:
         self.history.extend(messages)
         keep_recent(self.history, app_settings().ui.ui_chat_max_turns)
 
-    def start_turn(self, thought: dict[str, Any]) -> Turn:
+    def start_turn(self, thought: dict[str, Any]) -> Answering:
         """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
         self.stop_turn()
-        self.turn = Turn(thought)
+        self.turn = Answering(thought)
         return self.turn
 
     def stop_turn(self) -> None:

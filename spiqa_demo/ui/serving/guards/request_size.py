@@ -2,7 +2,7 @@
 
 Gradio parses a request whole before any handler can cut its texts (`input_limits`), and keeps each
 box's text as the client sent it for as long as the session lives (`session_expiry`). A request
-body over `MAX_REQUEST_BYTES` is answered HTTP 413 without being read. Uploads have their own
+body over `SPIQA_UI_MAX_REQUEST_MB` is answered HTTP 413 without being read. Uploads have their own
 limit (`SPIQA_MAX_FILE_MB`, Gradio's `max_file_size`), so their route is left to it.
 """
 
@@ -12,11 +12,13 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from spiqa_demo.settings import Settings
 from spiqa_demo.ui.serving.guards.upload_room import UPLOAD_PATH
 
-# A question is kept to SPIQA_MAX_QUESTION_CHARS, but a client that pastes far more (the issue's
-# 10 MB questions) is still answered, with a note that it was cut; 16 MB leaves that room.
-MAX_REQUEST_BYTES = 16_000_000
+
+def max_request_bytes(settings: Settings) -> int:
+    """`SPIQA_UI_MAX_REQUEST_MB` in bytes (as the app's upload limit counts them)."""
+    return round(settings.ui.ui_max_request_mb * 1_000_000)
 
 
 class RequestSizeLimit:
@@ -26,7 +28,7 @@ class RequestSizeLimit:
     is counted as it arrives, and past the limit the app is told the client left (it stops reading).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_REQUEST_BYTES) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app, self.max_bytes = app, max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -51,7 +53,7 @@ class RequestSizeLimit:
         await self.app(scope, counted, send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": f"the request is larger than the {self.max_bytes // 1_000_000} MB this app reads"}).encode()
+        body = json.dumps({"detail": f"the request is larger than the {self.max_bytes / 1_000_000:g} MB this app reads"}).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

@@ -4,7 +4,7 @@ Like a paper load (`loading.PaperLoad`), the work runs in a thread pool, not in 
 cancelled request still finishes adding, and a question asked meanwhile waits for it. Uploads are
 checked and kept under the app's upload folder (so their pages can be shown later), within the
 session's upload quota and held for the session while it lives; arXiv ids are downloaded there.
-The PDFs are read one by one in the paper loads' queue and worker processes (`loading.LOADS`),
+The PDFs are read one by one in the paper loads' queue and worker processes (`pools.LOADS`),
 within a paper load's processor time and memory, in turn with every session's loads, and progress
 counts each file as it is read. A file that fails leaves its message (and its kept
 copy is deleted); the others are added all the same.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from spiqa_demo.errors import PaperError
@@ -24,17 +23,16 @@ from spiqa_demo.library.parallel import Extracted
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence, public_name
-from spiqa_demo.ui.serving.work.loading import LOADS, extract_cited
+from spiqa_demo.ui.serving.work.loading import extract_cited
+from spiqa_demo.ui.serving.work.pools import CITED_ADDS, LOADS
 
 log = logging.getLogger(__name__)
 
-# The adds' threads mostly wait for the paper readers: enough for several sessions' adds at once.
-_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="cited-load")
 CITED = "cited"  # what a session's cited papers are held under in `storage.live`
 
 
 class CitedExtraction:
-    """One cited PDF read in `loading.LOADS` (a job of its queue, in turn with every session's loads)."""
+    """One cited PDF read in `pools.LOADS` (a job of its queue, in turn with every session's loads)."""
 
     def __init__(self, pdf: Path) -> None:
         self.pdf = pdf
@@ -70,7 +68,7 @@ class CitedLoad:
         self.added: list[str] = []  # origins of the papers this load added
         self._done = threading.Event()
         self._owner = owner  # the session: the kept PDFs count against its quota and are held for it
-        _pool.submit(self._run, library, list(files), list(arxiv_ids), after)
+        CITED_ADDS.submit(self._run, library, list(files), list(arxiv_ids), after)
 
     @property
     def done(self) -> bool:

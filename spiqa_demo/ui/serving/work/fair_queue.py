@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, Protocol, TypeVar
 
 REPLACED = "a newer request of this session took its place"
@@ -30,15 +30,32 @@ J = TypeVar("J", bound=Job)
 
 
 class FairQueue(Generic[J]):
-    """`slots` jobs at a time, at most one per owner, owners served in turn (see the module docstring)."""
+    """`slots` jobs at a time, at most one per owner, owners served in turn (see the module docstring).
 
-    def __init__(self, slots: int, name: str) -> None:
-        self.slots = max(1, slots)
+    `slots` is read when the queue is first used (`pools` size theirs from the installed settings)."""
+
+    def __init__(self, slots: int | Callable[[], int], name: str) -> None:
+        self._slots = slots
         self._waiting: OrderedDict[Hashable, J] = OrderedDict()  # in turn order: the next owner served first
         self._running: dict[Hashable, J] = {}
-        self._free = list(range(self.slots))
+        self._free: list[int] | None = None  # the free slots, once the queue is first used
+        self._count = 0
         self._lock = threading.Lock()
         self._name = name
+
+    @property
+    def slots(self) -> int:
+        """How many jobs run at once."""
+        with self._lock:
+            self._free_slots()
+            return self._count
+
+    def _free_slots(self) -> list[int]:
+        """Under the lock: the free slots (all of them at first use)."""
+        if self._free is None:
+            self._count = max(1, self._slots() if callable(self._slots) else self._slots)
+            self._free = list(range(self._count))
+        return self._free
 
     def submit(self, owner: Hashable, job: J) -> None:
         """Queue `job` for `owner`; a job of the same owner still waiting is dropped (replaced)."""
@@ -76,14 +93,15 @@ class FairQueue(Generic[J]):
     def _start_next(self) -> list[tuple[int, Hashable, J]]:
         """Under the lock: take the jobs that can start now (a free slot, an owner with none running)."""
         started = []
+        free = self._free_slots()
         for owner in list(self._waiting):
-            if not self._free:
+            if not free:
                 break
             if owner in self._running:
                 continue  # its running job goes first; the owner keeps its place in turn
             job = self._waiting.pop(owner)
             self._running[owner] = job
-            started.append((self._free.pop(0), owner, job))
+            started.append((free.pop(0), owner, job))
         return started
 
     def _launch(self, started: list[tuple[int, Hashable, J]]) -> None:
@@ -96,7 +114,7 @@ class FairQueue(Generic[J]):
         finally:
             with self._lock:
                 del self._running[owner]
-                self._free.append(slot)
+                self._free_slots().append(slot)
                 if owner in self._waiting:  # it waited behind its own job: to the back of the turn
                     self._waiting.move_to_end(owner)
                 started = self._start_next()

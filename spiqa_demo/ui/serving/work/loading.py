@@ -2,7 +2,7 @@
 process (`workers`), the app publishes the crops and shows the paper once it is extracted,
 then loads the index the worker saved.
 
-A load runs as a `PaperLoad` in `LOADS`, a `FairQueue` of `PAPER_CONCURRENCY` slots, each with its
+A load runs as a `PaperLoad` in `LOADS`, a `FairQueue` of `SPIQA_UI_PAPER_CONCURRENCY` slots, each with its
 worker process: a session has at most one load running and one waiting (a newer load replaces the
 waiting one), and sessions take turns for free slots, so one visitor flooding slow PDFs holds one
 slot while everyone else's papers are read in the others. A load is not the request that asked
@@ -34,15 +34,13 @@ from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence
 from spiqa_demo.ui.serving.untrusted import inert
-from spiqa_demo.ui.serving.work.fair_queue import FairQueue, Job
-from spiqa_demo.ui.serving.work.workers import Limits, Report, Worker
+from spiqa_demo.ui.serving.work.pools import LOADS
+from spiqa_demo.ui.serving.work.workers import Limits, Report, SlotWorkers
 
 log = logging.getLogger(__name__)
 
-PAPER_CONCURRENCY = 2  # extraction is CPU-bound: two at a time keep the server responsive
 WAITING = "Waiting for a free reader"
 STARTING = "Starting the paper reader (the first paper after the app starts)"
-LOADS: FairQueue[Job] = FairQueue(PAPER_CONCURRENCY, "paper-load")
 
 
 def _sweep_staging() -> None:
@@ -50,7 +48,7 @@ def _sweep_staging() -> None:
     sweep_staging(app_settings().extraction)
 
 
-_workers = [Worker(on_death=_sweep_staging) for _ in range(PAPER_CONCURRENCY)]
+_workers = SlotWorkers(on_death=_sweep_staging)
 
 
 def warm_workers(settings: Settings, first: bool) -> None:
@@ -62,7 +60,8 @@ def warm_workers(settings: Settings, first: bool) -> None:
         sweep_staging(settings.extraction)
         _workers[0].warm(settings.retrieval)
         return
-    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True) for worker in _workers[1:]]
+    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True)
+                for worker in _workers.of(LOADS.slots)[1:]]
     for thread in starting:
         thread.start()
     for thread in starting:

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Generator, Hashable, Iterator
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.stopping import CallStop, stoppable
-from spiqa_demo.ui.serving.app_settings import app_settings
-from spiqa_demo.ui.serving.work.fair_queue import FairQueue
+from spiqa_demo.ui.serving.work.fair_queue import FairQueue, Job
+from spiqa_demo.ui.serving.work.pools import API_MODELS, LOCAL_MODELS
 
 if TYPE_CHECKING:
     from spiqa_demo.models import ModelBackend
@@ -30,7 +29,7 @@ class ModelCall:
     """A flow that may call models (a generator of reply pieces, then its final object), run in the
     pool its model belongs to, or in the reader's thread when it calls none (`pool` None)."""
 
-    def __init__(self, events: Iterator[Any], pool: FairQueue[ModelCall] | None) -> None:
+    def __init__(self, events: Iterator[Any], pool: FairQueue[Job] | None) -> None:
         self._events = events
         self._pool = pool
         self._items: deque[Any] = deque()
@@ -108,15 +107,6 @@ class ModelCall:
             self.error, self.finished = exc, True
 
 
-@lru_cache(maxsize=1)
-def _pools() -> dict[str, FairQueue[ModelCall]]:
-    settings = app_settings()
-    return {
-        "local": FairQueue(settings.ui.ui_model_concurrency, "local-model"),
-        "api": FairQueue(settings.ui.ui_api_concurrency, "api-model"),
-    }
-
-
 def start(owner: Hashable, events: Iterator[Any], *models: ModelBackend | None) -> ModelCall:
     """Run `events` for `owner` (a session) in the pool of the first of `models` that is set (the
     answering model, else the judge), or in the reader's thread when none is."""
@@ -125,7 +115,7 @@ def start(owner: Hashable, events: Iterator[Any], *models: ModelBackend | None) 
     model = next((m for m in models if m is not None), None)
     if model is None:
         return ModelCall(events, None)
-    pool = _pools()["api" if isinstance(model, OpenAIBackend) else "local"]
+    pool = API_MODELS if isinstance(model, OpenAIBackend) else LOCAL_MODELS
     call = ModelCall(events, pool)
     pool.submit(owner, call)
     return call
@@ -133,4 +123,4 @@ def start(owner: Hashable, events: Iterator[Any], *models: ModelBackend | None) 
 
 def waiting() -> int:
     """How many model calls wait for a free model, across the pools."""
-    return sum(pool.waiting() for pool in _pools().values())
+    return LOCAL_MODELS.waiting() + API_MODELS.waiting()

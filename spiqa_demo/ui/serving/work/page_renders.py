@@ -4,7 +4,7 @@ web server anything and none is drawn twice.
 `rendered` gives a `PageRender`: done at once when the page was drawn before at that resolution (the
 PNG is kept in the UI folder under a name only this server can compute) or when it could not be drawn
 before (a page past its limit stays refused: stepping the zoom never pays for it again); else it is
-queued in `RENDERS`, a `FairQueue` of `RENDER_CONCURRENCY` slots, each with its `Worker`, where the
+queued in `RENDERS`, a `FairQueue` of `SPIQA_UI_RENDER_CONCURRENCY` slots, each with its `Worker`, where the
 page is drawn within `SPIQA_UI_RENDER_CPU_S` processor seconds and `SPIQA_UI_WORKER_MEMORY_MB`. A
 session has one render running and one waiting (a newer page replaces the waiting one), and sessions
 take turns, so a visitor paging through a slow PDF holds one slot while everyone else's pages are
@@ -22,14 +22,12 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence
-from spiqa_demo.ui.serving.work.fair_queue import FairQueue
 from spiqa_demo.ui.serving.work.page_view import PageImage, draw_page
-from spiqa_demo.ui.serving.work.workers import Limits, Worker
+from spiqa_demo.ui.serving.work.pools import RENDERS
+from spiqa_demo.ui.serving.work.workers import Limits, SlotWorkers
 
-RENDER_CONCURRENCY = 2
 KEPT = 4096  # drawn pages and refused ones remembered (each a path and a number)
-RENDERS: FairQueue[PageRender] = FairQueue(RENDER_CONCURRENCY, "page-render")
-_workers = [Worker() for _ in range(RENDER_CONCURRENCY)]
+_workers = SlotWorkers()
 _drawn: OrderedDict[Path, float] = OrderedDict()  # PNG -> pixels per point
 _refused: OrderedDict[tuple[Path, int, bool], str] = OrderedDict()  # (PDF, page, annotations) -> why
 _lock = threading.Lock()
@@ -102,5 +100,5 @@ def rendered(pdf: Path, page: int, annotations: bool, dpi: int, owner: Hashable)
 
 def warm() -> None:
     """Start the workers (the app's start-up calls this), so the first page is not slowed by a start."""
-    for worker in _workers:
+    for worker in _workers.of(RENDERS.slots):
         worker.start()

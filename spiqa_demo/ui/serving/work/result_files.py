@@ -2,7 +2,7 @@
 
 Scoring grows with the answers' lengths (ROUGE-L with the product of an answer's and its ground
 truth's), so a small file can be built to take minutes: each file is read in `SCORING`, a `FairQueue`
-of `RESULTS_CONCURRENCY` slots, each with its `Worker`, within `SPIQA_UI_RESULTS_CPU_S` processor
+of `SPIQA_UI_RESULTS_CONCURRENCY` slots, each with its `Worker`, within `SPIQA_UI_RESULTS_CPU_S` processor
 seconds and `SPIQA_UI_WORKER_MEMORY_MB`, and an answer or ground truth of more than
 `SPIQA_UI_MAX_ANSWER_TOKENS` tokens is not scored at all (the summary says how many). A session has
 one file being read and one waiting, and sessions take turns, so a visitor's costly file holds one
@@ -23,13 +23,11 @@ from spiqa_demo.evaluation.records import ResultRecord
 from spiqa_demo.settings import EvaluationSettings
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.messages import as_sentence
-from spiqa_demo.ui.serving.work.fair_queue import FairQueue
-from spiqa_demo.ui.serving.work.workers import Limits, Report, Worker
+from spiqa_demo.ui.serving.work.pools import SCORING
+from spiqa_demo.ui.serving.work.workers import Limits, Report, SlotWorkers
 
 T = TypeVar("T")
-RESULTS_CONCURRENCY = 2
-SCORING: FairQueue[Scoring[Any]] = FairQueue(RESULTS_CONCURRENCY, "results")
-_workers = [Worker() for _ in range(RESULTS_CONCURRENCY)]
+_workers = SlotWorkers()
 
 
 class Scoring(Generic[T]):
@@ -99,5 +97,5 @@ def refused(error: PaperError) -> Scoring[Any]:
 
 def warm() -> None:
     """Start the workers (the app's start-up calls this)."""
-    for worker in _workers:
+    for worker in _workers.of(SCORING.slots):
         worker.start()

@@ -23,6 +23,8 @@ import anyio
 T = TypeVar("T")
 P = ParamSpec("P")
 CHECK_S = 0.05  # how often a wait looks at its condition
+# How often a handler waiting on work that moves on its own (a load, an add, a queued question) shows its progress.
+POLL_S = 0.2
 
 
 @dataclass(frozen=True)

@@ -215,3 +215,22 @@ def serve() -> None:
 
 if __name__ == "__main__":
     serve()
+
+
+class SlotWorkers:
+    """One `Worker` per slot of a queue, made when its slot is first used (a queue's size is known only then)."""
+
+    def __init__(self, on_death: Callable[[], None] = lambda: None) -> None:
+        self._on_death = on_death
+        self._made: dict[int, Worker] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, slot: int) -> Worker:
+        with self._lock:
+            if slot not in self._made:
+                self._made[slot] = Worker(on_death=self._on_death)
+            return self._made[slot]
+
+    def of(self, slots: int) -> list[Worker]:
+        """The workers of slots 0 to `slots` - 1 (to start them before any work comes)."""
+        return [self[slot] for slot in range(slots)]

@@ -30,12 +30,12 @@ from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page
-from spiqa_demo.ui.serving.work.steps import Wait
-from spiqa_demo.ui.shared.chat_stream import POLL_S, History, Streamed, chat_message, question_message, stream_reply
-from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
-from spiqa_demo.ui.state.across_session import AcrossSession, AcrossTurn
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
+from spiqa_demo.ui.shared.chat_stream import History, Streamed, chat_message, question_message, stream_reply
+from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, PanelChoice, PanelValue, resolve_backend
+from spiqa_demo.ui.state.across_session import AcrossSession, FollowUpContext
 from spiqa_demo.ui.state.chat_history import bounded
-from spiqa_demo.ui.state.session import Session, Turn
+from spiqa_demo.ui.state.session import Answering, Session
 
 if TYPE_CHECKING:
 
@@ -157,11 +157,11 @@ def passage_view(answer: CitedAnswer, render: PageRender | None) -> tuple[Any, s
     return gr.update(value=box_on_page(render.image, passage.bbox, f"page {passage.page}"), visible=True), detail
 
 
-def _wait_for_cited(across: AcrossSession, turn: Turn) -> Iterator[Wait | None]:
+def _wait_for_cited(across: AcrossSession, turn: Answering) -> Iterator[Wait | None]:
     """While cited papers are being added, say so (None: show it) and wait: the question may be about them."""
     job = across.add_job
     while job is not None and not job.done and not turn.stopped:
-        turn.thought["content"] = f"Waiting for the cited papers to be read: {inert(job.message)}…"
+        turn.think(f"Waiting for the cited papers to be read: {inert(job.message)}…")
         yield None
         yield Wait(lambda: job.done or turn.stopped, POLL_S)
 
@@ -178,13 +178,13 @@ def _say(across: AcrossSession, history: History, message: str) -> AskOutputs:
 
 
 def ask(question: str, session: Session | None, across: AcrossSession | None,
-        *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+        *panel: PanelValue) -> Iterator[AskOutputs | Wait]:
     """Stream one cross-paper question's turn (as `steps`: Gradio runs it `unthreaded`); once answered,
     the supporting passage is shown on its page."""
     session, across = session or Session(), across or AcrossSession()
     storage.in_use(session)
-    *fields, api_key = choice_and_key
-    choice = ModelChoice.from_inputs(*fields)
+    chosen = PanelChoice.from_values(panel)
+    choice, api_key = chosen.choice, chosen.api_key
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said, not silently ignored
@@ -206,17 +206,17 @@ def ask(question: str, session: Session | None, across: AcrossSession | None,
     if turn.stopped:
         yield _turn(history, across)
         return
-    thought["content"] = "Ranking this paper's references for the question…"
+    turn.think("Ranking this paper's references for the question…")
     yield _turn(history, across)
     yield from _answer(asked.text, library, session, across, turn, choice, api_key)
 
 
-def _answer(question: str, library: PaperLibrary, session: Session, across: AcrossSession, turn: Turn,
+def _answer(question: str, library: PaperLibrary, session: Session, across: AcrossSession, turn: Answering,
             choice: ModelChoice, api_key: str) -> Iterator[AskOutputs | Wait]:
     from spiqa_demo.conversation import read_question
     from spiqa_demo.crosspaper.cited_answer import CitedAnswer, ask_cited_stream
 
-    history, thought = across.history, turn.thought
+    history = across.history
     backend, notice = resolve_backend(choice, api_key)
     started = time.monotonic()
     # In the context of the chat: a follow-up ("and what is its computational cost?") is completed from
@@ -242,15 +242,14 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
     if across.turn is turn:
         across.turn = None
     held = sum(1 for c in answer.cited_papers if c.source)
-    thought["content"] = bounded(references_table(answer))
-    thought["metadata"] = {"title": f"{RANKING_TITLE}: {len(answer.cited_papers)}, {held} in the library",
-                           "status": "done", "duration": round(time.monotonic() - started, 2)}
+    turn.think(bounded(references_table(answer)), {"title": f"{RANKING_TITLE}: {len(answer.cited_papers)}, {held} in the library",
+                                                   "status": "done", "duration": round(time.monotonic() - started, 2)})
     notes = []
     if notice and not (notice == RETRIEVAL_ONLY_NOTICE and across.told_retrieval_only):
         across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE
         notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else as_sentence(notice))
     notes += [as_sentence(m) for m in answer.messages]
-    across.last = AcrossTurn(reading.text, answer.anchor_figure)
+    across.last = FollowUpContext(reading.text, answer.anchor_figure)
     messages = answer_messages(answer, notes)
     if followup:
         messages[0]["content"] = f"*Read as:* “{inert(reading.text)}”\n\n{messages[0]['content']}"

@@ -22,7 +22,7 @@ from spiqa_demo.ui.serving.guards.session_expiry import visitor_state
 from spiqa_demo.ui.serving.messages import public_name
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work.cited_loading import CitedLoad
-from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared import follow, question_box
 from spiqa_demo.ui.shared.outputs import components
 from spiqa_demo.ui.state.across_session import AcrossSession
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from spiqa_demo.ui.shared.events import Load
     from spiqa_demo.ui.shared.model_settings import ModelPanel
 
-POLL_S = 0.2  # how often an add's progress is reported
 NOTHING_TO_ADD = "Choose one or more PDFs of papers this paper cites, or type an arXiv id."
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,6 +34,7 @@ from spiqa_demo.ui.serving.work.queues import Queues
 from spiqa_demo.ui.serving.work.result_files import Scoring, measuring, reading, refused
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.outputs import components
+from spiqa_demo.ui.state.results import ResultsState
 from spiqa_demo.ui.tabs.errors import error_compare
 from spiqa_demo.ui.tabs.errors.spiqa_figures import fetch_test_c, figure_view, missing_help
 
@@ -121,7 +122,7 @@ def _table(results: analysis.Results, filters: analysis.Filters) -> tuple[Any, l
 class LoadOutputs(NamedTuple):
     """What loading a result file shows (outputs left out stay as they are), in the order of `components`."""
 
-    state: dict
+    state: ResultsState
     summary: str
     plot_distribution: Any = gr.skip()
     plot_category: Any = gr.skip()
@@ -136,13 +137,13 @@ class LoadOutputs(NamedTuple):
 
 
 
-def load(upload: str | None, name: str | None, state: dict | None, request: gr.Request) -> Iterator[LoadOutputs | Wait]:
+def load(upload: str | None, name: str | None, state: ResultsState | None, request: gr.Request) -> Iterator[LoadOutputs | Wait]:
     """The file's summary, plots, filter choices, score sliders and table; the same file picked again changes
     nothing (a dropdown repeats its input event when it loses focus, which would undo the filters set since).
     The file is read in a worker meanwhile (`result_files`): waiting for it holds no thread."""
-    state = dict(state or {})
+    state = state or ResultsState()
     source = upload or name
-    if "a" in state and state.get("a_source") == source:
+    if state.a is not None and state.a_source == source:
         yield LoadOutputs(state=state, summary=gr.skip())
         return
     with first_reading(request.session_hash, "a", str(source)) as fresh:
@@ -157,9 +158,8 @@ def load(upload: str | None, name: str | None, state: dict | None, request: gr.R
         gr.Warning(str(results))
         yield LoadOutputs(state=state, summary=f"> ⚠️ **Could not load the results.** {inert(str(results))}")
         return
-    state = {"a": results, "a_source": source}  # a comparison with the previous file no longer holds
     table, view = _table(results, analysis.Filters())
-    state["view"] = view
+    state = ResultsState(a=results, a_source=source, view=view)  # a comparison with the previous file no longer holds
     score = results.score_column
     distribution, by_category, by_retrieval = _plots(results)
     yield LoadOutputs(
@@ -181,24 +181,24 @@ def load(upload: str | None, name: str | None, state: dict | None, request: gr.R
 class FilterOutputs(NamedTuple):
     """The table for the current filters and its count line (outputs left out stay as they are), in the order of `components`."""
 
-    state: dict
+    state: ResultsState
     table: Any = gr.skip()
     count: Any = gr.skip()
 
 
 
-def apply_filters(state: dict | None, split: str, model: str, category: str, retrieval: str, correct: str, cell: str,
+def apply_filters(state: ResultsState | None, split: str, model: str, category: str, retrieval: str, correct: str, cell: str,
                   low: float, high: float, text: str) -> FilterOutputs:
     """The rows that pass the current filters, and how many they are."""
-    state = dict(state or {})
-    results: analysis.Results | None = state.get("a")
+    state = state or ResultsState()
+    results = state.a
     if results is None:
         return FilterOutputs(state=state, count="Load a result file first.")
     low, high = min(float(low), float(high)), max(float(low), float(high))
     filters = analysis.Filters(split or analysis.ANY, model or analysis.ANY, category or analysis.ANY, retrieval or analysis.ANY,
                                correct or analysis.ANY, cell or analysis.ANY, low, high, capped(text, "search"))
-    table, state["view"] = _table(results, filters)
-    return FilterOutputs(state=state, table=table, count=f"{len(table)} of {len(results.frame)} questions")
+    table, view = _table(results, filters)
+    return FilterOutputs(state=replace(state, view=view), table=table, count=f"{len(table)} of {len(results.frame)} questions")
 
 
 class RowOutputs(NamedTuple):
@@ -212,11 +212,10 @@ class RowOutputs(NamedTuple):
 
 
 
-def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
+def show_row(state: ResultsState | None, evt: gr.SelectData) -> RowOutputs:
     """The selected row's question, answers, scores and raw reply, with its chosen and reference figures."""
-    state = state or {}
-    results: analysis.Results | None = state.get("a")
-    view: list[int] = state.get("view", [])
+    state = state or ResultsState()
+    results, view = state.a, state.view
     position = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
     if results is None or not isinstance(position, int) or not 0 <= position < len(view):
         return RowOutputs()
@@ -242,10 +241,10 @@ def show_row(state: dict | None, evt: gr.SelectData) -> RowOutputs:
                       reference_text=reference[1])
 
 
-def spiqa_metrics(state: dict | None, request: gr.Request) -> Iterator[str | Wait]:
+def spiqa_metrics(state: ResultsState | None, request: gr.Request) -> Iterator[str | Wait]:
     """The file's scores as the SPIQA paper reports them (x100), per split and figure category (computed
     in a worker: `result_files`)."""
-    results: analysis.Results | None = (state or {}).get("a")
+    results = (state or ResultsState()).a
     if results is None:
         yield "Load a result file first."
         return
@@ -270,7 +269,7 @@ def get_figures(progress: gr.Progress = gr.Progress(track_tqdm=True)) -> str:
 class ErrorAnalysis:
     """The tab's widgets."""
 
-    state: gr.State  # {"a": Results, "view": its table's rows, "b", "side": SideBySide, "side_view": its rows}
+    state: gr.State  # a ResultsState
     upload: gr.File
     server_file: gr.Dropdown
     summary: gr.Markdown
@@ -305,7 +304,7 @@ def build() -> ErrorAnalysis:
     """The tab (inside the caller's `gr.Tabs`)."""
     files = list(server_files())
     with gr.Tab("Error analysis", id="errors"):
-        state = visitor_state({})
+        state = visitor_state(ResultsState())
         with gr.Row(equal_height=True):
             upload = gr.File(label="Upload a result file (results.jsonl, or SPIQA responses .json)",
                              file_types=[".json", ".jsonl"], type="filepath", elem_id="results-upload", height=110)
@@ -365,7 +364,7 @@ def build() -> ErrorAnalysis:
     )
 
 
-def load_server_file(name: str | None, state: dict | None, request: gr.Request) -> Iterator[LoadOutputs | Wait]:
+def load_server_file(name: str | None, state: ResultsState | None, request: gr.Request) -> Iterator[LoadOutputs | Wait]:
     """A file of the server's results folder, picked by name (`load`)."""
     yield from load(None, name, state, request)
 

@@ -11,7 +11,7 @@ ground-truth figure. What the filters leave can be exported as CSV or as a Markd
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import gradio as gr
@@ -26,6 +26,7 @@ from spiqa_demo.ui.serving.work.queues import Queues
 from spiqa_demo.ui.serving.work.result_files import Scoring
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.outputs import components
+from spiqa_demo.ui.state.results import ResultsState
 from spiqa_demo.ui.tabs.errors.spiqa_figures import figure_view
 
 # How the tab reads a result file: (upload, name picked, session) -> the file being read in a worker.
@@ -70,7 +71,7 @@ def _table(side: analysis.SideBySide, filters: analysis.SideFilters) -> tuple[An
 class CompareOutputs(NamedTuple):
     """The comparison with a second file (outputs left out stay as they are), in the order of `components`."""
 
-    state: dict
+    state: ResultsState
     verdict: str
     plot_compare: Any = gr.skip()
     outcome: Any = gr.skip()
@@ -80,19 +81,19 @@ class CompareOutputs(NamedTuple):
     side_count: Any = gr.skip()
 
 
-def compare_with(upload: str | None, name: str | None, state: dict | None, owner: Hashable,
+def compare_with(upload: str | None, name: str | None, state: ResultsState | None, owner: Hashable,
                  open_file: OpenFile) -> Iterator[CompareOutputs | Wait]:
     """The counts, taxonomy plot, filter choices and side-by-side table against a second file, uploaded or picked
     (`open_file(upload, name, owner)` reads it in a worker for session `owner`; waiting holds no thread).
     The same choice again changes nothing: a dropdown repeats its input event when it loses focus, which
     would undo the filters set since."""
-    state = dict(state or {})
-    first: analysis.Results | None = state.get("a")
+    state = state or ResultsState()
+    first = state.a
     if first is None:
         yield CompareOutputs(state=state, verdict="Load the first result file above first.")
         return
     source = upload or name
-    if "side" in state and state.get("b_source") == source:
+    if state.side is not None and state.b_source == source:
         yield CompareOutputs(state=state, verdict=gr.skip())
         return
     with first_reading(owner, "b", str(source)) as fresh:
@@ -107,8 +108,8 @@ def compare_with(upload: str | None, name: str | None, state: dict | None, owner
         yield CompareOutputs(state=state, verdict=f"> ⚠️ **Could not load the second file.** {inert(str(opened))}")
         return
     side = analysis.side_by_side(first, opened)
-    state["b"], state["side"], state["b_source"] = opened, side, source
-    table, state["side_view"] = _table(side, analysis.SideFilters())
+    table, side_view = _table(side, analysis.SideFilters())
+    state = replace(state, b=opened, side=side, b_source=source, side_view=side_view)
     categories = [analysis.ANY, *sorted(v for v in side.frame["category"].unique() if v)]
     papers = [analysis.ANY, *sorted(side.frame["paper"].unique())]
     yield CompareOutputs(
@@ -122,21 +123,21 @@ def compare_with(upload: str | None, name: str | None, state: dict | None, owner
 class SideFilterOutputs(NamedTuple):
     """The side-by-side table for the current filters and its count line, in the order of `components`."""
 
-    state: dict
+    state: ResultsState
     compare_table: Any = gr.skip()
     side_count: Any = gr.skip()
 
 
-def filter_side(state: dict | None, outcome: str, category: str, paper: str, text: str) -> SideFilterOutputs:
+def filter_side(state: ResultsState | None, outcome: str, category: str, paper: str, text: str) -> SideFilterOutputs:
     """The shared questions that pass the filters, and how many they are."""
-    state = dict(state or {})
-    side: analysis.SideBySide | None = state.get("side")
+    state = state or ResultsState()
+    side = state.side
     if side is None:
         return SideFilterOutputs(state=state, side_count="Compare with a second file first.")
     filters = analysis.SideFilters(outcome or analysis.ANY, category or analysis.ANY, paper or analysis.ANY,
                                    capped(text, "search"))
-    table, state["side_view"] = _table(side, filters)
-    return SideFilterOutputs(state=state, compare_table=table, side_count=f"{len(table)} of {len(side.frame)} shared questions")
+    table, side_view = _table(side, filters)
+    return SideFilterOutputs(state=replace(state, side_view=side_view), compare_table=table, side_count=f"{len(table)} of {len(side.frame)} shared questions")
 
 
 class SideRowOutputs(NamedTuple):
@@ -167,16 +168,17 @@ def shown_figure(view: tuple[str | None, str]) -> tuple[Any, str]:
     return gr.update(value=view[0], visible=view[0] is not None), view[1]
 
 
-def show_side_row(state: dict | None, evt: gr.SelectData) -> SideRowOutputs:
+def show_side_row(state: ResultsState | None, evt: gr.SelectData) -> SideRowOutputs:
     """The selected shared question side by side."""
-    state = state or {}
-    side: analysis.SideBySide | None = state.get("side")
-    view: list[int] = state.get("side_view", [])
+    state = state or ResultsState()
+    side, view = state.side, state.side_view
     position = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
     if side is None or not isinstance(position, int) or not 0 <= position < len(view):
         return SideRowOutputs()
     i, j = side.comparison.pairs[view[position]]
-    a, b = state["a"], state["b"]
+    a, b = state.a, state.b
+    if a is None or b is None:  # a side by side is made from both
+        return SideRowOutputs()
     record = a.records[i]
     detail = "\n\n".join([
         f"#### {inert(record.paper_id)} · question {inert(record.question_key)} · "
@@ -264,23 +266,23 @@ def build(files: list[str]) -> CompareWidgets:
     )
 
 
-def export(state: dict | None, kind: str) -> Any:
+def export(state: ResultsState | None, kind: str) -> Any:
     """The rows on show as a file to download: the side-by-side table's when a second file is compared,
     else the first file's table; `kind` is "csv" or "markdown" (counts, the taxonomy chart, the rows)."""
     from spiqa_demo.evaluation.export import markdown_report, rows_csv
     from spiqa_demo.ui.serving.files.storage import export_path
 
-    state = state or {}
-    first: analysis.Results | None = state.get("a")
+    state = state or ResultsState()
+    first = state.a
     if first is None:
         gr.Warning("Load a result file first.")
         return gr.update(visible=False)
-    side: analysis.SideBySide | None = state.get("side")
+    side = state.side
     if side is not None:
-        rows = side.frame.loc[state.get("side_view", [])]
+        rows = side.frame.loc[state.side_view]
         files, comparison, what = [side.comparison.a, side.comparison.b], side.comparison, "side-by-side rows"
     else:
-        rows = first.frame.loc[state.get("view", []), ["paper", "key", "category", "question", "ground truth", "answer",
+        rows = first.frame.loc[state.view, ["paper", "key", "category", "question", "ground truth", "answer",
                                                        "verdict", "chosen", "reference", "retrieval", "taxonomy"]]
         files, comparison, what = [first.judged], None, "rows"
     selection = f"the {what} shown with the filters set in the app"
@@ -296,10 +298,10 @@ def wire(widgets: CompareWidgets, state: gr.State, open_file: OpenFile, queues: 
     """Connect the side-by-side part; `open_file(upload, name, owner)` reads a result file within the app's
     bounds for session `owner`."""
 
-    def uploaded(upload: str | None, state: dict | None, request: gr.Request) -> Iterator[CompareOutputs | Wait]:
+    def uploaded(upload: str | None, state: ResultsState | None, request: gr.Request) -> Iterator[CompareOutputs | Wait]:
         yield from compare_with(upload, None, state, request.session_hash, open_file)
 
-    def picked(name: str | None, state: dict | None, request: gr.Request) -> Iterator[CompareOutputs | Wait]:
+    def picked(name: str | None, state: ResultsState | None, request: gr.Request) -> Iterator[CompareOutputs | Wait]:
         yield from compare_with(None, name, state, request.session_hash, open_file)
 
     compared = components(CompareOutputs, widgets, state=state)

@@ -20,9 +20,8 @@ from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence, figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.loading import greeting
-from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared.chat_stream import (
-    POLL_S,
     AskOutputs,
     History,
     chat_message,
@@ -30,9 +29,16 @@ from spiqa_demo.ui.shared.chat_stream import (
     shown_turn,
     streamed_answer,
 )
-from spiqa_demo.ui.shared.model_settings import READER, RETRIEVAL_ONLY_NOTICE, ModelChoice, resolve_backend
+from spiqa_demo.ui.shared.model_settings import (
+    READER,
+    RETRIEVAL_ONLY_NOTICE,
+    ModelChoice,
+    PanelChoice,
+    PanelValue,
+    resolve_backend,
+)
 from spiqa_demo.ui.state.chat_history import bounded
-from spiqa_demo.ui.state.session import Session, Turn
+from spiqa_demo.ui.state.session import Answering, Session
 from spiqa_demo.ui.tabs.paper import reader_chat
 
 if TYPE_CHECKING:
@@ -146,19 +152,19 @@ def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
     return notes
 
 
-def _wait_for_paper(session: Session, turn: Turn) -> Iterator[Wait | None]:
+def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
     """While the session's paper is being read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
     yield Wait(lambda: session.paper is not None or session.load_job is not None or turn.stopped, UPLOAD_GRACE_S)
     while (job := session.load_job) is not None and not job.done and not turn.stopped:
-        turn.thought["content"] = f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…"
-        turn.thought["metadata"] = {"title": "Loading the paper", "status": "pending"}
+        turn.think(f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…",
+                   {"title": "Loading the paper", "status": "pending"})
         yield None
         yield Wait(lambda: job.done or turn.stopped, POLL_S)
     turn.waiting_for_paper = False
 
 
-def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
+def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool = False) -> Iterator[AskOutputs | Wait]:
     """Stream one question's turn into the session's chat (as `steps`: Gradio runs it `unthreaded`).
 
     A question asked while the paper loads waits for it. The answer is marked stopped, with what
@@ -166,8 +172,8 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
     """
     session = session or Session()
     storage.in_use(session)
-    *fields, api_key = choice_and_key
-    choice = ModelChoice.from_inputs(*fields)
+    chosen = PanelChoice.from_values(panel)
+    choice, api_key = chosen.choice, chosen.api_key
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
@@ -197,7 +203,7 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
             history.append(chat_message("assistant", inert(problem)))
         yield shown_turn(history, session)
         return
-    thought["content"], thought["metadata"] = "Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"}
+    turn.think("Ranking the paper's figures and tables…", {"title": SHORTLIST_TITLE, "status": "pending"})
     yield shown_turn(history, session)
     if choice.task == READER and not spiqa:
         backend, notice = resolve_backend(choice, api_key)
@@ -206,19 +212,19 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
         yield from _answer(asked.text, paper, session, turn, choice, api_key)
 
 
-def ask_spiqa(question: str, session: Session | None, *choice_and_key: Any) -> Iterator[AskOutputs | Wait]:
+def ask_spiqa(question: str, session: Session | None, *panel: PanelValue) -> Iterator[AskOutputs | Wait]:
     """`ask` with SPIQA's task (the reader's conversation asks CoT): a question picked from the SPIQA
     check's list is answered as the benchmark asks it, so the check can score it."""
-    yield from ask(question, session, *choice_and_key, spiqa=True)
+    yield from ask(question, session, *panel, spiqa=True)
 
 
-def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: ModelChoice,
+def _answer(question: str, paper: Paper, session: Session, turn: Answering, choice: ModelChoice,
             api_key: str) -> Iterator[AskOutputs | Wait]:
     from spiqa_demo.qa import Answer, ask_stream
     from spiqa_demo.qa.shortlist import retrieval_shortlist
 
     settings = app_settings()
-    history, thought = session.history, turn.thought
+    history = session.history
     backend, notice = resolve_backend(choice, api_key)
     events = ask_stream(paper, question, backend, task=choice.spiqa_task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
@@ -228,12 +234,11 @@ def _answer(question: str, paper: Paper, session: Session, turn: Turn, choice: M
         return
     turn.finished = True
     session.last_answer = answer
-    thought["content"] = bounded(shortlist_markdown(answer))
-    thought["metadata"] = {
+    turn.think(bounded(shortlist_markdown(answer)), {
         "title": f"{SHORTLIST_TITLE}: {len(answer.candidates)} candidates by retrieval score",
         "status": "done",
         "duration": round(answer.timings.get("total", 0.0), 2),
-    }
+    })
     history.extend(answer_messages(answer, _notes(answer, session, notice)))
     if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
         session.turn = None

@@ -26,7 +26,7 @@ from spiqa_demo.ui.serving.guards.input_limits import capped, limit
 from spiqa_demo.ui.serving.messages import as_sentence, figure_name
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work.loading import PaperLoad
-from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared import follow, model_settings, page_viewer, question_box
 from spiqa_demo.ui.shared.events import Load, PaperEvents
 from spiqa_demo.ui.shared.outputs import components
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CAPTION_CHARS = 90
-POLL_S = 0.2  # how often a load's progress is reported
 ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a visitor who left is noticed)
 DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
                "select a cited passage or figure in the chat to see it boxed on its page.")

@@ -26,8 +26,7 @@ from spiqa_demo.ui.state.chat_history import bounded
 if TYPE_CHECKING:
     from spiqa_demo.models.base import ModelBackend
     from spiqa_demo.types import Paper
-    from spiqa_demo.ui.state.session import Session
-    from spiqa_demo.ui.state.session import Turn as ChatTurn
+    from spiqa_demo.ui.state.session import Answering, Session
 
 EVIDENCE_TITLE = "Evidence"
 OPEN_HINT = "select to open its page, boxed"
@@ -93,13 +92,12 @@ def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
     return notes
 
 
-def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, backend: ModelBackend | None,
+def answer(question: str, paper: Paper, session: Session, chat_turn: Answering, backend: ModelBackend | None,
            notice: str) -> Iterator[AskOutputs | Wait]:
     """Stream one reader's turn into the session's chat (the steps of `chat.ask` once the paper is there)."""
     settings = app_settings()
     history: History = session.history
-    thought = chat_turn.thought
-    thought["content"], thought["metadata"] = "Reading the question…", {"title": EVIDENCE_TITLE, "status": "pending"}
+    chat_turn.think("Reading the question…", {"title": EVIDENCE_TITLE, "status": "pending"})
     # Without a model the core says so in its own words (the answer quotes the paper), once per chat.
     events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
                              notice="" if notice == RETRIEVAL_ONLY_NOTICE else notice)
@@ -107,9 +105,9 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: ChatTurn, b
     if turn is None:
         return
     chat_turn.finished = True
-    thought["content"] = bounded(evidence_markdown(turn))
-    thought["metadata"] = {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
-                           "status": "done"}
+    chat_turn.think(bounded(evidence_markdown(turn)),
+                    {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
+                     "status": "done"})
     for message, evidence in turn_messages(turn, _notes(turn, session, notice)):
         history.append(message)
         if evidence is not None:

@@ -26,7 +26,7 @@ from spiqa_demo.ui.serving.guards.input_limits import capped, limit
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.steps import Wait
-from spiqa_demo.ui.shared.model_settings import ModelChoice, resolve_backend
+from spiqa_demo.ui.shared.model_settings import PanelChoice, PanelValue, resolve_backend
 from spiqa_demo.ui.shared.outputs import components
 from spiqa_demo.ui.shared.spiqa_data import benchmark_datasets
 from spiqa_demo.ui.shared.spiqa_images import find_image
@@ -287,7 +287,7 @@ class RunAllOutputs(NamedTuple):
 
 
 
-def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_and_key: Any,
+def run_all(session: Session | None, judge_model: str, judge_url: str, *panel: PanelValue,
             progress: gr.Progress = gr.Progress()) -> Iterator[RunAllOutputs | Wait]:
     """Ask every benchmark question of the paper; yields the table and its totals as each is done (as
     `steps`: the run is one model call of the session, waited for without holding a thread)."""
@@ -299,8 +299,8 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *choice_a
     if session is None or session.spiqa is None or session.paper is None:
         yield RunAllOutputs(summary="Load a SPIQA paper first.")
         return
-    *fields, api_key = choice_and_key
-    choice = ModelChoice.from_inputs(*fields)
+    chosen = PanelChoice.from_values(panel)
+    choice, api_key = chosen.choice, chosen.api_key
     backend, notice = resolve_backend(choice, api_key)
     judge, judge_note = load_judge(judge_model, judge_url, choice.base_url, api_key)
     ask_paper = partial(ask, session.paper, backend=backend, task=choice.spiqa_task, k=choice.k,
