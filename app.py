@@ -1,8 +1,9 @@
 """The app's entry point (and the Hugging Face Space's `app_file`): `python app.py`.
 
 Serves on 127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). Heavy libraries
-(PyMuPDF, torch, sentence-transformers) load in the background after the page is served; on a
-ZeroGPU Space a local model loads first, at import (`spiqa_demo.ui.app.preload`).
+(PyMuPDF, torch, sentence-transformers) load in the background: the paper readers' first, while the
+page is built, the rest once it is served (`spiqa_demo.ui.app.warmup`); on a ZeroGPU Space a local
+model loads first, at import (`spiqa_demo.ui.app.preload`).
 """
 
 import sys
@@ -19,8 +20,9 @@ except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and
 
 from spiqa_demo.ui.app.layout import build_demo, launch_options
 from spiqa_demo.ui.app.preload import preload_on_zerogpu
-from spiqa_demo.ui.app.warmup import start_warmup
+from spiqa_demo.ui.app.warmup import start_first_reader, start_warmup
 
+start_first_reader(settings)  # first, beside building the page: the first paper waits for a reader's encoder
 preload_on_zerogpu(settings)  # ZeroGPU: local weights load now, never inside a visitor's GPU time
 demo = build_demo(settings)
 

@@ -4,12 +4,16 @@ Tests and benchmarks of the shared app use it as the address a visitor names: it
 headers (keys) reach such an address, and, streaming slowly, stands in for a slow model server.
 A test that must act while a request is provably unanswered (stop it, interrupt the run, ask
 something else meanwhile) holds the requests after the first few until it says go, instead of
-racing a slow stream against the clock.
+racing a slow stream against the clock. A `paced` stream sends each piece after the first only
+when the test releases it, and meanwhile watches for the app hanging up: a test stops an answer
+mid-stream and sees whether, and after how many pieces, the connection was closed.
 """
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,9 +24,9 @@ from typing import Any
 
 # A CoT reply in pieces: image choice and rationale first, then the answer.
 REPLY_PIECES = ("{'Image': 1, 'Rationale': 'the table'}", " The answer is : ", "SPDNet")
-# How often a held stream sends a filler piece: it stays alive, so the app notices a hang-up (a
-# stopped answer) within one piece, as it would with a slow model.
+# How often a held stream sends a filler piece: it stays alive, as a slow model's would.
 HELD_PIECE_S = 0.2
+CHECK_S = 0.02  # how often a paced stream waiting for the test's go-ahead looks for a hang-up
 
 
 @dataclass
@@ -35,9 +39,26 @@ class Listener:
     finished: threading.Event = field(default_factory=threading.Event)  # a streamed reply was fully sent
     held: threading.Event = field(default_factory=threading.Event)  # a request is waiting for `go`
     go: threading.Event = field(default_factory=threading.Event)  # held requests are answered once set
+    disconnected: threading.Event = field(default_factory=threading.Event)  # the app hung up mid-stream
+    pieces_sent: int = 0  # streamed pieces written, all requests together
+    pieces_at_stop: int | None = None  # `pieces_sent` when the test stopped the answer
+    _go_ahead: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
 
     def saw(self, text: str) -> bool:
         return any(text in request for request in self.requests)
+
+    def release(self, pieces: int = 1) -> None:
+        """A paced stream may send this many more pieces."""
+        self._go_ahead.release(pieces)
+
+    def mark_stop(self) -> None:
+        """The test stops the answer now: pieces sent from here on are counted (`sent_after_stop`)."""
+        self.pieces_at_stop = self.pieces_sent
+
+    @property
+    def sent_after_stop(self) -> int:
+        assert self.pieces_at_stop is not None, "mark_stop() was not called"
+        return self.pieces_sent - self.pieces_at_stop
 
 
 def _completion(content: str = "Yes") -> bytes:
@@ -57,6 +78,7 @@ def openai_listener(
     answer_first: int | None = None,
     silent: bool = False,
     reply: Callable[[dict[str, Any]], str] | None = None,
+    paced: bool = False,
 ) -> Iterator[Listener]:
     """Serve `/v1/chat/completions` on 127.0.0.1; a streamed reply is `chunks` pieces, `chunk_delay_s` apart.
 
@@ -65,7 +87,9 @@ def openai_listener(
     first piece (the image choice and rationale), then a "." every `HELD_PIECE_S`, so it never ends
     before `go` however slow the machine. `silent`: a held request gets no byte at all before `go`
     (a server that accepts and never replies). `reply(request_body)` gives the reply's text instead
-    (sent whole, streamed as one piece): a test answers each request as a model would.
+    (sent whole, streamed as one piece): a test answers each request as a model would. `paced`: a
+    streamed reply's pieces after the first wait for `release()` (or `go`), and a hang-up meanwhile
+    ends the stream and sets `disconnected`.
     """
     record = Listener()
     counting = threading.Lock()
@@ -108,6 +132,8 @@ def openai_listener(
                 self.send_header("Connection", "close")
                 self.end_headers()
                 for n, piece in enumerate(pieces):
+                    if paced and n > 0 and not self._released():
+                        return
                     self._piece(piece)
                     time.sleep(chunk_delay_s)
                     if hold and n == 0:
@@ -117,14 +143,35 @@ def openai_listener(
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
             except OSError:
-                return  # the app hung up (a stopped answer)
+                record.disconnected.set()  # the app hung up (a stopped answer)
+                return
             record.finished.set()
+
+        def _released(self) -> bool:
+            """Wait for the test's go-ahead for one more piece; False when the app hung up meanwhile."""
+            while not record._go_ahead.acquire(timeout=CHECK_S):
+                if record.go.is_set():
+                    return True
+                if self._hung_up():
+                    record.disconnected.set()
+                    return False
+            return True
+
+        def _hung_up(self) -> bool:
+            """Whether the app closed its side: the socket reads as ended (it sends nothing more mid-reply)."""
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            try:
+                return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                return True  # reset
 
         def _piece(self, text: str) -> None:
             chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
                      "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
+            with counting:
+                record.pieces_sent += 1
 
         def log_message(self, *args: Any) -> None:
             return None

@@ -104,3 +104,14 @@ def test_a_table_lookup_states_the_cell_and_says_it_is_boxed(client: Client, grn
     turn = texts(chat).split("PaSC2?")[-1]
     assert "In Table 1, SPDNet has the highest PaSC2: 72.83 (row “SPDNet”, column “PaSC2”)." in turn, turn
     assert "Cell: row “SPDNet”, column “PaSC2”: **72.83** (boxed on its page)" in turn, turn
+
+
+def test_a_ready_paper_offers_an_overview_and_questions_from_it_that_are_answered(client: Client, grnet_pdf: Path) -> None:
+    *_, overview, suggestions = client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    assert "At a glance:** 2 pages, 3 figures, 1 table." in str(overview), overview
+    questions = [sample[0] for sample in suggestions["samples"]]
+    assert 3 <= len(questions) <= 4 and "What does Table 1 report?" in questions, questions
+    picked = client.predict(1, api_name="/pick_suggestion")
+    assert picked == questions[1]
+    chat, _ = client.predict(*ask_args(picked, task="reader"), api_name="/ask")
+    assert files(chat) and "Table 1" in texts(chat).split(picked)[-1], texts(chat)

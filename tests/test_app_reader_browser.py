@@ -106,6 +106,15 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
         assert {row["label"] for row in index} >= {"Figure 1", "Table 3"} and all(row["file"] in archive.namelist() for row in index)
     assert next(row for row in index if row["label"] == "Table 3")["page"] == "7"
 
+    assert "At a glance:" in page.inner_text("#paper-overview")  # the start on the paper, and a suggestion asked by a click
+    suggested = page.locator("#suggested-questions button, #suggested-questions tr, #suggested-questions td").first
+    asked = suggested.inner_text().strip()
+    suggested.click()
+    page.wait_for_function("(q) => document.querySelector('#chat').innerText.split(q).length > 1 && "
+                           "document.querySelector('#chat').innerText.split(q).pop().includes('Evidence:')", arg=asked)
+    page.locator("#question button", has_text="Ask").wait_for()
+    shot(page, "reader-4-suggested-question")
+
     page.click("button[role=tab]:has-text('Across papers')")  # its model settings are one click away
     page.click("#across-settings")
     page.wait_for_selector("#model textarea, #model input", state="visible")

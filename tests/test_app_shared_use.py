@@ -2,7 +2,8 @@
 
 An operator's key never reaches an address a visitor names; endpoints visitors may choose are the
 operator's setting; with a Space's defaults the operator's endpoint is asked for the operator's
-models only, and with no model configured nothing is sent; a cancelled load or answer leaves the session usable; a retrieval-only
+models only, and with no model configured nothing is sent; a cancelled load or answer leaves the session usable, and a
+cancelled answer closes its model request; a retrieval-only
 question is not queued behind another visitor's slow model; a question sent right after an
 upload is answered once the paper is indexed; the extraction cache is not served. Loads and model
 replies that a test must act during are held until the test says go, so no outcome depends on
@@ -199,6 +200,24 @@ def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: P
     chat, _ = client.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
     assert texts(chat).count("(stopped)") == 1 and "Stopped before the answer was complete" in json.dumps(chat)
     assert "Table 1" in texts(chat).split("HDM05?")[-1]
+
+
+@pytest.mark.parametrize("task", ["reader", "cot"])
+def test_a_cancelled_answer_closes_the_model_request(app_url: str, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     task: str) -> None:
+    """The reader's chat and a SPIQA task: the model's stream is held after its second piece, so the
+    listener sees the hang-up only if cancelling the event closed the request, and counts what it sent after."""
+    client = visitor(app_url)
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    with openai_listener(paced=True, chunks=40) as model:
+        allow_endpoint(monkeypatch, model.url)
+        job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=model.url, task=task), api_name="/ask")
+        model.release(1)
+        wait_for(lambda: "the answer is" in json.dumps(job.outputs()[-1:]).lower(), "the streamed reply in the chat")
+        model.mark_stop()
+        job.cancel()
+        assert model.disconnected.wait(30), "the model request stayed open after the answer was cancelled"
+        assert model.sent_after_stop == 0
 
 
 def test_a_question_sent_right_after_an_upload_is_answered(app_url: str, shared: Path, tmp_path: Path,

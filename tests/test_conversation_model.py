@@ -119,7 +119,8 @@ def test_i_dont_know_shows_no_supporting_evidence(paper: Paper) -> None:
     def unsure(request: dict[str, Any]) -> str:
         return REWRITTEN if "Standalone question:" in _text(request) else "I don't know. [Table 2]"
 
-    _, turn, _ = _chat(paper, unsure, "and on CIFAR-10?")
+    listener, turn, _ = _chat(paper, unsure, "and on CIFAR-10?")
+    assert 'does not answer the question, do not guess: reply exactly \\"I don\'t know\\"' in listener.requests[-1]
     assert turn.abstained and turn.cited == () and turn.evidence
     assert not any(e.cited for e in turn.evidence)
 

@@ -109,6 +109,12 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
     return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]
 
 
+def first_passages(paper: Paper, question: str, settings: QASettings, retrieval: RetrievalSettings | None = None) -> list[Evidence]:
+    """The passages `rank_evidence` shortlists for `question` asked first (no earlier turn): the
+    overview checks a suggested question against them without building the figure index."""
+    return _passage_evidence(paper, question, "", settings.reader_passages, retrieval)
+
+
 def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
     if not paper.passages:
         return []

@@ -26,7 +26,8 @@ from spiqa_demo.conversation.followup import Reading, cannot_stand_alone, read_q
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import PaperError
-from spiqa_demo.models.base import Message, ModelBackend
+from spiqa_demo.models.base import Message, ModelBackend, closed_after
+from spiqa_demo.models.stopping import Stopped
 from spiqa_demo.qa.flows import CONTEXT_MARGIN_TOKENS
 from spiqa_demo.questions import check_question
 from spiqa_demo.settings import QASettings, RetrievalSettings
@@ -201,10 +202,13 @@ def _model_answer(
     try:
         request = _request(backend, history, question, evidence, settings, messages)
         pieces: list[str] = []
-        for piece in backend.stream(request, settings.max_new_tokens):
-            pieces.append(piece)
-            yield piece
+        with closed_after(backend.stream(request, settings.max_new_tokens)) as stream:
+            for piece in stream:
+                pieces.append(piece)
+                yield piece
         answer, marked, abstained = _read_reply("".join(pieces), evidence, messages)
+    except Stopped:
+        raise  # nobody waits for this answer: no quoted one in its place
     except PaperError as exc:
         messages.append(f"the model could not answer: {exc}; the answer quotes the paper instead")
         return None

@@ -13,11 +13,14 @@ from spiqa_demo.models.base import Message, Part
 
 IDK = "I don't know"
 
+# Abstaining is asked for plainly and first-class: a reader trusts an answer that may say "not here"
+# only if it says so instead of filling the gap from what the model knows of other papers.
 ANSWER_INSTRUCTIONS = (
     "You answer a reader's question about a scientific paper from the figures, tables and passages "
-    "of the paper shown below. Answer in one to three sentences. After each claim, cite what it rests "
-    "on exactly as labelled: [Figure 3] or [Table 2] for a figure or table, [p. 6] for a passage on "
-    f'page 6. If what is shown does not answer the question, reply exactly "{IDK}".'
+    "of the paper shown below, and from nothing else: not from what you know of this or other papers. "
+    "Answer in one to three sentences. After each claim, cite what it rests on exactly as labelled: "
+    "[Figure 3] or [Table 2] for a figure or table, [p. 6] for a passage on page 6. If what is shown "
+    f'does not answer the question, do not guess: reply exactly "{IDK}".'
 )
 REWRITE_INSTRUCTIONS = (
     "Rewrite the reader's last question about the paper as one standalone question that can be "

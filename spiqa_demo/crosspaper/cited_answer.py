@@ -26,7 +26,7 @@ from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import InputError
 from spiqa_demo.library import PaperLibrary
 from spiqa_demo.library.records import Availability
-from spiqa_demo.models.base import Message, ModelBackend, Part
+from spiqa_demo.models.base import Message, ModelBackend, Part, closed_after
 from spiqa_demo.settings import QASettings
 from spiqa_demo.types import BBox, Figure, Paper
 
@@ -129,9 +129,10 @@ def ask_cited_stream(
     request = answer_request(question, passages, chosen, backend.supports_images)
     pieces: list[str] = []
     try:
-        for piece in backend.stream([request], max_new_tokens=MAX_NEW_TOKENS):
-            pieces.append(piece)
-            yield piece
+        with closed_after(backend.stream([request], max_new_tokens=MAX_NEW_TOKENS)) as stream:
+            for piece in stream:
+                pieces.append(piece)
+                yield piece
     except Exception as exc:  # a failing model must leave the retrieved passages to the reader
         messages.append(f"the model failed to answer ({type(exc).__name__}: {exc}); the passages below are retrieval only")
         yield CitedAnswer(question, chosen, cited, passages, "", messages, CROSSPAPER_PROMPT_VERSION)

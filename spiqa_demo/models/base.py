@@ -9,7 +9,8 @@ text-only model given images) that says whether retrying can help; any other exc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, Union, runtime_checkable
@@ -102,3 +103,14 @@ class ModelBackend(Protocol):
     def count_tokens(self, messages: list[Message]) -> int:
         """Prompt tokens of `messages` (exact on local models, an estimate on APIs)."""
         ...
+
+
+@contextmanager
+def closed_after(pieces: Iterator[str]) -> Iterator[Iterator[str]]:
+    """A backend's stream, closed when the block ends however it ends: a reader that stops (its own
+    generator closed) closes the model request at once, not when the garbage collector gets to it."""
+    try:
+        yield pieces
+    finally:
+        if isinstance(pieces, Generator):
+            pieces.close()

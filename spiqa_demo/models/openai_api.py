@@ -17,13 +17,16 @@ ports answer where.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Iterator
+from contextlib import nullcontext, suppress
 from typing import Any
 
 from spiqa_demo.errors import BackendError
 from spiqa_demo.models.base import Message, NextTokenLogprobs, TokenLogprob, Usage
 from spiqa_demo.models.endpoints import OPENAI_URL
 from spiqa_demo.models.images import data_url
+from spiqa_demo.models.stopping import Stopped, current_stop
 from spiqa_demo.paper_text import one_line
 
 log = logging.getLogger(__name__)
@@ -176,16 +179,31 @@ class OpenAIBackend:
             raise self._error(exc) from exc
 
     def _stream(self, request: dict[str, Any], usage: Usage | None) -> Iterator[str]:
+        """The reply's pieces; however the reading ends (closed by its reader, stopped from another
+        thread, failed) the request is closed at once, so the server stops sending (and billing)."""
         import openai
 
+        stop = current_stop()
+        if stop is not None and stop.stopped:
+            raise Stopped()
         try:
             chunks = self._client.chat.completions.create(model=self.name, **request, stream=True, timeout=self._streamed)
-            for chunk in chunks:
-                _fill_usage(usage, chunk)
-                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
         except openai.OpenAIError as exc:
             raise self._error(exc, streamed=True) from exc
+        try:
+            with stop.on_stop(lambda: _hang_up(chunks.response)) if stop is not None else nullcontext():
+                for chunk in chunks:
+                    _fill_usage(usage, chunk)
+                    if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                        yield chunk.choices[0].delta.content
+            if stop is not None and stop.stopped:
+                raise Stopped()  # a reply without a length reads a hang-up as its end
+        except openai.OpenAIError as exc:
+            if stop is not None and stop.stopped:
+                raise Stopped() from exc  # the hang-up, not the server, ended the stream
+            raise self._error(exc, streamed=True) from exc
+        finally:
+            chunks.close()  # the stream would otherwise stay open until garbage collection finds it
 
     def _error(self, exc: Exception, streamed: bool = False) -> BackendError:
         """A one-line message for people, with the status but not the server's words (logged, without
@@ -242,6 +260,17 @@ class OpenAIBackend:
                 retryable=status in RETRYABLE_STATUS or (status is not None and status >= 500),
             )
         return BackendError(f"the API at {where} failed (the reason is logged)", retryable=False)
+
+
+def _hang_up(response: Any) -> None:
+    """Shut down the socket a streamed reply is read from: unlike closing it, this wakes the thread
+    blocked reading it and tells the server at once (httpx's `network_stream` response extension)."""
+    network = response.extensions.get("network_stream")
+    sock = network.get_extra_info("socket") if network is not None else None
+    if sock is None:
+        return  # not a plain HTTP/1.1 connection: the stream ends at its next piece, when its reader closes it
+    with suppress(OSError):  # already closed: the reply had ended
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _fill_usage(usage: Usage | None, response: Any) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from time import perf_counter
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.models.base import Message, ModelBackend, Usage
+from spiqa_demo.models.base import Message, ModelBackend, Usage, closed_after
 from spiqa_demo.qa import prompts
 from spiqa_demo.qa.answer import TASKS, Answer, Candidate, Task
 from spiqa_demo.qa.parsing import clean_answer, parse_cot, parse_direct
@@ -402,9 +402,10 @@ def _generate(backend: ModelBackend, request: list[Message], o: _Options, answer
     started = perf_counter()
     if o.stream:
         pieces = []
-        for piece in backend.stream(request, o.max_new_tokens, usage=usage):
-            pieces.append(piece)
-            yield piece
+        with closed_after(backend.stream(request, o.max_new_tokens, usage=usage)) as stream:
+            for piece in stream:
+                pieces.append(piece)
+                yield piece
         raw = "".join(pieces)
     else:
         raw = backend.generate(request, o.max_new_tokens, usage=usage)

@@ -40,6 +40,7 @@ from spiqa_demo.ui.serving.work.workers import Limits, Report, SlotWorkers
 log = logging.getLogger(__name__)
 
 WAITING = "Waiting for a free reader"
+STARTING = "Starting the paper reader (the first paper after the app starts)"
 
 
 def _sweep_staging() -> None:
@@ -50,12 +51,17 @@ def _sweep_staging() -> None:
 _workers = SlotWorkers(on_death=_sweep_staging)
 
 
-def warm_workers() -> None:
-    """Delete what killed workers of earlier runs left in the cache, then start every slot's worker
-    process and its sentence encoder, side by side (the app's start-up calls this)."""
-    settings = app_settings()
-    sweep_staging(settings.extraction)
-    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True) for worker in _workers.of(LOADS.slots)]
+def warm_workers(settings: Settings, first: bool) -> None:
+    """Start worker processes and their sentence encoders (the app's start-up calls this): the first
+    slot's (`first`), which the first paper gets, so what a visitor uploading at once waits for is
+    started alone; else the others, side by side. Starting the first also deletes what killed
+    workers of earlier runs left in the cache."""
+    if first:
+        sweep_staging(settings.extraction)
+        _workers[0].warm(settings.retrieval)
+        return
+    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True)
+                for worker in _workers.of(LOADS.slots)[1:]]
     for thread in starting:
         thread.start()
     for thread in starting:
@@ -83,6 +89,8 @@ def extract(slot: int, pdf: Path, settings: Settings, progress: Progress, extrac
         elif message[0] == "extracted":
             extracted(message[1])  # type: ignore[arg-type]
 
+    if _workers[slot].starting:
+        progress(0.0, STARTING)
     return _workers[slot].run(_open, (pdf, settings), f"{pdf.name}: reading it", load_limits(settings), hear)
 
 

@@ -12,12 +12,12 @@ Answers without a model (retrieval only) never enter a pool: their call runs in 
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from collections.abc import Generator, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.errors import PaperError
+from spiqa_demo.models.stopping import CallStop, stoppable
 from spiqa_demo.ui.serving.work.fair_queue import FairQueue, Job
 from spiqa_demo.ui.serving.work.pools import API_MODELS, LOCAL_MODELS
 
@@ -33,7 +33,7 @@ class ModelCall:
         self._events = events
         self._pool = pool
         self._items: deque[Any] = deque()
-        self._stop = threading.Event()
+        self._stop = CallStop()
         self.started = pool is None
         self.finished = False
         self.error: Exception | None = None
@@ -44,10 +44,11 @@ class ModelCall:
     def run(self, slot: int) -> None:
         self.started = True
         try:
-            for item in self._events:
-                self._items.append(item)
-                if self._stop.is_set():
-                    break
+            with stoppable(self._stop):  # `stop` hangs up the model request this thread is reading
+                for item in self._events:
+                    self._items.append(item)
+                    if self._stop.stopped:
+                        break
         except Exception as exc:  # the reader re-raises it where a flow's error is expected
             self.error = exc
         finally:
@@ -84,9 +85,9 @@ class ModelCall:
         return None if self._pool is None else self._pool.ahead_of(self)
 
     def stop(self) -> None:
-        """The reader is gone or stopped: a waiting call is dropped, a running one ends at its next piece
-        (a server that sends none is cut off by the first-byte timeout)."""
-        self._stop.set()
+        """The reader is gone or stopped: a waiting call is dropped, a running one's open model request
+        is hung up now (the server stops sending) and the call ends."""
+        self._stop.stop()
         if self._pool is not None:
             self._pool.cancel(self)
         elif not self.finished:

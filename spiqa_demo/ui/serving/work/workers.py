@@ -63,6 +63,7 @@ class Worker:
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self._on_death = on_death
+        self.starting = False  # `warm` is under way: a task waits for the process and its encoder
 
     def start(self) -> None:
         """Start the process now (Python and this module loaded), so the first task does not wait for it."""
@@ -71,7 +72,11 @@ class Worker:
 
     def warm(self, settings: RetrievalSettings) -> None:
         """Start the process and load its sentence encoder now, so no visitor waits for it."""
-        self.run(_load_encoder, (settings,), "starting the paper reader")
+        self.starting = True
+        try:
+            self.run(_load_encoder, (settings,), "starting the paper reader")
+        finally:
+            self.starting = False
 
     def run(self, task: Callable[..., T], args: tuple[Any, ...], what: str, limits: Limits | None = None,
             hear: Report = _ignore) -> T:

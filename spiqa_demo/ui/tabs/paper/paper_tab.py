@@ -31,7 +31,7 @@ from spiqa_demo.ui.shared import follow, model_settings, page_viewer, question_b
 from spiqa_demo.ui.shared.events import Load, PaperEvents
 from spiqa_demo.ui.shared.outputs import components
 from spiqa_demo.ui.state.session import Session
-from spiqa_demo.ui.tabs.paper import chat, examples, spiqa_check
+from spiqa_demo.ui.tabs.paper import chat, examples, spiqa_check, start
 
 if TYPE_CHECKING:
 
@@ -85,21 +85,26 @@ class LoadOutputs(NamedTuple):
     download_all: Any = gr.skip()
     viewer_controls: Any = gr.skip()
     export_file: Any = gr.skip()
+    overview: Any = gr.skip()
+    suggestions: Any = gr.skip()
 
 
 
-def _paper_shown(session: Session, paper: Paper, status: str) -> LoadOutputs:
+def _paper_shown(session: Session, paper: Paper, status: str, ready: bool = False) -> LoadOutputs:
     """The paper's status, its gallery with no item selected yet, and the session's new chat, unless a
     question asked during the load is being answered: that question's own updates show the chat (the
-    greeting too), and a copy taken here could reach the browser after its answer and hide it."""
+    greeting too), and a copy taken here could reach the browser after its answer and hide it. Once
+    it is `ready` to ask, its overview and suggested questions (`start`); none before."""
     chat = gr.skip() if session.turn is not None else list(session.history)
     from spiqa_demo.ui.tabs.paper.exports import gallery_zip
 
     zipped = gallery_zip(paper)
+    overview, suggestions = start.shown(paper if ready else None)
     return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
                        detail=DETAIL_HINT, chatbot=chat, viewer_controls=gr.update(visible=False),
                        download_all=gr.update(value=str(zipped) if zipped else None, visible=zipped is not None),
-                       export_file=gr.update(value=None, visible=False))
+                       export_file=gr.update(value=None, visible=False),
+                       overview=overview, suggestions=suggestions)
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
@@ -140,7 +145,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
         return
     progress(1.0, desc=job.message)
-    yield _paper_shown(session, job.paper, status_markdown(job.paper))
+    yield _paper_shown(session, job.paper, status_markdown(job.paper), ready=True)
 
 
 def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
@@ -212,6 +217,8 @@ class PaperTab:
     detail: gr.Markdown
     annotations: gr.Checkbox
     chatbot: gr.Chatbot
+    overview: gr.Markdown
+    suggestions: gr.Dataset
     question: gr.Textbox
     download_all: gr.DownloadButton
     viewer_controls: gr.Row
@@ -268,6 +275,9 @@ def build(settings: Settings) -> PaperTab:
                 chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
                                      placeholder="Load a paper, then ask about its figures, tables and text.",
                                      buttons=["copy"], feedback_options=None)
+                overview = gr.Markdown("", visible=False, elem_id="paper-overview")
+                suggestions = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="Suggested questions",
+                                         elem_id="suggested-questions", visible=False)
                 question = question_box.build("Question", "e.g. Which method has the lowest error? Then: and on the other dataset?",
                                               "question")
                 with gr.Row():
@@ -277,7 +287,7 @@ def build(settings: Settings) -> PaperTab:
                 with gr.Accordion("Settings", open=False, elem_id="settings") as settings_panel:
                     model = model_settings.build(settings)
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
-                    detail=detail, annotations=annotations, chatbot=chatbot, question=question, download_all=download_all,
+                    detail=detail, annotations=annotations, chatbot=chatbot, overview=overview, suggestions=suggestions, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
                     zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
@@ -321,9 +331,13 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     clicked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False)
     picked = question_box.show_stop_on(clicked.then, tab.question).then(
         queues.handler(chat.ask_spiqa), asked, answered, api_visibility="private", **queues.ask)
-    for answer in (typed, picked):
+    suggestion = tab.suggestions.click(spiqa_check.pick_question, [tab.suggestions], [tab.question], queue=False,
+                                       api_name="pick_suggestion")
+    suggested = question_box.show_stop_on(suggestion.then, tab.question).then(
+        queues.handler(chat.ask), asked, answered, api_visibility="private", **queues.ask)
+    for answer in (typed, picked, suggested):
         question_box.show_ask_after(answer, tab.question)
-    stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session), cancels=[typed, picked],
-                                api_name="stop")
+    stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session),
+                                cancels=[typed, picked, suggested], api_name="stop")
     question_box.show_ask_after(stopped, tab.question)
     return PaperEvents(loads=loads, typed=typed, picked=picked)

@@ -234,7 +234,7 @@ def _fresh_panel(session: Session, visible: bool, header: str, samples: list[lis
 
 
 def pick_question(sample: Any) -> str:
-    """The clicked benchmark question's text (goes to the chat's question box)."""
+    """The clicked question's text, a benchmark's or one suggested for the paper (goes to the chat's question box)."""
     if isinstance(sample, (list, tuple)):
         sample = sample[0] if sample else ""
     return capped(sample, "question")

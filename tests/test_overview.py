@@ -1,0 +1,41 @@
+"""A start on every shared paper: its overview without a model, and suggested questions drawn from the
+paper that, asked through the reader's flow, each get evidence from it about what they name."""
+
+from __future__ import annotations
+
+from shared_papers import hard_manifest, manifest, shared_papers
+
+from spiqa_demo.conversation import Conversation, ask_turn
+from spiqa_demo.conversation.overview import SUMMARY_CHARS, overview, summary_messages
+from spiqa_demo.conversation.sections import headings, named_words
+from spiqa_demo.settings import get_settings
+from spiqa_demo.types import Paper
+
+
+def test_every_shared_papers_suggestions_find_what_they_name(shared_papers: dict[str, Paper]) -> None:
+    settings = get_settings()
+    failures = []
+    for name, paper in shared_papers.items():
+        seen = overview(paper, settings.qa, settings.retrieval)
+        assert seen.title and seen.counts == paper.summary() and seen.opening and seen.opening_page >= 1, name
+        assert 3 <= len(seen.suggestions) <= 4, (name, seen.suggestions)
+        under = {id(p): h for p, h in zip(paper.passages, headings(paper))}
+        for suggestion in seen.suggestions:
+            if suggestion.kind == "section":  # asked in words its section's heading answers to
+                assert named_words(suggestion.question, suggestion.about), suggestion
+            else:
+                assert suggestion.about in suggestion.question and suggestion.hint, suggestion
+            turn = ask_turn(paper, Conversation(), suggestion.question, None, settings.qa, retrieval=settings.retrieval)
+            found = ([under.get(id(e.passage)) for e in turn.evidence if e.passage is not None] if suggestion.kind == "section"
+                     else [e.label for e in turn.evidence[:1]])
+            if suggestion.about not in found:
+                failures.append((name, suggestion.question, suggestion.about, found))
+    assert failures == []
+
+
+def test_the_summary_request_holds_the_abstract_and_captions_with_their_pages(shared_papers: dict[str, Paper]) -> None:
+    paper = shared_papers["resnet-1512.03385.pdf"]
+    [message] = summary_messages(paper)
+    assert "three sentences" in message.text and "[p. 3]" in message.text
+    assert "[p. 1] Deeper neural networks are more difﬁcult to train." in message.text
+    assert "Figure 1. Training error" in message.text and len(message.text) < SUMMARY_CHARS + 1000
