@@ -20,7 +20,7 @@ from spiqa_demo.questions import Question, check_question
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.loading import greeting
@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 History = list[dict[str, Any]]  # Gradio messages
 SHORTLIST_TITLE = "Shortlist"
 
+EMPTY_QUESTION = "*(an empty question)*"
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
 A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
 POLL_S = 0.2  # how often a waiting question looks again
@@ -85,7 +86,7 @@ def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
 
 def question_message(asked: Question) -> dict[str, Any]:
     """The asker's message: the question as it is kept, with a note when it was cut to its limit."""
-    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {as_sentence(note)}" for note in asked.notes))
+    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {full_sentence(note)}" for note in asked.notes))
 
 
 def shortlist_markdown(answer: Answer) -> str:
@@ -154,7 +155,7 @@ def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
             if session.told_retrieval_only:
                 continue
             session.told_retrieval_only = True
-        notes.append(as_sentence(message))
+        notes.append(full_sentence(message))
     return notes
 
 
@@ -263,7 +264,7 @@ def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend
         for step in chunks:
             yield step or shown_turn(history, session)
     if result.error:
-        history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(result.error))}"))
+        history.append(chat_message("assistant", f"⚠️ {inert(full_sentence(result.error))}"))
     if result.answer is None:
         yield shown_turn(history, session)
     return result.answer
@@ -282,7 +283,8 @@ def ask(question: str, session: Session | None, *choice_and_key: Any, spiqa: boo
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
-        session.history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(str(exc)))}."))
+        # as a turn of its own: Gradio shows an answer after the previous one in that one's bubble
+        session.history += [chat_message("user", EMPTY_QUESTION), chat_message("assistant", f"⚠️ {inert(full_sentence(str(exc)))}")]
         yield shown_turn(session.history, session)
         return
     user = question_message(asked)

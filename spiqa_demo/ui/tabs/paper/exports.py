@@ -20,7 +20,7 @@ from spiqa_demo.files import write_whole
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import code, inert
 
 CHAT_MARKDOWN = "chat.md"
@@ -81,7 +81,7 @@ def chat_markdown(paper: Paper, turns: Sequence[Turn]) -> str:
         if turn.followup:
             lines += [f"*Read as:* {inert(turn.read_as)}", ""]
         lines += [inert(turn.answer) or "*No answer was found in this paper.*", ""]
-        lines += [f"> ⚠️ {inert(as_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
+        lines += [f"> ⚠️ {inert(full_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
         if turn.shown:
             lines += ["**Cited:**" if turn.cited else "**Best match (the answer cites none):**", ""]
             for e in turn.shown:

@@ -23,7 +23,7 @@ from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.guards.input_limits import capped, limit
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work.loading import PaperLoad
 from spiqa_demo.ui.serving.work.steps import Wait
@@ -70,7 +70,7 @@ def status_markdown(paper: Paper) -> str:
 
 
 def error_markdown(message: str) -> str:
-    return f"> ⚠️ **Could not load the paper.** {inert(as_sentence(message))}"
+    return f"> ⚠️ **Could not load the paper.** {inert(full_sentence(message))}"
 
 
 class LoadOutputs(NamedTuple):

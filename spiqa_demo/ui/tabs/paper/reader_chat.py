@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui.serving.app_settings import app_settings
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE
@@ -89,7 +89,7 @@ def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
             if session.told_retrieval_only:
                 continue
             session.told_retrieval_only = True
-        notes.append(as_sentence(message))
+        notes.append(full_sentence(message))
     return notes
 
 
