@@ -67,16 +67,19 @@ def clear(session: Session | None) -> ClearOutputs:
 
 
 def export(session: Session | None) -> Any:
-    """The reader's conversation as a zip (`exports.chat_zip`), shown for download; said when there is nothing yet."""
+    """The reader's conversation as a fresh zip (`exports.chat_zip`), every question in it, stopped ones
+    marked; shown, and downloaded by the button's next step; said when there is nothing yet."""
     import gradio as gr
 
     from spiqa_demo.ui.tabs.paper.exports import chat_zip
 
-    if session is None or session.paper is None or not session.conversation.turns:
+    if session is None or session.paper is None or not session.asked:
         gr.Warning("Nothing to export yet: ask a question about a loaded paper first (with the Reader task).")
         return gr.update(value=None, visible=False)
     storage.in_use(session)
-    return gr.update(value=str(chat_zip(session.paper, session.conversation.turns, str(id(session)))), visible=True)
+    count = len(session.asked)
+    return gr.update(value=str(chat_zip(session.paper, session.asked)), visible=True,
+                     label=f"Chat export: {count} question{'s' if count > 1 else ''}")
 
 
 def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
@@ -222,6 +225,7 @@ def stream_reply(call: ModelCall, final: type[A], turn: Turn, history: History,
                     history.append(reply)
                 if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
                     streamed += str(event)
+                    turn.written = streamed
                 reply["content"] = bounded(inert(streamed))
                 yield None  # each piece is shown, however many came at once
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
