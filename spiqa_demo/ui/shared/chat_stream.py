@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypedDict, 
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import Question
-from spiqa_demo.ui.serving.messages import as_sentence
+from spiqa_demo.ui.serving.messages import full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.model_calls import ModelCall
@@ -53,7 +53,7 @@ def chat_message(role: Literal["user", "assistant"], text: str | ImageContent,
 
 def question_message(asked: Question) -> dict[str, Any]:
     """The asker's message: the question as it is kept, with a note when it was cut to its limit."""
-    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {as_sentence(note)}" for note in asked.notes))
+    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {full_sentence(note)}" for note in asked.notes))
 
 
 
@@ -109,6 +109,7 @@ def stream_reply(call: ModelCall, final: type[A], turn: Answering, history: Hist
                     history.append(reply)
                 if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
                     streamed += str(event)
+                    turn.written = streamed
                 reply["content"] = bounded(inert(streamed))
                 yield None  # each piece is shown, however many came at once
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
@@ -154,7 +155,7 @@ def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend
         for step in chunks:
             yield step or shown_turn(history, session)
     if result.error:
-        history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(result.error))}"))
+        history.append(chat_message("assistant", f"⚠️ {inert(full_sentence(result.error))}"))
     if result.answer is None:
         yield shown_turn(history, session)
     return result.answer
