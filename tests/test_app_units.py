@@ -292,6 +292,13 @@ def test_zooming_renders_the_page_larger_keeps_the_box_and_the_zoom_across_pages
     assert "height: 1560px" in page_viewer.zoom_css()  # the class gives the page three times its fitted height
     stepped = viewed(page_viewer.next_page(session))
     assert stepped.page["elem_classes"] == ["zoom-300"] and stepped.page_number == "Page **2** of 2"
+    assert stepped.page_focus == ""  # the figure is not on page 2: the browser has no box to scroll to
+    jumped = viewed(page_viewer.go_to(" 99 ", session))  # past the last page: the last one; the figure boxed on page 1
+    assert jumped.page_number == "Page **2** of 2" and "Figure 1 · page 1 is boxed on its page" in jumped.detail
+    assert viewed(page_viewer.go_to("one", session)) == page_viewer.UNCHANGED
+    back = viewed(page_viewer.go_to("1", session))
+    name, *box = back.page_focus.split(" ")  # the page image's name and the figure's box on it, in its pixels
+    assert back.page["value"][0].endswith(name) and [int(v) for v in box] == list(back.page["value"][1][0][0])
     for _ in range(len(page_viewer.ZOOMS)):
         zoomed = viewed(page_viewer.zoom_out(session))
     assert zoomed.page["elem_classes"] == ["zoom-50"] and zoomed.zoom_out["interactive"] is False

@@ -2,6 +2,10 @@
 answer or from a cited passage in the chat, with the evidence boxed on its page; previous/next
 page, zoom out/in (the page scrolls in its frame when larger), and the image's fullscreen button.
 
+The viewer is a column beside the chat; opened from the chat or the gallery it is scrolled into
+view (`REVEAL`), and on a phone it opens over the chat with a way back (`BACK_TO_CHAT`). Its frame is
+scrolled to the evidence's box (`page_focus`), so a zoomed page shows the box, not its corner.
+
 The viewer remembers what it shows (`Session.viewing`): stepping to another page shows that page
 plainly and says where the evidence is; stepping back to the evidence's page boxes it again. The zoom
 (`Session.zoom`) is kept across pages. Gradio fits an image to its frame, so each zoom is a CSS class
@@ -14,6 +18,7 @@ saying why.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import gradio as gr
@@ -25,7 +30,7 @@ from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
-from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page, figure_on_page
+from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, Annotation, box_on_page, figure_on_page
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.state.session import PageShown, Session
 from spiqa_demo.ui.tabs.paper.reader_chat import passage_quote
@@ -52,6 +57,44 @@ class ViewerOutputs(NamedTuple):
     zoom_out: Any
     zoom_level: Any
     zoom_in: Any
+    page_focus: Any = gr.skip()  # `_focus`: the page image's name and the evidence's box on it
+
+
+# Run in the browser after the viewer shows a page (its input: `page_focus`). REVEAL (a page opened from
+# the chat or the gallery): on a phone the viewer is laid over the chat (the `viewer-open` class on its
+# column, whose own class Gradio sets once; Gradio prefixes the app's CSS, so `body` cannot carry it); on a desktop its column is scrolled into view when the page is not
+# all in view. Then, once the page's image is the one named in `page_focus` and has loaded (Gradio
+# mounts and fetches it after the event ends), its frame is scrolled so the box is in its middle.
+_REVEAL = """async (focus) => {
+    const frameDone = () => new Promise(r => requestAnimationFrame(r));
+    await frameDone();
+    const pane = document.getElementById('viewer-pane');
+    if (!pane) return;
+    if (%s) {
+        const view = document.getElementById('page-view');
+        if (window.matchMedia('(max-width: %dpx)').matches) { pane.parentElement.closest('#paper-side')?.classList.add('viewer-open'); pane.scrollTop = 0; }
+        else if (view) { const r = view.getBoundingClientRect();
+            if (r.top < 0 || r.bottom > window.innerHeight) pane.scrollIntoView({block: 'start'}); }
+    }
+    const [name, ...box] = (focus || '').split(' ');
+    if (box.length !== 4) return;
+    const [x0, y0, x1, y1] = box.map(Number);
+    for (let frames = 0; frames < 1200; frames++, await frameDone()) {  // about 20 s: a page still being fetched
+        const view = document.getElementById('page-view'), img = view?.querySelector('img.base-image');
+        const frame = view?.querySelector('.image-container');
+        if (!img || !frame || !img.src.includes(name) || !img.complete || !img.naturalHeight) continue;
+        const i = img.getBoundingClientRect(), f = frame.getBoundingClientRect(), s = i.height / img.naturalHeight;
+        frame.scrollTop += i.top - f.top + s * (y0 + y1) / 2 - frame.clientHeight / 2;
+        frame.scrollLeft += i.left - f.left + s * (x0 + x1) / 2 - frame.clientWidth / 2;
+        view.dataset.revealed = focus;  // what the frame was scrolled to: a browser test waits on it
+        return;
+    }
+}"""
+PHONE_WIDTH = 768  # at most this wide, the viewer opens over the chat
+REVEAL = _REVEAL % ("true", PHONE_WIDTH)  # after a page opened from the chat or the gallery
+REFOCUS = _REVEAL % ("false", PHONE_WIDTH)  # after the viewer's own controls: only the frame follows the box
+BACK_TO_CHAT = """() => { document.getElementById('paper-side')?.classList.remove('viewer-open');
+    document.getElementById('chat')?.scrollIntoView({block: 'nearest'}); }"""
 
 
 def zoom_class(zoom: int) -> str:
@@ -77,14 +120,14 @@ def _dpi(zoom: int) -> int:
     return max(PAGE_DPI, PAGE_DPI * zoom // SHARP_ZOOM)
 
 
-def _outputs(page: Any, detail: str, number: str, zoom: int | None) -> ViewerOutputs:
-    """The viewer at `zoom`; `zoom` None hides its controls."""
+def _outputs(page: Any, detail: str, number: str, zoom: int | None, focus: str = "") -> ViewerOutputs:
+    """The viewer at `zoom`, its frame to scroll to `focus`; `zoom` None hides its controls."""
     if zoom is None:
         return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.update(visible=False), page_number=number,
                              zoom_controls=gr.update(visible=False), zoom_out=gr.skip(), zoom_level=gr.skip(), zoom_in=gr.skip())
     return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.update(visible=True), page_number=number,
                          zoom_controls=gr.update(visible=True), zoom_out=gr.update(interactive=zoom > ZOOMS[0]),
-                         zoom_level=f"Zoom **{zoom} %**", zoom_in=gr.update(interactive=zoom < ZOOMS[-1]))
+                         zoom_level=f"Zoom **{zoom} %**", zoom_in=gr.update(interactive=zoom < ZOOMS[-1]), page_focus=focus)
 
 
 UNCHANGED = ViewerOutputs(*(gr.skip() for _ in ViewerOutputs._fields))
@@ -172,7 +215,14 @@ def show(session: Session, shown: PageShown) -> Iterator[ViewerOutputs | Wait]:
         return
     image, text = _boxed(paper, shown, render)
     yield _outputs(gr.update(value=image, visible=image is not None, elem_classes=[zoom_class(session.zoom)]), text,
-                   _number(shown.page, paper), session.zoom)
+                   _number(shown.page, paper), session.zoom, _focus(image))
+
+
+def _focus(image: tuple[str, list[Annotation]] | None) -> str:
+    """The page image's name and its first box ("p.png x0 y0 x1 y1"), for the browser to scroll to; "" for none."""
+    if not image or not image[1]:
+        return ""
+    return " ".join([Path(image[0]).name, *map(str, image[1][0][0])])
 
 
 def _number(page: int, paper: Paper) -> str:
@@ -207,6 +257,20 @@ def step(session: Session | None, delta: int) -> Iterator[ViewerOutputs | Wait]:
         return
     storage.in_use(session)
     yield from show(session, PageShown(session.viewing.page + delta, session.viewing.evidence))
+
+
+def go_to(typed: str, session: Session | None) -> Iterator[ViewerOutputs | Wait]:
+    """The page whose number is typed into the page box (kept within the paper), the evidence still remembered;
+    anything but a number changes nothing."""
+    if session is None or session.paper is None:
+        yield _hidden(NOTHING_SHOWN)
+        return
+    number = (typed or "").strip()
+    if not number.isdecimal() or len(number) > 6:
+        yield UNCHANGED
+        return
+    storage.in_use(session)
+    yield from show(session, PageShown(int(number), session.viewing.evidence if session.viewing else None))
 
 
 def previous_page(session: Session | None) -> Iterator[ViewerOutputs | Wait]:

@@ -243,7 +243,10 @@ class PaperTab:
     viewer_controls: gr.Row
     previous_page: gr.Button
     page_number: gr.Markdown
+    page_jump: gr.Textbox
     next_page: gr.Button
+    back_to_chat: gr.Button
+    page_focus: gr.Textbox
     zoom_controls: gr.Row
     zoom_out: gr.Button
     zoom_level: gr.Markdown
@@ -256,8 +259,10 @@ class PaperTab:
 
 
 def build(settings: Settings) -> PaperTab:
-    """The tab (inside the caller's `gr.Tabs`): the loaders and status on top, the gallery and the page
-    view on the left, the chat, the SPIQA check and the settings on the right."""
+    """The tab (inside the caller's `gr.Tabs`): the loaders and status on top; on the left the page viewer
+    (the paper beside the chat, at the column's top so an opened page is in view) and the gallery under it;
+    the chat, the SPIQA check and the settings on the right. On a phone the viewer opens over the chat
+    (`assets/app.css`), with a button back to it."""
     with gr.Tab("Paper", id="paper"):
         with gr.Row(equal_height=True):
             upload = gr.File(label=f"Upload a paper (PDF, up to {settings.extraction.max_file_mb} MB)", file_types=[".pdf"],
@@ -269,24 +274,29 @@ def build(settings: Settings) -> PaperTab:
                                   visible=bool(names), interactive=True, scale=3)
         status = gr.Markdown("", elem_id="paper-status")
         with gr.Row():
-            with gr.Column(scale=5):
+            with gr.Column(scale=5, elem_id="paper-side"):
+                with gr.Column(elem_id="viewer-pane"):
+                    back_to_chat = gr.Button("← Back to chat", size="sm", elem_id="back-to-chat")
+                    with gr.Row(visible=False, elem_id="viewer-controls", equal_height=True) as viewer_controls:
+                        previous_page = gr.Button("◀ Previous", size="sm", elem_id="previous-page", min_width=90)
+                        page_number = gr.Markdown("", elem_id="page-number")
+                        next_page = gr.Button("Next ▶", size="sm", elem_id="next-page", min_width=90)
+                        page_jump = gr.Textbox(label="Go to page", show_label=False, placeholder="Go to page…", max_lines=1,
+                                               elem_id="page-jump", min_width=100, container=False)
+                    with gr.Row(visible=False, elem_id="zoom-controls", equal_height=True) as zoom_controls:
+                        zoom_out = gr.Button("− Zoom out", size="sm", elem_id="zoom-out", min_width=90)
+                        zoom_level = gr.Markdown("", elem_id="zoom-level")
+                        zoom_in = gr.Button("Zoom in +", size="sm", elem_id="zoom-in", min_width=90)
+                    page = gr.AnnotatedImage(label="On the page", height=page_viewer.PAGE_HEIGHT, elem_id="page-view",
+                                             visible=False, buttons=["fullscreen"],
+                                             color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"})
+                    page_focus = gr.Textbox(visible="hidden", elem_id="page-focus", interactive=False)
+                    detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
                 # Gradio's own download-all gives bare PNGs: the zip below has the captions and pages too.
                 gallery = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
                                      allow_preview=False, elem_id="gallery", buttons=["fullscreen"])
                 download_all = gr.DownloadButton("Download all (images, captions, pages)", visible=False, size="sm",
                                                  elem_id="download-all")
-                with gr.Row(visible=False, elem_id="viewer-controls", equal_height=True) as viewer_controls:
-                    previous_page = gr.Button("◀ Previous page", size="sm", elem_id="previous-page", scale=2, min_width=120)
-                    page_number = gr.Markdown("", elem_id="page-number", min_width=140)
-                    next_page = gr.Button("Next page ▶", size="sm", elem_id="next-page", scale=2, min_width=120)
-                with gr.Row(visible=False, elem_id="zoom-controls", equal_height=True) as zoom_controls:
-                    zoom_out = gr.Button("− Zoom out", size="sm", elem_id="zoom-out", scale=2, min_width=120)
-                    zoom_level = gr.Markdown("", elem_id="zoom-level", min_width=140)
-                    zoom_in = gr.Button("Zoom in +", size="sm", elem_id="zoom-in", scale=2, min_width=120)
-                page = gr.AnnotatedImage(label="On the page", height=page_viewer.PAGE_HEIGHT, elem_id="page-view", visible=False,
-                                         color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"},
-                                         buttons=["fullscreen"])
-                detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
                 annotations = gr.Checkbox(value=settings.extraction.crop_annotations, label="Show my highlights and notes",
                                           info="Annotations in the PDF are never read as the paper; ticked, page images and "
                                                "the figures of the next paper loaded show them.", elem_id="show-annotations")
@@ -307,7 +317,8 @@ def build(settings: Settings) -> PaperTab:
                     model = model_settings.build(settings)
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
                     detail=detail, annotations=annotations, chatbot=chatbot, overview=overview, suggestions=suggestions, question=question, download_all=download_all,
-                    viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, next_page=next_page,
+                    viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, page_jump=page_jump,
+                    next_page=next_page, back_to_chat=back_to_chat, page_focus=page_focus,
                     zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
@@ -329,15 +340,19 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     )
     viewer = components(page_viewer.ViewerOutputs, tab)
     tab.gallery.select(queues.handler(show_figure), [session], viewer, api_visibility="private",
-                       **queues.view)  # needs the browser's selection event
+                       **queues.view).then(None, [tab.page_focus], None, js=page_viewer.REVEAL)  # needs the browser's selection
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
     follow.keep_following(tab.chatbot)
     tab.chatbot.select(queues.handler(page_viewer.open_from_chat), [session], viewer, api_visibility="private",
-                       **queues.view)  # needs the browser's selection
+                       **queues.view).then(None, [tab.page_focus], None, js=page_viewer.REVEAL)  # needs the browser's selection
     for button, fn, name in ((tab.previous_page, page_viewer.previous_page, "previous_page"),
                              (tab.next_page, page_viewer.next_page, "next_page"),
                              (tab.zoom_out, page_viewer.zoom_out, "zoom_out"), (tab.zoom_in, page_viewer.zoom_in, "zoom_in")):
-        button.click(queues.handler(fn), [session], viewer, api_name=name, **queues.view)
+        button.click(queues.handler(fn), [session], viewer, api_name=name, **queues.view).then(
+            None, [tab.page_focus], None, js=page_viewer.REFOCUS)
+    tab.page_jump.submit(queues.handler(page_viewer.go_to), [tab.page_jump, session], viewer, api_name="go_to_page",
+                         **queues.view).then(None, [tab.page_focus], None, js=page_viewer.REFOCUS)
+    tab.back_to_chat.click(None, js=page_viewer.BACK_TO_CHAT)
     # One click: the fresh zip is shown and downloaded at once (its chip stays, to download it again).
     tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat").then(
         None, [tab.export_file], None, js=DOWNLOAD_JS)

@@ -1,0 +1,134 @@
+"""The paper beside the chat, in headless Chromium (Playwright) on the in-process app, at a desktop's
+1440x900 and a phone's 390x844: a citation clicked in the chat puts its page, and the box on it, in
+the viewport (the page's frame scrolled to the box, also when zoomed in); on the phone the viewer opens
+over the chat and "Back to chat" returns to it. Each check waits for the mark the viewer leaves once it
+has scrolled to a box (`data-revealed` on the page view), then measures where the box is on screen.
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from app_harness import _served_app, reconfigure
+from test_app_browser import ARTIFACTS, PAPER, TIMEOUT_MS, browser, pytestmark, wait_for_text
+
+__all__ = ["_served_app", "browser", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
+
+# Where the page view's box is on screen, and what of it is in view: the viewport and the page's frame
+# both clip it. Null until the viewer has scrolled its frame to the box it was told about (`focus`).
+BOX_ON_SCREEN = """() => {
+    const view = document.querySelector('#page-view'), img = view?.querySelector('img.base-image');
+    const frame = view?.querySelector('.image-container'), focus = document.querySelector('#page-focus textarea')?.value;
+    if (!img || !frame || !focus || view.dataset.revealed !== focus) return null;
+    const [x0, y0, x1, y1] = focus.split(' ').slice(1).map(Number), i = img.getBoundingClientRect(), f = frame.getBoundingClientRect();
+    const s = i.height / img.naturalHeight, box = [i.left + s * x0, i.top + s * y0, i.left + s * x1, i.top + s * y1];
+    const seen = [Math.max(0, f.left), Math.max(0, f.top), Math.min(innerWidth, f.right), Math.min(innerHeight, f.bottom)];
+    const [cx, cy] = [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], top = document.elementFromPoint(cx, cy);
+    return {box, seen, frame: [f.left, f.top, f.right, f.bottom], viewport: [innerWidth, innerHeight],
+            on_top: !!top && !!top.closest('#page-view')}; }"""
+
+
+@pytest.fixture(scope="module")
+def app(_served_app: tuple[str, dict[str, str]]) -> Iterator[str]:
+    """The app's URL, its settings those it was started with while this module's tests run."""
+    url, environment = _served_app
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reconfigure(monkeypatch, **environment)
+        yield url
+
+
+def _reader(browser, url: str, shared: Path, width: int, height: int):
+    """A reader's tab at `width` x `height` with the paper loaded and one question answered with citations."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.goto(url)
+    tab.set_input_files("#upload input[type=file]", str(shared / "papers" / PAPER))
+    wait_for_text(tab, "#chat", "follow-up questions are read in the context of the chat", timeout_ms=4 * 90_000)
+    tab.fill("#question textarea", "Which model is best on Kinetics?")
+    tab.keyboard.press("Enter")
+    wait_for_text(tab, "#chat", "Evidence:")
+    tab.locator("#question button", has_text="Ask").wait_for()
+    return context, tab
+
+
+def _box_in_view(tab) -> dict:
+    """Where the box is, once the viewer has scrolled to it; asserts all of it is in view (a box taller than
+    what is seen may be cut, but then it fills the view) and that nothing lies over it."""
+    where = tab.wait_for_function(BOX_ON_SCREEN, timeout=30_000).json_value()
+    box, seen = where["box"], where["seen"]
+    tall, wide = box[3] - box[1] > seen[3] - seen[1], box[2] - box[0] > seen[2] - seen[0]
+    assert (wide or (box[0] >= seen[0] - 1 and box[2] <= seen[2] + 1)) and (tall or (box[1] >= seen[1] - 1 and box[3] <= seen[3] + 1)), where
+    assert where["frame"][1] >= -1 and where["frame"][3] <= where["viewport"][1] + 1, where  # the whole frame in view
+    assert where["on_top"], where
+    return where
+
+
+def shot(tab, name: str) -> None:
+    """What the reader sees: the viewport, not the whole page (the phone's viewer is laid over it)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / f"app-{name}.png"))
+
+
+def _open(tab, message) -> None:
+    """Click a chat message after clearing the viewer's mark, so the next measure is of this click's page."""
+    tab.evaluate("() => { const v = document.querySelector('#page-view'); if (v) delete v.dataset.revealed; }")
+    message.click()
+
+
+def test_a_citation_opens_its_page_beside_the_chat(browser, app: str, shared: Path) -> None:
+    context, tab = _reader(browser, app, shared, 1440, 900)
+    try:
+        tab.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # the reader is at the question box
+        passage = tab.locator("#chat .message", has_text="select to open its page").last
+        _open(tab, passage)
+        wait_for_text(tab, "#figure-detail", "Passage · page")
+        _box_in_view(tab)
+        chat = tab.locator("#chat").bounding_box()
+        view = tab.locator("#page-view").bounding_box()
+        assert view["x"] + view["width"] <= chat["x"] and view["y"] < chat["y"] + chat["height"], (view, chat)  # beside it
+        shot(tab, "viewer-desktop-passage")
+
+        for zoom in (125, 150, 200):  # larger than the frame, the page scrolls to the box
+            tab.evaluate("() => delete document.querySelector('#page-view').dataset.revealed")
+            tab.click("#zoom-in")
+            wait_for_text(tab, "#zoom-level", f"Zoom {zoom} %")
+        _box_in_view(tab)
+        shot(tab, "viewer-desktop-passage-zoomed")
+
+        table = tab.locator("#chat .message", has_text="Table 3 · page 7").first
+        _open(tab, table)
+        wait_for_text(tab, "#page-number", "Page 7 of 10")
+        _box_in_view(tab)
+        tab.fill("#page-jump :is(input, textarea)", "3")
+        tab.press("#page-jump :is(input, textarea)", "Enter")
+        wait_for_text(tab, "#page-number", "Page 3 of 10")
+        wait_for_text(tab, "#figure-detail", "is boxed on its page")
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_page_opens_over_the_chat_and_back(browser, app: str, shared: Path) -> None:
+    context, tab = _reader(browser, app, shared, 390, 844)
+    try:
+        assert not tab.locator("#page-view").is_visible()
+        passage = tab.locator("#chat .message", has_text="select to open its page").last
+        _open(tab, passage)
+        wait_for_text(tab, "#figure-detail", "Passage · page")
+        _box_in_view(tab)
+        back = tab.locator("#back-to-chat")
+        assert back.is_visible() and back.bounding_box()["y"] >= 0
+        shot(tab, "viewer-phone-passage")
+
+        back.click()
+        tab.locator("#viewer-pane").wait_for(state="hidden")
+        chat = tab.locator("#chat").bounding_box()
+        assert chat["y"] < 844 and chat["y"] + chat["height"] > 0, chat  # the chat is in view again
+        assert passage.is_visible()
+        shot(tab, "viewer-phone-back-to-chat")
+    finally:
+        context.close()
+
