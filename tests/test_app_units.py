@@ -146,6 +146,17 @@ def test_a_message_followed_by_more_text_ends_its_sentence(message: str, expecte
     assert full_sentence(message) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    (r"where $\alpha < 1$", r"where $\alpha &lt; 1$"),  # the chat's KaTeX reads the decoded text
+    (r"\[ x_{[i]} \]", r"$$ x_{&#91;i&#93;} $$"),  # display maths kept, its brackets still inert
+    ("![x](http://host/t.png) $![y](http://h)$", "!&#91;x&#93;(http://host/t.png) $!&#91;y&#93;(http://h)$"),
+])
+def test_untrusted_maths_stays_maths_and_images_stay_text(text: str, expected: str) -> None:
+    from spiqa_demo.ui.serving.untrusted import inert
+
+    assert inert(text) == expected
+
+
 def test_a_worker_whose_server_is_gone_exits_without_a_traceback() -> None:
     """The server stopped (SIGTERM) while a load ran: the worker's reply finds the pipe closed."""
     import pickle
