@@ -64,8 +64,8 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     inputs = ("cot", "none", "", "", 8, 0, True, "")
     history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
-    [empty] = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
-    assert "The question is empty" in empty["content"]  # said in the chat, not silently ignored
+    asked, told = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
+    assert asked["role"] == "user" and "The question is empty" in told["content"]  # said in the chat, a turn of its own
 
     gate = threading.Event()
     session = Session()
