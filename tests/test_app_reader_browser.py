@@ -66,7 +66,7 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
     shot(page, "reader-1-follow-up")
 
     cited = page.locator("#chat .message", has_text="select to open its page").last  # the cited passage
-    where = int(re.search(r"— page (\d+)", cited.inner_text()).group(1))
+    where = int(re.search(r"(?:— page|Passage · page) (\d+)", cited.inner_text()).group(1))  # quoted here or in the answer
     cited.click()
     page.wait_for_selector("#page-view img")
     wait_for_text(page, "#figure-detail", f"Passage · page {where}")

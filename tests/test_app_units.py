@@ -64,9 +64,8 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     inputs = ("cot", "none", "", "", 8, 0, True, "")
     history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
-    asked, empty = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
-    # said in the chat, not silently ignored, as a turn of its own (not inside the previous answer's bubble)
-    assert asked["role"] == "user" and empty["role"] == "assistant" and "The question is empty" in empty["content"]
+    asked, told = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
+    assert asked["role"] == "user" and "The question is empty" in told["content"]  # said in the chat, a turn of its own
 
     gate = threading.Event()
     session = Session()
@@ -145,6 +144,17 @@ def test_a_message_followed_by_more_text_ends_its_sentence(message: str, expecte
     from spiqa_demo.ui.serving.messages import full_sentence
 
     assert full_sentence(message) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (r"where $\alpha < 1$", r"where $\alpha &lt; 1$"),  # the chat's KaTeX reads the decoded text
+    (r"\[ x_{[i]} \]", r"$$ x_{&#91;i&#93;} $$"),  # display maths kept, its brackets still inert
+    ("![x](http://host/t.png) $![y](http://h)$", "!&#91;x&#93;(http://host/t.png) $!&#91;y&#93;(http://h)$"),
+])
+def test_untrusted_maths_stays_maths_and_images_stay_text(text: str, expected: str) -> None:
+    from spiqa_demo.ui.serving.untrusted import inert
+
+    assert inert(text) == expected
 
 
 def test_a_worker_whose_server_is_gone_exits_without_a_traceback() -> None:

@@ -96,7 +96,7 @@ class LoadOutputs(NamedTuple):
 
 
 def _paper_shown(session: Session, paper: Paper, status: str, ready: bool = False) -> LoadOutputs:
-    """The paper's status, its gallery (none selected: `_load` emptied it), no page shown (nor its controls), and
+    """The paper's status, its gallery (none selected: `_load` hid it first), no page shown (nor its controls), and
     the session's new chat, unless a question asked during the load is being answered: that question's
     own updates show the chat (the greeting too), and a copy taken here could reach the browser after
     its answer and hide it. The chat about the previous paper is not lost: its export is offered. Once
@@ -112,7 +112,7 @@ def _paper_shown(session: Session, paper: Paper, status: str, ready: bool = Fals
         export_file = gr.update(value=str(chat_zip(previous.paper, previous.asked)), visible=True, label=kept)
     else:
         export_file = gr.update(value=None, visible=False)
-    return LoadOutputs(session, status=status, gallery=gallery_items(paper),
+    return LoadOutputs(session, status=status, gallery=gr.update(value=gallery_items(paper), visible=True),
                        page=gr.update(value=None, visible=False), detail=DETAIL_HINT, chatbot=chat,
                        viewer_controls=gr.update(visible=False), zoom_controls=gr.update(visible=False),
                        download_all=gr.update(value=str(zipped) if zipped else None, visible=zipped is not None),
@@ -132,15 +132,16 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     session = session or Session()
     storage.in_use(session)
     job = PaperLoad(fetch, session, holds)
-    # The gallery is emptied while the paper loads: its selection then goes with it (a gallery given
-    # new items keeps the selected place), and the new paper's gallery starts with none selected.
-    yield LoadOutputs(session, status="Loading…", gallery=None)
+    yield LoadOutputs(session, status="Loading…")
     shown, last = False, time.monotonic()
     try:
         while not job.done:
             progress(job.fraction, desc=job.waiting_message())
             if job.paper is not None and not shown:
                 shown, last = True, time.monotonic()
+                # Hidden, then shown anew: the browser's gallery forgets the selected place (given new
+                # items it keeps it), so the new paper's gallery starts with none selected.
+                yield LoadOutputs(session, gallery=gr.update(visible=False))
                 yield _paper_shown(session, job.paper, status_markdown(job.paper) + "\n\n*Indexing for questions…*")
             elif time.monotonic() - last > ALIVE_S:
                 last = time.monotonic()
@@ -150,21 +151,18 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         if not job.done:
             job.cancel()
     if session.load_job is not job:  # a newer load of this session took over (or this one was dropped)
-        yield LoadOutputs(session, gallery=_kept_gallery(session) if session.load_job is None else gr.skip())
+        yield LoadOutputs(session)
         return
     if job.error or job.paper is None:
-        gr.Warning(job.error)
+        gr.Warning(full_sentence(job.error))
         # The previous paper stays loaded and on screen, and says so; the rejected file leaves the upload box.
         kept = f" Questions are still answered about this one:\n\n{status_markdown(session.paper)}" if session.paper is not None else ""
-        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None, gallery=_kept_gallery(session))
+        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
         return
     progress(1.0, desc=job.message)
+    if not shown:  # read at once (from the cache): hidden first as above
+        yield LoadOutputs(session, gallery=gr.update(visible=False))
     yield _paper_shown(session, job.paper, status_markdown(job.paper), ready=True)
-
-
-def _kept_gallery(session: Session) -> Any:
-    """The gallery of the paper that stays loaded when a new one is not (emptied while it loaded)."""
-    return gallery_items(session.paper) if session.paper is not None else None
 
 
 def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
