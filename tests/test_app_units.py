@@ -134,6 +134,35 @@ def test_messages_become_sentences_without_renaming_files(message: str, expected
     assert as_sentence(message) == expected
 
 
+@pytest.mark.parametrize(("message", "expected"), [
+    ("notes.pdf: not a PDF file", "notes.pdf: not a PDF file."),
+    ("the model failed (HTTP 429)", "The model failed (HTTP 429)."),
+    ("read it as “and on AFEW?”", "Read it as “and on AFEW?”"),
+    ("Done.", "Done."),
+])
+def test_a_message_followed_by_more_text_ends_its_sentence(message: str, expected: str) -> None:
+    from spiqa_demo.ui.serving.messages import full_sentence
+
+    assert full_sentence(message) == expected
+
+
+def test_a_worker_whose_server_is_gone_exits_without_a_traceback() -> None:
+    """The server stopped (SIGTERM) while a load ran: the worker's reply finds the pipe closed."""
+    import pickle
+    import subprocess
+    import sys
+
+    worker = subprocess.Popen([sys.executable, "-m", "spiqa_demo.ui.serving.work.workers"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdout.close()  # the server's end of the replies
+    worker.stdin.write(pickle.dumps(("run", print, (), None)))  # a task that returns at once
+    worker.stdin.close()
+    assert worker.stderr is not None and worker.wait(timeout=60) is not None
+    stderr = worker.stderr.read()
+    assert worker.returncode == 0 and b"Traceback" not in stderr and b"BrokenPipe" not in stderr, stderr
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("1706.03762", "1706.03762"),
     ("arXiv:1706.03762v5", "1706.03762v5"),

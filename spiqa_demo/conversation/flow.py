@@ -1,7 +1,8 @@
 """Asking one question of a conversation: read it in context, shortlist evidence, answer, cite.
 
-1. The question is read as a standalone question: by the model (one short call with the history)
-   when one is configured and the conversation has turns, else by `followup.read_question`.
+1. The question is read as a standalone question: a follow-up (`followup.needs_history`) by the
+   model (one short call with the history) when one is configured, else by `followup.read_question`;
+   a question that stands alone is searched as asked.
 2. The standalone question ranks the paper's figures, tables and passages together (`evidence`).
 3. With a model: the earlier turns (as many as fit its context, oldest dropped first, with a note)
    and the evidence go in one request; the reply's citations mark the evidence it rests on, and an
@@ -22,7 +23,7 @@ from spiqa_demo.conversation import prompts
 from spiqa_demo.conversation.citations import Citations, name_images, parse_citations
 from spiqa_demo.conversation.evidence import rank_evidence
 from spiqa_demo.conversation.extractive import best_quote, extractive_answer
-from spiqa_demo.conversation.followup import Reading, cannot_stand_alone, read_question
+from spiqa_demo.conversation.followup import Reading, cannot_stand_alone, needs_history, read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
 from spiqa_demo.crosspaper.replies import clean_answer, is_abstention
 from spiqa_demo.errors import PaperError
@@ -157,7 +158,7 @@ def _read_in_context(
     if previous is None and cannot_stand_alone(question):
         messages.append("this reads as a follow-up, but there is no earlier question in this conversation: "
                         "it was searched as asked; ask the whole question for a better answer")
-    if backend is not None and conversation.turns:
+    if backend is not None and conversation.turns and needs_history(question):  # a question that stands alone is asked as it is
         yield Status("Reading the question in the context of the conversation")
         try:
             rewritten = _model_reading(backend, history, question, settings)

@@ -20,6 +20,15 @@ def as_sentence(message: str) -> str:
     return message[:1].upper() + message[1:]
 
 
+def full_sentence(message: str) -> str:
+    """`as_sentence` with its full stop, for a message that text follows or that stands alone: one
+    that ends in a question, an ellipsis or a quoted question keeps its own mark."""
+    sentence = as_sentence(message)
+    if not sentence or sentence.rstrip("”’\"')*").endswith((".", "!", "?", "…")):
+        return sentence
+    return sentence + "."
+
+
 def figure_name(figure: Figure, separator: str = " · page ") -> str:
     """"Table 3 · page 7"; an unlabelled item's title names its page already ("Unlabelled table (page 8)"),
     so the page is never said twice."""

@@ -8,20 +8,31 @@ put the conversation in that URL; any fetch tells `host` the visitor's address),
 hides where a link goes. So HTML is escaped and brackets, which every Markdown image and link
 (inline, reference, footnote) needs, are written as character references: Markdown shows them as
 brackets and never reads them as markup. A bare URL stays a link that shows its whole address and
-fetches nothing unless clicked. The app's own markup (its tables, emphasis, the crops it serves as
+fetches nothing unless clicked. Maths stays maths: the chats render `$...$`, `\\(...\\)` and `$$...$$`
+(`LATEX_DELIMITERS`); Gradio takes such a span out before reading Markdown and gives its HTML text,
+entities decoded, to KaTeX (which follows no link: `trust` is off), so escaped characters and
+brackets inside it still read as maths. Only `\\[...\\]` needs its brackets, so it is written as the
+same display maths, `$$...$$`. The app's own markup (its tables, emphasis, the crops it serves as
 images of their own) is written around this text, never through it.
 """
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 _BRACKETS = str.maketrans({"[": "&#91;", "]": "&#93;"})
+_DISPLAY_MATHS = re.compile(r"\\\[([\s\S]+?)\\\]")  # \[...\], as Gradio finds a span: the shortest
+LATEX_DELIMITERS: list[dict[str, str | bool]] = [
+    {"left": "$$", "right": "$$", "display": True},
+    {"left": "$", "right": "$", "display": False},
+    {"left": "\\(", "right": "\\)", "display": False},
+]
 
 
 def inert(text: str) -> str:
     """`text` as Markdown that shows it as it reads: no HTML, no image, no link hidden behind words."""
-    return escape(text).translate(_BRACKETS)
+    return escape(_DISPLAY_MATHS.sub(r"$$\1$$", text)).translate(_BRACKETS)
 
 
 def code(text: str) -> str:

@@ -11,11 +11,11 @@ import logging
 from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypedDict, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import Question
-from spiqa_demo.ui.serving.messages import as_sentence
+from spiqa_demo.ui.serving.messages import full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.model_calls import ModelCall
@@ -24,6 +24,8 @@ from spiqa_demo.ui.state.chat_history import MAX_MESSAGE_CHARS, bounded
 from spiqa_demo.ui.state.session import Answering, Session
 
 if TYPE_CHECKING:
+    from gradio.components.chatbot import MetadataDict
+
     from spiqa_demo.models import ModelBackend
 
 log = logging.getLogger(__name__)
@@ -32,15 +34,26 @@ History = list[dict[str, Any]]  # Gradio messages
 A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
 
 
-def chat_message(role: str, text: Any, **extra: Any) -> dict[str, Any]:
-    """A Gradio message; its text is bounded (`chat_history.bounded`), as every message of a chat is kept."""
-    return {"role": role, "content": bounded(text) if isinstance(text, str) else text, **extra}
+class ImageContent(TypedDict):
+    """An image shown in a chat message: the served file, and its text for those who cannot see it."""
 
+    path: str
+    alt_text: str
+
+
+def chat_message(role: Literal["user", "assistant"], text: str | ImageContent,
+                 metadata: MetadataDict | None = None) -> dict[str, Any]:
+    """A Gradio message (a thought when it has `metadata`); its text is bounded (`chat_history.bounded`), as
+    every message of a chat is kept."""
+    message: dict[str, Any] = {"role": role, "content": bounded(text) if isinstance(text, str) else text}
+    if metadata is not None:
+        message["metadata"] = metadata
+    return message
 
 
 def question_message(asked: Question) -> dict[str, Any]:
     """The asker's message: the question as it is kept, with a note when it was cut to its limit."""
-    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {as_sentence(note)}" for note in asked.notes))
+    return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {full_sentence(note)}" for note in asked.notes))
 
 
 
@@ -96,6 +109,7 @@ def stream_reply(call: ModelCall, final: type[A], turn: Answering, history: Hist
                     history.append(reply)
                 if len(streamed) <= MAX_MESSAGE_CHARS:  # a reply that never ends is kept up to the bound
                     streamed += str(event)
+                    turn.written = streamed
                 reply["content"] = bounded(inert(streamed))
                 yield None  # each piece is shown, however many came at once
     except Exception as exc:  # PaperError: bad input; anything else is a bug, but the chat goes on
@@ -141,7 +155,7 @@ def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend
         for step in chunks:
             yield step or shown_turn(history, session)
     if result.error:
-        history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(result.error))}"))
+        history.append(chat_message("assistant", f"⚠️ {inert(full_sentence(result.error))}"))
     if result.answer is None:
         yield shown_turn(history, session)
     return result.answer

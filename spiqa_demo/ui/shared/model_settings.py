@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
@@ -60,6 +60,18 @@ RETRIEVAL_ONLY_NOTICE = (
 )
 
 
+# What one widget of the panel sends: its own kind of value, or whatever a client of the API sends instead.
+PanelValue = str | int | float | bool | None
+
+
+def _whole(value: PanelValue, default: int) -> int:
+    """`value` as a whole number, or `default` when it is none (a client of the API may send anything)."""
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+
+
 @dataclass(frozen=True)
 class ModelChoice:
     """What the settings panel asks for (everything but the API key)."""
@@ -78,33 +90,23 @@ class ModelChoice:
         return "cot" if self.task == READER else self.task
 
     @classmethod
-    def from_inputs(cls, task: Any, backend: Any, model: Any, base_url: Any, k: Any, image_size: Any, captions: Any) -> ModelChoice:
+    def from_inputs(cls, task: PanelValue, backend: PanelValue, model: PanelValue, base_url: PanelValue, k: PanelValue,
+                    image_size: PanelValue, captions: PanelValue) -> ModelChoice:
         """A choice from the panel's raw values, clamped to what is valid (clients can send anything)."""
         settings = app_settings()
         defaults = default_choice(settings)
         if settings.ui.ui_lock_model:
             backend, model, base_url = defaults.backend, defaults.model, defaults.base_url
-        try:
-            k_value = int(k)
-        except (TypeError, ValueError):
-            k_value = defaults.k
-        try:
-            size = int(image_size)
-        except (TypeError, ValueError):
-            size = defaults.image_size
+        k_value, size = _whole(k, defaults.k), _whole(image_size, defaults.image_size)
         return cls(
             task=next((v for _, v in TASK_CHOICES if v == task), READER),
-            backend=backend if backend in {v for _, v in BACKEND_CHOICES} else "none",
+            backend=backend if isinstance(backend, str) and backend in {v for _, v in BACKEND_CHOICES} else "none",
             model=capped(model, "model").strip(),
             base_url=capped(base_url, "base_url").strip(),
             k=min(max(k_value, 1), MAX_SHORTLIST),
             image_size=max(size, 0),
             captions=bool(captions),
         )
-
-
-# What one widget of the panel sends: its own kind of value, or whatever a client of the API sends instead.
-PanelValue = str | int | float | bool | None
 
 
 @dataclass(frozen=True)

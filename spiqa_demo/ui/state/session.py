@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.conversation import Conversation, Evidence
+from spiqa_demo.conversation import Turn as ReaderTurn
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.state.chat_history import keep_recent
@@ -34,6 +35,7 @@ class Answering:
     stopped: bool = False
     finished: bool = False
     waiting_for_paper: bool = False  # asked while a paper loads: it is about that paper
+    written: str = ""  # the reply's text as streamed so far (what a stopped answer keeps)
 
     def think(self, content: str, metadata: MetadataDict | None = None) -> None:
         """Show `content` in the answer's thought message (what it waits for, what it rests on), under
@@ -50,6 +52,23 @@ class Answering:
         self.think("Stopped before the answer was complete; what was written so far is kept.", {"title": "Stopped", "status": "done"})
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A reader's question as the chat's export keeps it: its turn, and whether it was stopped (the
+    turn then holds what was written before Stop; the conversation never saw it)."""
+
+    turn: ReaderTurn
+    stopped: bool = False
+
+
+@dataclass(frozen=True)
+class PreviousChat:
+    """The chat about the paper loaded before this one, kept for its export when a new paper starts a new chat."""
+
+    paper: Paper
+    asked: tuple[Asked, ...]
 
 
 @dataclass(frozen=True)
@@ -108,6 +127,8 @@ class Session(Chat):
     # message's id: selecting the message opens that evidence on its page).
     conversation: Conversation = field(default_factory=Conversation)
     evidence_of: dict[int, tuple[dict[str, Any], Evidence]] = field(default_factory=dict)
+    asked: list[Asked] = field(default_factory=list)  # every reader's question of the chat, stopped ones too
+    previous_chat: PreviousChat | None = None
     viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
     zoom: int = 100  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
 
@@ -117,6 +138,7 @@ class Session(Chat):
         self.history = []
         self.conversation.clear()
         self.evidence_of.clear()
+        self.asked.clear()
 
     @property
     def loading(self) -> bool:
@@ -125,15 +147,17 @@ class Session(Chat):
     def load(self, paper: Paper, pdf: Path) -> Session:
         """Switch to a newly extracted paper, in place (a handler still running holds this same object).
 
-        The chat starts again (an answer about the previous paper is stopped); the once-per-session
-        notice flag is kept.
+        The chat starts again (an answer about the previous paper is stopped), the previous one kept
+        for its export; the once-per-session notice flag is kept.
         """
         if self.turn is not None and not self.turn.waiting_for_paper:
             self.stop_turn()
+        self.previous_chat = PreviousChat(self.paper, tuple(self.asked)) if self.paper is not None and self.asked else None
         self.paper, self.pdf = paper, pdf
         self.spiqa, self.spiqa_figures, self.last_answer = None, {}, None
         self.history = []
         self.conversation = Conversation(paper_key=paper.sha256)
         self.evidence_of = {}
+        self.asked = []
         self.viewing = None
         return self

@@ -203,7 +203,10 @@ def serve() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))  # a killed task dumps no core
 
     def reply(message: tuple[Any, ...]) -> None:
-        _send(replies, message)
+        try:
+            _send(replies, message)
+        except BrokenPipeError:  # the server is gone (stopped, SIGTERM): nobody waits for this work
+            os._exit(0)
 
     while True:
         try:

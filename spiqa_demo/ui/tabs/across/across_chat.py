@@ -25,7 +25,7 @@ from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name, public_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence, public_name
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
@@ -188,7 +188,7 @@ def ask(question: str, session: Session | None, across: AcrossSession | None,
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said, not silently ignored
-        yield _say(across, across.history, f"⚠️ {as_sentence(str(exc))}.")
+        yield _say(across, across.history, f"⚠️ {full_sentence(str(exc))}")
         return
     library = across.sync(session)
     user = question_message(asked)
@@ -232,7 +232,7 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
         for step in chunks:
             yield step or _turn(history, across)
     if result.error:
-        yield _say(across, history, f"⚠️ {as_sentence(result.error)}")
+        yield _say(across, history, f"⚠️ {full_sentence(result.error)}")
         return
     answer = result.answer
     if answer is None:
@@ -247,8 +247,8 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
     notes = []
     if notice and not (notice == RETRIEVAL_ONLY_NOTICE and across.told_retrieval_only):
         across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE
-        notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else as_sentence(notice))
-    notes += [as_sentence(m) for m in answer.messages]
+        notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else full_sentence(notice))
+    notes += [full_sentence(m) for m in answer.messages]
     across.last = FollowUpContext(reading.text, answer.anchor_figure)
     messages = answer_messages(answer, notes)
     if followup:

@@ -20,7 +20,7 @@ from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.guards.input_limits import capped, limit
 from spiqa_demo.ui.serving.guards.session_expiry import visitor_state
 from spiqa_demo.ui.serving.messages import public_name
-from spiqa_demo.ui.serving.untrusted import code, inert
+from spiqa_demo.ui.serving.untrusted import LATEX_DELIMITERS, code, inert
 from spiqa_demo.ui.serving.work.cited_loading import CitedLoad
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared import follow, question_box
@@ -183,7 +183,7 @@ def build() -> AcrossTab:
                 report = gr.Markdown("", elem_id="cited-report")
                 references = gr.Markdown("", elem_id="cited-references")
             with gr.Column(scale=6):
-                chatbot = gr.Chatbot(label="Chat across papers", height=560, elem_id="across-chat", buttons=["copy"],
+                chatbot = gr.Chatbot(label="Chat across papers", height=560, elem_id="across-chat", buttons=["copy"], latex_delimiters=LATEX_DELIMITERS,
                                      placeholder="Ask about a figure or table of the loaded paper; the answer comes from "
                                                  "the paper it cites, e.g. “In the paper that proposed CBAM, how is "
                                                  "channel attention computed?”", feedback_options=None)

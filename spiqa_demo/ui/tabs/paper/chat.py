@@ -17,7 +17,7 @@ from spiqa_demo.questions import check_question
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.loading import greeting
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 SHORTLIST_TITLE = "Shortlist"
 
+EMPTY_QUESTION = "*(an empty question)*"
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
 # A file dropped just before Enter is still travelling to the server when the question arrives;
 # a question with no paper waits this long for that upload's load to begin.
@@ -70,16 +71,19 @@ def clear(session: Session | None) -> ClearOutputs:
 
 
 def export(session: Session | None) -> Any:
-    """The reader's conversation as a zip (`exports.chat_zip`), shown for download; said when there is nothing yet."""
+    """The reader's conversation as a fresh zip (`exports.chat_zip`), every question in it, stopped ones
+    marked; shown, and downloaded by the button's next step; said when there is nothing yet."""
     import gradio as gr
 
     from spiqa_demo.ui.tabs.paper.exports import chat_zip
 
-    if session is None or session.paper is None or not session.conversation.turns:
+    if session is None or session.paper is None or not session.asked:
         gr.Warning("Nothing to export yet: ask a question about a loaded paper first (with the Reader task).")
         return gr.update(value=None, visible=False)
     storage.in_use(session)
-    return gr.update(value=str(chat_zip(session.paper, session.conversation.turns, str(id(session)))), visible=True)
+    count = len(session.asked)
+    return gr.update(value=str(chat_zip(session.paper, session.asked)), visible=True,
+                     label=f"Chat export: {count} question{'s' if count > 1 else ''}")
 
 
 def shortlist_markdown(answer: Answer) -> str:
@@ -148,7 +152,7 @@ def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
             if session.told_retrieval_only:
                 continue
             session.told_retrieval_only = True
-        notes.append(as_sentence(message))
+        notes.append(full_sentence(message))
     return notes
 
 
@@ -177,7 +181,8 @@ def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool 
     try:  # cut to its limit here, before the chat keeps it
         asked = check_question(question, app_settings().qa)
     except InputError as exc:  # nothing typed: said in the chat, which is where the visitor looks for the answer
-        session.history.append(chat_message("assistant", f"⚠️ {inert(as_sentence(str(exc)))}."))
+        # as a turn of its own: Gradio shows an answer after the previous one in that one's bubble
+        session.history += [chat_message("user", EMPTY_QUESTION), chat_message("assistant", f"⚠️ {inert(full_sentence(str(exc)))}")]
         yield shown_turn(session.history, session)
         return
     user = question_message(asked)

@@ -3,8 +3,9 @@ figure crops alongside) and the gallery's figures and tables (the crops with an 
 pages and captions), each as one zip. Their text is inert as the app shows it (`untrusted`): a
 Markdown viewer would fetch an image that a PDF or a model wrote into it.
 
-Zips are written beside the paper's served crops, under a name only the server can compute, so a
-session's export is served to it and cleaned up with the paper's files.
+The gallery's zip is written beside the paper's served crops, under a name only the server can
+compute, and cleaned up with the paper's files. A chat's zip is a fresh file each time
+(`storage.export_path`): a download after more questions is never an earlier export, cached.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from spiqa_demo.conversation import Evidence, Turn
+from spiqa_demo.conversation import Evidence
 from spiqa_demo.files import write_whole
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.files import storage
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import code, inert
+from spiqa_demo.ui.state.session import Asked
 
 CHAT_MARKDOWN = "chat.md"
 FIGURES_FOLDER = "figures"
@@ -73,15 +75,22 @@ def _evidence_markdown(e: Evidence) -> list[str]:
     return [f"> {quote}", ">", f"> — page {e.page}", ""]
 
 
-def chat_markdown(paper: Paper, turns: Sequence[Turn]) -> str:
-    """The conversation as Markdown: each question, how it was read, the answer and what it rests on."""
+STOPPED = "(stopped)"
+
+
+def chat_markdown(paper: Paper, asked: Sequence[Asked]) -> str:
+    """The conversation as Markdown: each question, how it was read, the answer and what it rests on;
+    a stopped one with what was written before Stop, marked "(stopped)"."""
     lines = [f"# Chat about {inert(paper.title or paper.source)}", "", f"Source: {code(paper.source)}", ""]
-    for i, turn in enumerate(turns, 1):
-        lines += [f"## {i}. {inert(turn.question)}", ""]
+    for i, (turn, stopped) in enumerate(((a.turn, a.stopped) for a in asked), 1):
+        lines += [f"## {i}. {inert(turn.question)}" + (f" {STOPPED}" if stopped else ""), ""]
         if turn.followup:
             lines += [f"*Read as:* {inert(turn.read_as)}", ""]
+        if stopped:
+            lines += [(inert(turn.answer) + " " if turn.answer else "") + f"*{STOPPED}: the answer was stopped before it was complete.*", ""]
+            continue
         lines += [inert(turn.answer) or "*No answer was found in this paper.*", ""]
-        lines += [f"> ⚠️ {inert(as_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
+        lines += [f"> ⚠️ {inert(full_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
         if turn.shown:
             lines += ["**Cited:**" if turn.cited else "**Best match (the answer cites none):**", ""]
             for e in turn.shown:
@@ -89,11 +98,11 @@ def chat_markdown(paper: Paper, turns: Sequence[Turn]) -> str:
     return "\n".join(lines)
 
 
-def chat_zip(paper: Paper, turns: Sequence[Turn], owner: str) -> Path:
-    """`chat.md` and the crops of the figures and tables it shows, as one zip for `owner` (a session)."""
-    files: dict[str, bytes | Path] = {CHAT_MARKDOWN: chat_markdown(paper, turns).encode("utf-8")}
-    for turn in turns:
-        for e in turn.shown:
+def chat_zip(paper: Paper, asked: Sequence[Asked]) -> Path:
+    """`chat.md` and the crops of the figures and tables it shows, as one zip in a fresh file."""
+    files: dict[str, bytes | Path] = {CHAT_MARKDOWN: chat_markdown(paper, asked).encode("utf-8")}
+    for a in asked:
+        for e in a.turn.shown:
             if e.figure is not None and e.figure.image and Path(e.figure.image).is_file():
                 files[_crop_name(e.figure)] = Path(e.figure.image)
-    return _write(storage.served_folder(paper) / f"chat-{storage.private_name(owner)}.zip", files)
+    return _write(storage.export_path("chat.zip"), files)

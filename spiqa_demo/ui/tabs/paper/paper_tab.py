@@ -23,8 +23,8 @@ from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.guards.input_limits import capped, limit
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
-from spiqa_demo.ui.serving.untrusted import code, inert
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
+from spiqa_demo.ui.serving.untrusted import LATEX_DELIMITERS, code, inert
 from spiqa_demo.ui.serving.work.loading import PaperLoad
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared import follow, model_settings, page_viewer, question_box
@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 
 CAPTION_CHARS = 90
 ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a visitor who left is noticed)
+# The browser downloads the file a File component was just given (nothing when it was given none).
+DOWNLOAD_JS = """(file) => { const f = Array.isArray(file) ? file[0] : file; if (!f?.url) return;
+    const a = Object.assign(document.createElement('a'), {href: f.url, download: f.orig_name || 'chat.zip'});
+    document.body.append(a); a.click(); a.remove(); }"""
 DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
                "select a cited passage or figure in the chat to see it boxed on its page.")
 
@@ -69,7 +73,7 @@ def status_markdown(paper: Paper) -> str:
 
 
 def error_markdown(message: str) -> str:
-    return f"> ⚠️ **Could not load the paper.** {inert(as_sentence(message))}"
+    return f"> ⚠️ **Could not load the paper.** {inert(full_sentence(message))}"
 
 
 class LoadOutputs(NamedTuple):
@@ -84,6 +88,7 @@ class LoadOutputs(NamedTuple):
     upload: Any = gr.skip()
     download_all: Any = gr.skip()
     viewer_controls: Any = gr.skip()
+    zoom_controls: Any = gr.skip()
     export_file: Any = gr.skip()
     overview: Any = gr.skip()
     suggestions: Any = gr.skip()
@@ -91,20 +96,27 @@ class LoadOutputs(NamedTuple):
 
 
 def _paper_shown(session: Session, paper: Paper, status: str, ready: bool = False) -> LoadOutputs:
-    """The paper's status, its gallery with no item selected yet, and the session's new chat, unless a
-    question asked during the load is being answered: that question's own updates show the chat (the
-    greeting too), and a copy taken here could reach the browser after its answer and hide it. Once
+    """The paper's status, its gallery (none selected: `_load` emptied it), no page shown (nor its controls), and
+    the session's new chat, unless a question asked during the load is being answered: that question's
+    own updates show the chat (the greeting too), and a copy taken here could reach the browser after
+    its answer and hide it. The chat about the previous paper is not lost: its export is offered. Once
     it is `ready` to ask, its overview and suggested questions (`start`); none before."""
     chat = gr.skip() if session.turn is not None else list(session.history)
-    from spiqa_demo.ui.tabs.paper.exports import gallery_zip
+    from spiqa_demo.ui.tabs.paper.exports import chat_zip, gallery_zip
 
     zipped = gallery_zip(paper)
     overview, suggestions = start.shown(paper if ready else None)
-    return LoadOutputs(session, status=status, gallery=gallery_items(paper), page=gr.update(value=None, visible=False),
-                       detail=DETAIL_HINT, chatbot=chat, viewer_controls=gr.update(visible=False),
+    previous = session.previous_chat
+    if previous is not None:
+        kept = f"Your chat about “{one_line(previous.paper.title or previous.paper.source, 60)}” ({len(previous.asked)} questions)"
+        export_file = gr.update(value=str(chat_zip(previous.paper, previous.asked)), visible=True, label=kept)
+    else:
+        export_file = gr.update(value=None, visible=False)
+    return LoadOutputs(session, status=status, gallery=gallery_items(paper),
+                       page=gr.update(value=None, visible=False), detail=DETAIL_HINT, chatbot=chat,
+                       viewer_controls=gr.update(visible=False), zoom_controls=gr.update(visible=False),
                        download_all=gr.update(value=str(zipped) if zipped else None, visible=zipped is not None),
-                       export_file=gr.update(value=None, visible=False),
-                       overview=overview, suggestions=suggestions)
+                       export_file=export_file, overview=overview, suggestions=suggestions)
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
@@ -120,7 +132,9 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     session = session or Session()
     storage.in_use(session)
     job = PaperLoad(fetch, session, holds)
-    yield LoadOutputs(session, status="Loading…")
+    # The gallery is emptied while the paper loads: its selection then goes with it (a gallery given
+    # new items keeps the selected place), and the new paper's gallery starts with none selected.
+    yield LoadOutputs(session, status="Loading…", gallery=None)
     shown, last = False, time.monotonic()
     try:
         while not job.done:
@@ -136,16 +150,21 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         if not job.done:
             job.cancel()
     if session.load_job is not job:  # a newer load of this session took over (or this one was dropped)
-        yield LoadOutputs(session)
+        yield LoadOutputs(session, gallery=_kept_gallery(session) if session.load_job is None else gr.skip())
         return
     if job.error or job.paper is None:
         gr.Warning(job.error)
         # The previous paper stays loaded and on screen, and says so; the rejected file leaves the upload box.
         kept = f" Questions are still answered about this one:\n\n{status_markdown(session.paper)}" if session.paper is not None else ""
-        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
+        yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None, gallery=_kept_gallery(session))
         return
     progress(1.0, desc=job.message)
     yield _paper_shown(session, job.paper, status_markdown(job.paper), ready=True)
+
+
+def _kept_gallery(session: Session) -> Any:
+    """The gallery of the paper that stays loaded when a new one is not (emptied while it loaded)."""
+    return gallery_items(session.paper) if session.paper is not None else None
 
 
 def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
@@ -274,7 +293,7 @@ def build(settings: Settings) -> PaperTab:
             with gr.Column(scale=6):
                 chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
                                      placeholder="Load a paper, then ask about its figures, tables and text.",
-                                     buttons=["copy"], feedback_options=None)
+                                     buttons=["copy"], feedback_options=None, latex_delimiters=LATEX_DELIMITERS)
                 overview = gr.Markdown("", visible=False, elem_id="paper-overview")
                 suggestions = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="Suggested questions",
                                          elem_id="suggested-questions", visible=False)
@@ -319,7 +338,9 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
                              (tab.next_page, page_viewer.next_page, "next_page"),
                              (tab.zoom_out, page_viewer.zoom_out, "zoom_out"), (tab.zoom_in, page_viewer.zoom_in, "zoom_in")):
         button.click(queues.handler(fn), [session], viewer, api_name=name, **queues.view)
-    tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat")
+    # One click: the fresh zip is shown and downloaded at once (its chip stays, to download it again).
+    tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat").then(
+        None, [tab.export_file], None, js=DOWNLOAD_JS)
     tab.chatbot.clear(chat.clear, [session], components(chat.ClearOutputs, tab, session=session), api_name="clear_chat")
 
     asked = [tab.question, session, *tab.model.inputs()]

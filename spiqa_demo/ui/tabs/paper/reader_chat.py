@@ -14,14 +14,16 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
+from spiqa_demo.conversation.extractive import NOT_FOUND
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui.serving.app_settings import app_settings
-from spiqa_demo.ui.serving.messages import as_sentence, figure_name
+from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.chat_stream import AskOutputs, History, chat_message, shown_turn, streamed_answer
 from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE
 from spiqa_demo.ui.state.chat_history import bounded
+from spiqa_demo.ui.state.session import Asked
 
 if TYPE_CHECKING:
     from spiqa_demo.models.base import ModelBackend
@@ -32,6 +34,7 @@ EVIDENCE_TITLE = "Evidence"
 OPEN_HINT = "select to open its page, boxed"
 QUOTE_CHARS = 600
 NO_MODEL = "no model is configured"  # how the core's note on a quoted answer begins
+CLOSEST = "closest match (it does not answer the question)"
 
 
 def evidence_name(e: Evidence) -> str:
@@ -55,16 +58,33 @@ def passage_quote(e: Evidence, chars: int = QUOTE_CHARS) -> str:
     return one_line(" … ".join(e.quotes) if e.quotes else e.text, chars)
 
 
+def answer_markdown(turn: Turn) -> str:
+    """The answer's text; one that says the paper does not say (`Turn.not_found`) or the model does
+    not know (`Turn.abstained`) says so first, in a note of its own kind, before the closest evidence."""
+    if turn.not_found:
+        rest = turn.answer.removeprefix(NOT_FOUND).strip()
+        return f"ℹ️ **{NOT_FOUND}**" + (f" {inert(rest)}" if rest else "") + "\n\n*The closest evidence is shown below for you to check.*"
+    if turn.abstained:
+        return f"ℹ️ **The evidence shown to the model does not answer this.** *The model said:* {inert(turn.answer)}"
+    return inert(turn.answer) if turn.answer else "*No answer was found in this paper.*"
+
+
+def quoted_in(answer: str, e: Evidence) -> bool:
+    """The answer already says the passage's quoted sentences word for word (an extractive answer quotes them)."""
+    said = " ".join(answer.split())
+    return bool(e.quotes) and all(" ".join(q.split()) in said for q in e.quotes)
+
+
 def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[dict[str, Any], Evidence | None]]:
     """The assistant messages for a finished turn (after the evidence thought), each with the evidence
     selecting it opens (the answer opens its first cited evidence)."""
     shown = turn.shown
     head = f"*Read as:* “{inert(turn.read_as)}”\n\n" if turn.followup else ""
-    text = head + (inert(turn.answer) if turn.answer else "*No answer was found in this paper.*")
+    text = head + answer_markdown(turn)
     if notes:
         text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
     messages: list[tuple[dict[str, Any], Evidence | None]] = [(chat_message("assistant", text), shown[0] if shown else None)]
-    cited = "cited" if turn.cited else "best match (the answer cites none)"
+    cited = CLOSEST if turn.not_found else "cited" if turn.cited else "best match (the answer cites none)"
     for e in shown:
         figure = e.figure
         if figure is not None:
@@ -74,6 +94,9 @@ def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[dict[str, Any], Ev
             cells = "".join(f"\n\nCell: row “{inert(c.row_name)}”, column “{inert(c.heading)}”: **{inert(c.value)}** (boxed on its page)"
                             for c in e.cells)
             messages.append((chat_message("assistant", f"**{inert(evidence_name(e))}** · {cited} · *{OPEN_HINT}*{cells}\n\n{caption}"), e))
+        elif quoted_in(turn.answer, e):  # said once: the answer is this quote
+            messages.append((chat_message("assistant", f"**{inert(evidence_name(e))}** · {cited}, quoted in the answer · "
+                                                        f"*{OPEN_HINT}*"), e))
         else:
             messages.append((chat_message("assistant", f"> {inert(passage_quote(e))}\n\n— **page {e.page}** · {cited} · "
                                                         f"*{OPEN_HINT}*"), e))
@@ -88,7 +111,7 @@ def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
             if session.told_retrieval_only:
                 continue
             session.told_retrieval_only = True
-        notes.append(as_sentence(message))
+        notes.append(full_sentence(message))
     return notes
 
 
@@ -102,8 +125,11 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: Answering, 
     events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
                              notice="" if notice == RETRIEVAL_ONLY_NOTICE else notice)
     turn = yield from streamed_answer(events, Turn, backend, session, chat_turn, history, status=Status)
-    if turn is None:
+    if turn is None:  # stopped (or failed): the export keeps what was written
+        if chat_turn.stopped:
+            session.asked.append(Asked(Turn(question=question, read_as=question, answer=chat_turn.written), stopped=True))
         return
+    session.asked.append(Asked(turn))
     chat_turn.finished = True
     chat_turn.think(bounded(evidence_markdown(turn)),
                     {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",

@@ -1,0 +1,209 @@
+"""The reader's chat in headless Chromium on the in-process app, with and without a model (a loopback
+OpenAI-compatible listener), one page through one story: an empty question is told in a bubble of its
+own; a follow-up's answer is shown once, under "Read as"; maths renders and an injected image stays
+text; the paper's "not found" is said as such with its best evidence; a stopped answer is exported
+marked "(stopped)" with every other turn, in one click, and a later export is a fresh file; with the
+model server down a standalone question says nothing of a rewrite; a rejected file's message ends its
+sentence; a second paper starts clean (no gallery selection, no zoom controls) and offers the previous
+chat's export. Then a phone's viewport. Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_harness import _served_app, grnet_pdf, reconfigure
+from test_app_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS, fill_setting, pytestmark, shot, wait_for_text
+
+from evalsuite.openai_listener import Listener, openai_listener
+
+__all__ = ["_served_app", "grnet_pdf", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
+
+FIRST = "Which method performs best on PaSC2?"
+FOLLOW_UP = "and on AFEW?"
+READ_AS = "Which method performs best on AFEW?"
+ANSWER = "GrNet-2Blocks ties SPDNet on AFEW at 34.23 [Table 1]"
+MATHS = r"with accuracy $\alpha < 0.5$ and \[ \sum_{i=1}^{n} x_i \]"
+PIXEL = "/pixel.png"  # an image a reply asks for: nothing may fetch it
+HELD = "Which variant converges fastest?"
+NOT_SAID = "How many GPUs were used?"
+
+# The chat's bubbles as a reader sees them (Gradio groups a role's consecutive messages in one).
+BUBBLES = "() => [...document.querySelectorAll('#chat .message-row')].map(e => e.innerText)"
+
+
+def reply(request: dict[str, Any]) -> str:
+    """The loopback model: a rewrite request gets the standalone question, an answer request the
+    cited answer with maths and an injected image."""
+    text = json.dumps(request)
+    if "Standalone question:" in text:
+        return READ_AS
+    return f"{ANSWER} {MATHS} ![x]({{url}}{PIXEL})"
+
+
+@pytest.fixture(scope="module")
+def app(_served_app: tuple[str, dict[str, str]]) -> Iterator[str]:
+    url, environment = _served_app
+    with pytest.MonkeyPatch.context() as patch:
+        reconfigure(patch, **environment)
+        yield url
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def open_app(chromium: Any, url: str, width: int, height: int) -> Any:
+    context = chromium.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.goto(url)
+    tab.wait_for_selector("#upload")
+    return tab
+
+
+def ask(page: Any, question: str, answered: str) -> None:
+    page.fill("#question textarea", question)
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", answered)
+    page.locator("#question button", has_text="Ask").wait_for()
+
+
+def export(page: Any, folder: Path, name: str) -> str:
+    """One click on Export downloads the chat's zip; its chat.md."""
+    with page.expect_download() as exported:
+        page.click("#export-chat")
+    exported.value.save_as(folder / name)
+    with zipfile.ZipFile(folder / name) as archive:
+        return archive.read("chat.md").decode("utf-8")
+
+
+def upload(page: Any, pdf: Path) -> None:
+    """Upload `pdf` as a reader does once a file is shown: clear the box, then drop the file in."""
+    clear = page.locator("#upload button[aria-label='Clear']")
+    if clear.count():
+        clear.click()
+    page.set_input_files("#upload input[type=file]", str(pdf))
+
+
+def use_model(page: Any, listener: Listener, patch: pytest.MonkeyPatch) -> None:
+    reconfigure(patch, SPIQA_UI_VISITOR_ENDPOINTS=f"any, {listener.url}")
+    if not page.locator("#base-url").is_visible():
+        page.click("#settings")
+    page.get_by_label("OpenAI-compatible API").check()
+    fill_setting(page, "#model", "m")
+    fill_setting(page, "#base-url", listener.url)
+
+
+@pytest.fixture(scope="module")
+def second_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second, one-page paper with one figure."""
+    from evalsuite.pdf_factory import Caption, LinePlot, PaperWriter, Prose
+
+    w, prose = PaperWriter(columns=1), Prose(11)
+    w.title("Convergence of Small Networks", "A. Reader")
+    w.heading("1. Results")
+    w.paragraph(prose.sentences(6) + ["Figure 1 shows the training loss."])
+    w.figure(LinePlot(seed=2, series=("small", "large")), Caption("figure", "1", "Training loss of both networks.", "Figure {n}:"),
+             case="loss curves")
+    return w.save(tmp_path_factory.mktemp("second") / "second.pdf").path
+
+
+def test_a_readers_chat_with_and_without_a_model(app: str, chromium: Any, grnet_pdf: Path, second_pdf: Path,
+                                                 tmp_path: Path) -> None:
+    page = open_app(chromium, app, 1440, 900)
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    wait_for_text(page, "#chat", "follow-up questions are read in the context", timeout_ms=4 * TIMEOUT_MS)
+
+    ask(page, FIRST, "Evidence:")
+    page.fill("#question textarea", " ")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", "The question is empty")
+    bubbles = page.evaluate(BUBBLES)
+    assert "The question is empty" in bubbles[-1] and "SPDNet" not in bubbles[-1], bubbles  # a bubble of its own
+    ask(page, "What batch size was used?", "batch size of 64")
+    assert page.inner_text("#chat").count("batch size of 64") == 1, page.inner_text("#chat")  # the quote is said once
+    ask(page, NOT_SAID, "does not seem to say")
+    shot(page, "reader-chat-1-not-found")
+
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url) if PIXEL in request.url else None)
+    patch = pytest.MonkeyPatch()  # the loopback endpoint stays allowed, after it closes too
+    with openai_listener(reply=lambda r: reply(r).replace("{url}", model.url), answer_first=2) as model:
+        use_model(page, model, patch)
+        ask(page, FOLLOW_UP, "Read as")  # the rewrite and the answer: the first two requests
+        chat = page.inner_text("#chat")
+        assert chat.count("ties SPDNet on AFEW") == 1, chat  # shown once, under "Read as"
+        assert chat.index("Read as") < chat.index("ties SPDNet on AFEW"), chat
+        assert page.locator("#chat .katex").count() >= 2 and "&#91;" not in chat, chat  # inline and display maths
+        shot(page, "reader-chat-2-follow-up-with-maths")
+
+        page.fill("#question textarea", HELD)  # held by the listener until Stop
+        page.keyboard.press("Enter")
+        assert model.held.wait(TIMEOUT_MS / 1000)
+        page.wait_for_function("() => document.querySelector('#chat').innerText.split('ties SPDNet on AFEW').length > 2")
+        page.locator("#question button", has_text="Stop").click()
+        wait_for_text(page, "#chat", "(stopped)")
+        page.locator("#question button", has_text="Ask").wait_for()
+    assert not fetched, fetched  # the reply's image stayed text
+
+    markdown = export(page, tmp_path, "first.zip")
+    assert markdown.count("\n## ") == 5 and f"## 5. {HELD} (stopped)" in markdown, markdown
+    assert "## 4. and on AFEW?" in markdown and f"*Read as:* {READ_AS}" in markdown, markdown
+
+    ask(page, "Which method is best on HDM05?", "HDM05")  # the model server is down now
+    turn = page.inner_text("#chat").split("best on HDM05?")[-1]
+    assert "rewrite" not in turn and "could not answer" in turn, turn
+    markdown = export(page, tmp_path, "second.zip")
+    assert "## 6. Which method is best on HDM05?" in markdown, markdown  # a fresh file, never the first
+    shot(page, "reader-chat-3-exported")
+
+    not_pdf = tmp_path / "notes.pdf"
+    not_pdf.write_text("just some notes, not a PDF")
+    upload(page, not_pdf)
+    wait_for_text(page, "#paper-status", "still answered")
+    assert re.search(r"not a PDF file\. Questions are still answered", page.inner_text("#paper-status"))
+
+    page.locator("#gallery img").nth(1).click()
+    page.wait_for_selector("#page-view img")
+    page.wait_for_selector("#zoom-controls", state="visible")
+    upload(page, second_pdf)
+    wait_for_text(page, "#paper-status", "Convergence of Small Networks")
+    wait_for_text(page, "#chat", "follow-up questions are read in the context")
+    page.wait_for_selector("#zoom-controls", state="hidden")
+    assert page.locator("#gallery .thumbnail-item.selected").count() == 0
+    assert "Your chat about “Building Deep Networks" in page.inner_text("#export-file")
+    shot(page, "reader-chat-4-second-paper")
+    with page.expect_download() as previous:
+        page.locator("#export-file a").first.click()
+    previous.value.save_as(tmp_path / "previous.zip")
+    with zipfile.ZipFile(tmp_path / "previous.zip") as archive:
+        assert "## 6. Which method is best on HDM05?" in archive.read("chat.md").decode("utf-8")
+    patch.undo()
+    page.close()
+
+
+def test_the_chat_on_a_phone(app: str, chromium: Any, grnet_pdf: Path) -> None:
+    page = open_app(chromium, app, 390, 844)
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    wait_for_text(page, "#chat", "follow-up questions are read in the context", timeout_ms=4 * TIMEOUT_MS)
+    ask(page, NOT_SAID, "does not seem to say")
+    page.fill("#question textarea", "")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", "The question is empty")
+    assert "The question is empty" in page.evaluate(BUBBLES)[-1]
+    page.locator("#chat").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "app-reader-chat-5-phone.png"))
+    page.close()
