@@ -27,6 +27,7 @@ from time import perf_counter
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.base import Message, ModelBackend, Usage, closed_after
+from spiqa_demo.models.stopping import Stopped
 from spiqa_demo.qa import prompts
 from spiqa_demo.qa.answer import TASKS, Answer, Candidate, Task
 from spiqa_demo.qa.parsing import clean_answer, parse_cot, parse_direct
@@ -150,6 +151,8 @@ def _run(
             options = replace(options, use_captions=False)
         try:
             yield from flow(answer, paper, ranking, backend, options)
+        except Stopped:
+            raise  # nobody waits for this answer
         except PaperError as exc:
             messages.append(f"the model could not answer: {exc}")
         answer.answered = bool(answer.answer)
