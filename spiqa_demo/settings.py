@@ -269,6 +269,11 @@ class UISettings(_Cached):
     # A session left idle this long is forgotten with all it holds, and its files (crops, pages, its
     # PDFs) no longer escape cleanup: sessions opened through the API never say that they left.
     ui_session_ttl_s: float = Field(default=7200.0, gt=0)
+    # The server's C allocator (glibc): arenas its threads share, and the size (KB) above which a block is
+    # mapped on its own and returned when freed; with glibc's defaults (0) memory freed after many
+    # sessions stays in the process (see spiqa_demo/ui/allocator.py).
+    ui_malloc_arenas: int = Field(default=2, ge=0)
+    ui_mmap_threshold_kb: int = Field(default=128, ge=0, le=32768)
     # Processor seconds one paper load (or one cited paper) may use in its worker process (a hostile
     # PDF is stopped).
     ui_load_cpu_s: int = Field(default=120, ge=1)
