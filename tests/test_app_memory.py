@@ -10,7 +10,9 @@ Without a server: the other boxes' texts are cut at their limits, and a session 
 
 from __future__ import annotations
 
+import gc
 import http.client
+import weakref
 from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -152,6 +154,10 @@ def test_an_idle_session_is_forgotten_with_its_states() -> None:
     assert forget_idle(holder, 7200, now) == 1
     assert "idle" not in holder and "active" in holder and holder["active"][state._id] is sessions["active"]
     assert turns["idle"].stopped and not turns["active"].stopped
+    forgotten = weakref.ref(sessions.pop("idle"))
+    del turns
+    gc.collect()
+    assert forgotten() is None  # nothing else keeps a forgotten session (or the paper and index it holds)
 
 
 _ALLOCATOR_PROBE = r"""
