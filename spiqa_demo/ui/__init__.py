@@ -23,5 +23,6 @@ tuples that must line up with a list elsewhere; a handler that fills one widget 
   `visitor_policy` (the models and endpoints a visitor may choose), `messages` (library messages as sentences).
 - `storage` (the bounded folder for uploads, pages and Gradio's files; `prepare_environment(settings)`),
   `live_files` (what live sessions show, never cleaned up), `upload_room` (room made before an upload
-  streams in), `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
+  streams in), `warmup` (background start-up), `preload` (on a ZeroGPU Space, the models loaded at import),
+  `allocator` (the server's C allocator set at start, so memory sessions freed leaves the process).
 """
