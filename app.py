@@ -10,11 +10,13 @@ import sys
 
 from spiqa_demo.errors import InputError
 from spiqa_demo.settings import get_settings
+from spiqa_demo.ui.app.allocator import tune_allocator
 from spiqa_demo.ui.serving.files.storage import prepare_environment
 
 try:
     settings = get_settings()  # the one read of the environment; everything below is handed these
     prepare_environment(settings)  # before Gradio is imported
+    tune_allocator(settings.ui)  # before the server's threads make their arenas
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
 

@@ -6,9 +6,13 @@
    memory (resident set of the app process) and whether its log has tracebacks.
 2. One visitor's answer streams from an OpenAI-compatible server for 20 s; another visitor asks a
    retrieval-only question meanwhile. Prints how long that answer took (the issue's bar: 2 s).
+3. With `--runs N`: the crowd comes N times (the same papers, so later runs read the cache), then
+   everyone leaves. Prints the server's resident set (anonymous and file-backed) after a warm-up, after
+   each run, and once idle past the session lifetime (`--ttl`, SPIQA_UI_SESSION_TTL_S for this run),
+   when every session is forgotten: what stays then is what the server keeps.
 
-Usage: `python -m benchmarks.app_load [--visitors 16] [--questions 3]` from the repository root
-(reads the shared papers from SPIQA_SHARED, default ../shared).
+Usage: `python -m benchmarks.app_load [--visitors 16] [--questions 3] [--runs 1] [--ttl 60]` from the
+repository root (reads the shared papers from SPIQA_SHARED, default ../shared).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from benchmarks.app_startup import served
 from evalsuite.local_servers import free_port, server_process
 from evalsuite.openai_listener import Listener, openai_listener
 from evalsuite.paths import REPO, SHARED
+from spiqa_demo.ui.serving.guards.session_expiry import SWEEP_S
 
 QUESTIONS = ("Which table reports the main results?", "What does Figure 1 show?",
              "Which method has the lowest error?", "How does the ablation change the accuracy?")
@@ -51,6 +56,13 @@ class PeakMemory:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
+
+
+def resident(pid: int) -> str:
+    """The process's resident set in MB, with its anonymous (heap, stacks) and file-backed (mapped libraries) parts."""
+    fields = {line.split(":")[0]: int(line.split()[1]) / 1024 for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+              if line.startswith(("VmRSS", "RssAnon", "RssFile"))}
+    return f"{fields['VmRSS']:.0f} MB (anonymous {fields['RssAnon']:.0f}, files {fields['RssFile']:.0f})"
 
 
 def visitor(url: str, pdf: Path, questions: int, ready: list[float], answers: list[float], failures: list[str]) -> None:
@@ -123,6 +135,15 @@ def crowd(url: str, papers: list[Path], visitors: int, questions: int, scratch: 
         print(f"  not served: {failure}")
 
 
+def warm_up(url: str, pdf: Path) -> None:
+    """One paper read and asked about, so that what loads once (the embedder, the index code) is not counted as kept."""
+    from gradio_client import Client, handle_file
+
+    client = Client(url, verbose=False, download_files=False, httpx_kwargs={"timeout": CLIENT_TIMEOUT_S})
+    client.predict(handle_file(str(pdf)), api_name="/load_pdf")
+    client.predict(QUESTIONS[1], "cot", "none", "", "", 8, 0, True, "", api_name="/ask")
+
+
 def slow_model_beside_retrieval(url: str, pdf: Path, slow: Listener) -> None:
     from gradio_client import Client, handle_file
 
@@ -146,6 +167,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--visitors", type=int, default=16)
     parser.add_argument("--questions", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=1, help="times the crowd comes before the memory is read idle")
+    parser.add_argument("--ttl", type=float, default=60.0, help="SPIQA_UI_SESSION_TTL_S for this run (seconds)")
     args = parser.parse_args()
     papers = sorted((SHARED / "papers").glob("*.pdf"))
     if not papers:
@@ -156,15 +179,24 @@ def main() -> None:
           openai_listener(chunk_delay_s=1.0, chunks=SLOW_STREAM_S) as slow):
         # The slow model is a loopback endpoint, which visitors may name only when the operator lists it.
         env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "SPIQA_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1",
-               "SPIQA_BACKEND": "none", "SPIQA_UI_VISITOR_ENDPOINTS": slow.url,
+               "SPIQA_BACKEND": "none", "SPIQA_UI_VISITOR_ENDPOINTS": slow.url, "SPIQA_UI_SESSION_TTL_S": str(args.ttl),
                "GRADIO_TEMP_DIR": str(Path(cache) / "ui" / "gradio")}
         log = Path(cache) / "app.log"
         with server_process([sys.executable, "app.py"], log, cwd=REPO, env=env) as process:
             served(url, process, log)
             memory = PeakMemory(process.pid)
             time.sleep(5)  # the embedder loads in the background after the page is served
+            warm_up(url, papers[0])
+            start = resident(process.pid)
             crowd(url, papers, args.visitors, args.questions, Path(cache))
             slow_model_beside_retrieval(url, papers[0], slow)
+            after = [resident(process.pid)]
+            for _ in range(args.runs - 1):
+                crowd(url, papers, args.visitors, args.questions, Path(cache))
+                after.append(resident(process.pid))
+            time.sleep(args.ttl + SWEEP_S + 2)
+            print(f"server RSS after a warm-up: {start}; after each run of {args.visitors} visitors: {'; '.join(after)}; "
+                  f"idle past the session lifetime ({args.ttl:g} s, every session forgotten): {resident(process.pid)}")
             tracebacks = log.read_text(errors="replace").count("Traceback")
             load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
             print(f"peak memory of the app process: {memory.megabytes():.0f} MB; tracebacks in its log: {tracebacks}")

@@ -382,6 +382,16 @@ class UISettings(_Cached):
         default=250,
         description="Megabytes of uploaded PDFs one session may hold at once (its paper, the one loading, cited papers).",
     )
+    ui_malloc_arenas: int = Field(
+        default=2, ge=0,
+        description="The server's C allocator (glibc): arenas its threads share; with glibc's default (0) memory freed "
+        "after many sessions stays in the process (see `spiqa_demo/ui/app/allocator.py`).",
+    )
+    ui_mmap_threshold_kb: int = Field(
+        default=128, ge=0, le=32768,
+        description="The size (KB) above which the server's C allocator maps a block on its own and returns it when "
+        "freed; 0 keeps glibc's default.",
+    )
     ui_secret: SecretStr = Field(
         default=SecretStr(""),
         description="Keys the names of served files (crops, pages); empty = a random secret kept in the UI folder.",

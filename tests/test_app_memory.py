@@ -10,7 +10,9 @@ Without a server: the other boxes' texts are cut at their limits, and a session 
 
 from __future__ import annotations
 
+import gc
 import http.client
+import weakref
 from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -153,3 +155,88 @@ def test_an_idle_session_is_forgotten_with_its_states() -> None:
     assert forget_idle(holder, 7200, now) == 1
     assert "idle" not in holder and "active" in holder and holder["active"][state._id] is sessions["active"]
     assert turns["idle"].stopped and not turns["active"].stopped
+    forgotten = weakref.ref(sessions.pop("idle"))
+    del turns
+    gc.collect()
+    assert forgotten() is None  # nothing else keeps a forgotten session (or the paper and index it holds)
+
+
+_ALLOCATOR_PROBE = r"""
+import ctypes, json, os, sys, tempfile, threading
+from spiqa_demo.settings import UISettings
+from spiqa_demo.ui.app.allocator import tune_allocator
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+libc.fdopen.restype, libc.fdopen.argtypes = ctypes.c_void_p, [ctypes.c_int, ctypes.c_char_p]
+libc.malloc_info.argtypes, libc.fclose.argtypes = [ctypes.c_int, ctypes.c_void_p], [ctypes.c_void_p]
+tuned = tune_allocator(UISettings(ui_malloc_arenas=int(sys.argv[1]), ui_mmap_threshold_kb=int(sys.argv[2])))
+
+
+def report():
+    with tempfile.TemporaryFile("w+") as out:
+        stream = libc.fdopen(os.dup(out.fileno()), b"w")
+        libc.malloc_info(0, stream)
+        libc.fclose(stream)
+        out.seek(0)
+        return out.read()
+
+
+def mapped_blocks():
+    return int(report().rsplit('<total type="mmap" count="', 1)[1].split('"')[0])
+
+
+def mapped_apart(size):
+    # Whether a block of `size` bytes is mapped on its own: one more block counted as "mmap".
+    before = mapped_blocks()
+    block = libc.malloc(size)
+    apart = mapped_blocks() > before
+    libc.free(block)
+    return apart
+
+
+big = libc.malloc(20_000_000)
+libc.free(big)  # glibc's default then maps only blocks over 20 MB apart
+apart = mapped_apart(256 * 1024)
+ready = threading.Barrier(9)
+
+def allocate():
+    kept = [bytes(4096) for _ in range(64)]  # each thread's first blocks come from the arena it is given
+    ready.wait()
+    ready.wait()
+
+threads = [threading.Thread(target=allocate) for _ in range(8)]
+for thread in threads:
+    thread.start()
+ready.wait()  # all eight alive at once, each having allocated
+xml = report()
+ready.wait()
+for thread in threads:
+    thread.join()
+print(json.dumps({"tuned": tuned, "arenas": xml.count("<heap nr="), "apart": apart}))
+"""
+
+
+def _allocator(arenas: int, threshold_kb: int) -> dict[str, object]:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _ALLOCATOR_PROBE, str(arenas), str(threshold_kb)], capture_output=True,
+                          text=True, check=True, cwd=Path(__file__).resolve().parents[1], timeout=60)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.skipif(__import__("platform").libc_ver()[0] != "glibc", reason="the allocator is tuned on glibc only")
+def test_the_server_allocator_keeps_few_arenas_and_maps_large_blocks_apart() -> None:
+    """What the app sets at start (`allocator.tune_allocator`): eight threads allocating at once share the
+    arenas allowed, and a block over the mapping size is mapped apart even after a far larger one was
+    freed (glibc's default raises the size then, and such blocks would stay inside the arenas)."""
+    from spiqa_demo.settings import UISettings
+
+    defaults = UISettings()
+    tuned = _allocator(defaults.ui_malloc_arenas, defaults.ui_mmap_threshold_kb)
+    assert tuned == {"tuned": True, "arenas": defaults.ui_malloc_arenas, "apart": True}
+    untouched = _allocator(0, 0)  # glibc's defaults: the probe tells them apart
+    assert untouched["arenas"] > defaults.ui_malloc_arenas and untouched["apart"] is False, untouched

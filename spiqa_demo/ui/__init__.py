@@ -25,5 +25,6 @@ The folders, by role; each imports only the folders listed before it (`tests/tes
 - `tabs/`: `paper/` (`paper_tab`, `chat`, `reader_chat`, `spiqa_check`, `exports`, `examples`), `across/`
   (`across_tab`, `across_chat`), `errors/` (`error_analysis`, `error_compare`, `spiqa_figures`).
 - `app/`: the composition root: `layout` (`build_demo(settings)`, `launch_options()`), `warmup` (background
-  start-up), `preload` (on a ZeroGPU Space, the models loaded at import).
+  start-up), `preload` (on a ZeroGPU Space, the models loaded at import),
+  `allocator` (the server's C allocator set at start, so memory sessions freed leaves the process).
 """
