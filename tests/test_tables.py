@@ -14,8 +14,9 @@ from retrieval_fixtures import embedder, item  # the session's embedder fixture
 from retrieval import Embedder, FigureIndex, FusionConfig
 from retrieval.table_match import values_in
 from spiqa_demo.extraction import extract_paper, ocr
+from spiqa_demo.extraction.layout import read_page
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.extraction.tables import grid_structure, is_number_cell
+from spiqa_demo.extraction.tables import grid_structure, is_number_cell, page_words
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, TableStructure
 
@@ -25,6 +26,17 @@ needs_tesseract = pytest.mark.skipif(isinstance(ocr.find_tesseract("eng"), str),
 @pytest.fixture(scope="module")
 def bert(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Paper:
     return extract_paper(shared / "papers" / "bert-1810.04805.pdf", image_dir=tmp_path_factory.mktemp("bert"), dpi=72)
+
+
+def test_words_read_with_a_captioned_page_are_the_pages_own(shared: Path) -> None:
+    """Items take the words `read_page` kept from its text page (`PageLayout.words`): they must be
+    the words PyMuPDF reads from the page afresh, or the items' text would change."""
+    with pymupdf.open(shared / "papers" / "bert-1810.04805.pdf") as doc:
+        kept = {i: read_page(doc[i]).words for i in range(doc.page_count)}
+        assert not kept[0] and any(kept.values())  # no line of page 1 opens with a caption's label
+        for i, words in kept.items():
+            if words:
+                assert words == page_words(doc[i])
 
 
 def test_real_table_keeps_spanning_header_sub_headers_row_names_and_cells(bert: Paper) -> None:

@@ -8,6 +8,7 @@ to a change of font size or an unusually large line gap.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -151,6 +152,8 @@ def _heading_table(line: Line) -> tuple[Kind, str, str, float] | None:
     resources table"): a short line whose last word is "table", set in bold or capitals. Its label
     is the heading; it has no number."""
     text = line.text.strip()
+    if text[-5:].lower() != "table":  # most lines end otherwise: no regex to run
+        return None
     if not _HEADING_TABLE.match(text) or not (text.isupper() or all(s.bold for s in line.spans)):
         return None
     return "table", text, "", _HEADING_SCORE
@@ -247,9 +250,11 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
 def _is_table_row(line: Line, lines: list[Line], left: float, right: float) -> bool:
     """The row of `line` (its pieces between `left` and `right`) holds words set apart by more than
     `_CELL_GAP` font sizes: a table's header or row of cells right under its caption
-    ("Amazon-Book    Last-FM"), not a line of the caption's sentence."""
+    ("Amazon-Book    Last-FM"), not a line of the caption's sentence. `lines` are in order of
+    their tops: none from the first that starts below `line` shares its row."""
+    below = bisect_left(lines, line.y1, key=lambda ln: ln.y0)
     row = [
-        s for ln in lines
+        s for ln in lines[:below]
         if min(ln.y1, line.y1) - max(ln.y0, line.y0) > _SAME_ROW_OVERLAP * (line.y1 - line.y0)
         and ln.x0 >= left - _LEFT_SLACK and ln.x1 <= right + _RIGHT_SLACK
         for s in ln.spans

@@ -39,14 +39,16 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
 def make_items(
     regions: list[tuple[PageFrame, Region]],
     doc: pymupdf.Document,
+    text_words: dict[int, list[Word]],
     ocr_words: dict[int, list[Word]],
     figure_ocr: FigureOcr | None,
     part: PartStart | None = None,
 ) -> list[Figure]:
     """The items of `regions`, one per label, in page order from the top; those from `part.page`
-    on are items of that part (their numbers restart there)."""
+    on are items of that part (their numbers restart there). Their words come from `ocr_words` on a
+    page read by OCR, else from `text_words` (read with the page's layout), else from the page."""
     items = []
-    words_of: dict[int, list[Word]] = dict(ocr_words)
+    words_of: dict[int, list[Word]] = text_words | ocr_words
     for page, region in _deduplicate(number_parts(regions, part)):
         caption: Caption | None = region.caption
         if page.number not in words_of:

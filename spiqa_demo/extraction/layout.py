@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import check_image
+from spiqa_demo.extraction.tables import Word, page_words
 from spiqa_demo.paper_text import parse_caption_label
 from spiqa_demo.types import BBox
 
@@ -46,6 +48,8 @@ _MIN_IMAGE = 2
 # the shorter piece and sit less than this many font sizes apart.
 _ROW_OVERLAP = 0.6
 _ROW_MAX_GAP = 3
+# ... unless the piece opens a caption set beside another one.
+_CAPTION_START = re.compile(r"(Fig|FIG|Table|TABLE)")
 
 # -- document statistics (`analyse_document`) ----------------------------------------------------
 # What a document with no text or no pages is taken to be: 10 pt body text on US Letter paper (pt).
@@ -204,10 +208,7 @@ class Block:
 
     @property
     def size(self) -> float:
-        sizes: Counter[float] = Counter()
-        for line in self.lines:
-            sizes[round(line.size, 1)] += len(line.text)
-        return sizes.most_common(1)[0][0]
+        return _main_size(self.lines)
 
     @property
     def text(self) -> str:
@@ -224,6 +225,11 @@ class PageLayout:
     blocks: list[Block]
     drawings: list[BBox]
     images: list[BBox]
+    # Its words as `tables.page_words` splits them, read from the same text page (building one is
+    # most of a page's cost), when a line opens like a caption's label: the pages most items are on.
+    # None on other pages (held for every page, they would weigh more than the page's text), on a
+    # page read by OCR (`scanned` keeps those) or left blank.
+    words: list[Word] = field(default_factory=list, kw_only=True)
 
     @property
     def lines(self) -> list[Line]:
@@ -310,8 +316,14 @@ def join_lines(lines: list[str]) -> str:
 
 
 def _is_bold(font: str, flags: int) -> bool:
+    return bool(flags & _BOLD_FLAG) or _bold_name(font)
+
+
+@lru_cache(maxsize=1024)
+def _bold_name(font: str) -> bool:
+    """A paper sets its many spans in a few fonts: each name is read once."""
     name = font.lower()
-    return bool(flags & _BOLD_FLAG) or any(tag in name for tag in _BOLD_NAMES)
+    return any(tag in name for tag in _BOLD_NAMES)
 
 
 def _is_white(color: tuple[float, ...] | None) -> bool:
@@ -368,6 +380,7 @@ def _is_highlight(path: dict, lines: list[BBox]) -> bool:
 def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLayout:
     """Parse one page into a `PageLayout` (one text page shared by all text queries); with
     `max_image_pixels`, an image larger than that is `ImageTooLarge` (nothing has decoded it yet)."""
+    # PyMuPDF's flags for "dict" less images are its flags for "words": one text page serves both.
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
     data = page.get_text("dict", textpage=textpage, sort=False)
     blocks: list[Block] = []
@@ -384,12 +397,7 @@ def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLa
             ]
             if not spans:
                 continue
-            size = Counter({round(s.size, 1): 0 for s in spans})
-            for s in spans:
-                size[round(s.size, 1)] += len(s.text)
-            lines.append(
-                Line(text, union([s.bbox for s in spans]), size.most_common(1)[0][0], spans, len(blocks), len(lines))
-            )
+            lines.append(Line(text, union([s.bbox for s in spans]), _main_size(spans), spans, len(blocks), len(lines)))
         if lines:
             blocks.append(Block(len(blocks), _merge_rows(lines)))
     rect = page.rect
@@ -409,7 +417,19 @@ def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLa
         r = pymupdf.Rect(info["bbox"]) & rect
         if not r.is_empty and r.width > _MIN_IMAGE and r.height > _MIN_IMAGE:
             images.append(tuple(r))
-    return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images)
+    labelled = any(parse_caption_label(line.text) is not None for block in blocks for line in block.lines)
+    words = page_words(page, textpage) if labelled else []
+    return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images, words=words)
+
+
+def _main_size(runs: Iterable[Span | Line]) -> float:
+    """The size (to 0.1 pt) most characters of `runs` are set in; on a tie, the one met first
+    (a plain dict: a `Counter` per line is a hot loop's cost)."""
+    chars: dict[float, int] = {}
+    for run in runs:
+        size = round(run.size, 1)
+        chars[size] = chars.get(size, 0) + len(run.text)
+    return max(chars, key=chars.__getitem__)
 
 
 def _merge_rows(lines: list[Line]) -> list[Line]:
@@ -420,7 +440,7 @@ def _merge_rows(lines: list[Line]) -> list[Line]:
         if prev is not None:
             overlap = min(prev.y1, line.y1) - max(prev.y0, line.y0)
             gap = line.x0 - prev.x1
-            side_by_side = re.match(r"(Fig|FIG|Table|TABLE)", line.text) is not None
+            side_by_side = _CAPTION_START.match(line.text) is not None
             if overlap > _ROW_OVERLAP * min(prev.y1 - prev.y0, line.y1 - line.y0) and 0 <= gap < _ROW_MAX_GAP * max(prev.size, line.size) and not side_by_side:
                 merged[-1] = Line(
                     f"{prev.text} {line.text}", union([prev.bbox, line.bbox]), prev.size if len(prev.text) >= len(line.text) else line.size,
@@ -510,7 +530,7 @@ def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
         block.number for block in page.blocks if is_body_block(block, doc) and not _inside_graphic(block.bbox, page)
     )
     return ClassifiedPage(
-        page.number, page.width, page.height, page.blocks, page.drawings, page.images,
+        page.number, page.width, page.height, page.blocks, page.drawings, page.images, words=page.words,
         header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running), body_blocks=body,
     )  # fmt: skip
 

@@ -50,6 +50,7 @@ from spiqa_demo.extraction.references import Row, find_references, page_rows
 from spiqa_demo.extraction.regions import PageSearch, Region, caption_sides, find_regions, page_search
 from spiqa_demo.extraction.scanned import ScanReader
 from spiqa_demo.extraction.summary import content_warnings, summarise
+from spiqa_demo.extraction.tables import Word
 from spiqa_demo.hashing import sha256_of
 from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
@@ -104,7 +105,7 @@ def extract_paper(
             raise InputError(f"{path.name}: the PDF is damaged (truncated?) and nothing could be read from it")
         figure_ocr = figure_reader(scans, settings, deadline.at)
         part = find_part_start(regions, searched.part_names)
-        items = make_items(regions, doc, scans.words, figure_ocr, part)
+        items = make_items(regions, doc, searched.words, scans.words, figure_ocr, part)
         attach_mentions(searched.passages, items, part.page if part is not None else None)
         passages, items = link_citations(searched.passages, items, references)
         log.items(items)
@@ -185,25 +186,30 @@ def read_pages(
 @dataclass
 class Searched:
     """What `search_pages` keeps of the pages: each page's region search (no glyph runs), the
-    passages in reading order, the text rows the bibliography is read from and the pages that name
-    a part of the paper (a supplement's heading)."""
+    passages in reading order, the text rows the bibliography is read from, the pages that name
+    a part of the paper (a supplement's heading) and the words of the pages with a caption."""
 
     searches: list[PageSearch]
     passages: list[Passage]
     rows: list[Row]
     part_names: dict[int, str]  # the part a page's heading names (`parts.page_part_name`)
+    # The words read with a page that has a caption (`PageLayout.words`), for its items' text;
+    # `make_items` reads any other page's words again.
+    words: dict[int, list[Word]]
 
 
 def search_pages(pages: deque[PageLayout], layout: DocumentLayout, log: StageLog) -> Searched:
     """Stage 3, one page at a time (each is dropped from `pages` once searched): body text, captions,
     the region search, passages and bibliography rows."""
-    searched = Searched([], [], [], {})
+    searched = Searched([], [], [], {}, {})
     while pages:
         page = classify_page(pages.popleft(), layout)
         log.page(page)
         captions = find_captions(page, layout)
         log.captions(page.number, captions)
         searched.searches.append(page_search(page, layout, captions))
+        if captions and page.words:  # none read for a caption that opens with no label ("KEY RESOURCES TABLE")
+            searched.words[page.number] = page.words
         searched.passages += page_passages(page, layout)
         searched.rows += page_rows(page, layout)
         if (name := page_part_name(page)) is not None:

@@ -54,9 +54,10 @@ class Word(NamedTuple):
         return (self.y0 + self.y1) / 2
 
 
-def page_words(page: pymupdf.Page) -> list[Word]:
-    """The words of `page` as PyMuPDF reads them from its text layer."""
-    return [Word(*w[:5]) for w in page.get_text("words")]
+def page_words(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[Word]:
+    """The words of `page` as PyMuPDF reads them from its text layer; from `textpage` when given
+    (one made with PyMuPDF's flags for words, which `layout.read_page` has at hand)."""
+    return [Word._make(w[:5]) for w in page.get_text("words", textpage=textpage)]
 
 
 def words_in(words: list[Word], bbox: BBox) -> list[Word]:
