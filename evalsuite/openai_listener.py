@@ -168,10 +168,17 @@ def openai_listener(
         def _piece(self, text: str) -> None:
             chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
                      "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-            self.wfile.flush()
+            # Counted before it is written: the app may read it (and the test stop) before a count after
+            # the write; a piece the hung-up socket refused was never sent.
             with counting:
                 record.pieces_sent += 1
+            try:
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+            except OSError:
+                with counting:
+                    record.pieces_sent -= 1
+                raise
 
         def log_message(self, *args: Any) -> None:
             return None

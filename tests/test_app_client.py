@@ -163,7 +163,8 @@ def test_bad_inputs_get_messages(client: Client, tmp_path: Path, shared: Path, g
 
     client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     chat, _ = client.predict(*ask_args("   "), api_name="/ask")
-    assert len(chat) == 2 and "Loaded" in texts(chat) and "The question is empty" in texts(chat)  # said, not ignored
+    # said, not ignored, as a turn of its own after the greeting
+    assert len(chat) == 3 and "Loaded" in texts(chat) and chat[1]["role"] == "user" and "The question is empty" in texts(chat)
 
     closed = f"http://127.0.0.1:{free_port()}/v1"
     allow_endpoint(monkeypatch, closed)  # an endpoint the operator listed: its failures are explained

@@ -44,7 +44,7 @@ def test_a_huge_question_is_cut_before_the_chat_keeps_it(app_url: str, grnet_pdf
         [asked] = _questions(kept)
         question, note = asked.split("\n\n", 1)
         assert len(question) <= LIMIT and question.startswith(sentence.strip()), len(question)
-        assert note == f"> ⚠️ The question was cut to its first {LIMIT} characters", note
+        assert note == f"> ⚠️ The question was cut to its first {LIMIT} characters.", note
 
 
 def test_a_chat_keeps_its_last_turns_and_says_older_ones_were_dropped(app_url: str, grnet_pdf: Path,

@@ -62,20 +62,16 @@ class ViewerOutputs(NamedTuple):
 
 # Run in the browser after the viewer shows a page (its input: `page_focus`). REVEAL (a page opened from
 # the chat or the gallery): on a phone the viewer is laid over the chat (the `viewer-open` class on its
-# column, whose own class Gradio sets once; Gradio prefixes the app's CSS, so `body` cannot carry it); on a desktop its column is scrolled into view when the page is not
-# all in view. Then, once the page's image is the one named in `page_focus` and has loaded (Gradio
-# mounts and fetches it after the event ends), its frame is scrolled so the box is in its middle.
+# column, whose own class Gradio sets once; Gradio prefixes the app's CSS, so `body` cannot carry it). Then, once the page's image is the one named in `page_focus` and has loaded (Gradio
+# mounts and fetches it after the event ends), on a desktop its column is scrolled into view when the page is
+# not all in view, and its frame is scrolled so the box is in its middle.
 _REVEAL = """async (focus) => {
     const frameDone = () => new Promise(r => requestAnimationFrame(r));
     await frameDone();
     const pane = document.getElementById('viewer-pane');
     if (!pane) return;
-    if (%s) {
-        const view = document.getElementById('page-view');
-        if (window.matchMedia('(max-width: %dpx)').matches) { pane.parentElement.closest('#paper-side')?.classList.add('viewer-open'); pane.scrollTop = 0; }
-        else if (view) { const r = view.getBoundingClientRect();
-            if (r.top < 0 || r.bottom > window.innerHeight) pane.scrollIntoView({block: 'start'}); }
-    }
+    const reveal = %s, phone = window.matchMedia('(max-width: %dpx)').matches;
+    if (reveal && phone) { pane.parentElement.closest('#paper-side')?.classList.add('viewer-open'); pane.scrollTop = 0; }
     const [name, ...box] = (focus || '').split(' ');
     if (box.length !== 4) return;
     const [x0, y0, x1, y1] = box.map(Number);
@@ -83,6 +79,9 @@ _REVEAL = """async (focus) => {
         const view = document.getElementById('page-view'), img = view?.querySelector('img.base-image');
         const frame = view?.querySelector('.image-container');
         if (!img || !frame || !img.src.includes(name) || !img.complete || !img.naturalHeight) continue;
+        // Measured once the page is shown: before, the view may be hidden or still the previous page's size.
+        if (reveal && !phone) { const r = view.getBoundingClientRect();
+            if (r.top < 0 || r.bottom > window.innerHeight) pane.scrollIntoView({block: 'start'}); }
         const i = img.getBoundingClientRect(), f = frame.getBoundingClientRect(), s = i.height / img.naturalHeight;
         frame.scrollTop += i.top - f.top + s * (y0 + y1) / 2 - frame.clientHeight / 2;
         frame.scrollLeft += i.left - f.left + s * (x0 + x1) / 2 - frame.clientWidth / 2;

@@ -112,11 +112,18 @@ def _paper_shown(session: Session, paper: Paper, status: str, ready: bool = Fals
         export_file = gr.update(value=str(chat_zip(previous.paper, previous.asked)), visible=True, label=kept)
     else:
         export_file = gr.update(value=None, visible=False)
-    return LoadOutputs(session, status=status, gallery=gr.update(value=gallery_items(paper), visible=True),
+    # Shown anew while it is indexed (`_load` hid it); the last update is the plain list API callers read.
+    gallery = gallery_items(paper) if ready else _gallery_anew(paper)
+    return LoadOutputs(session, status=status, gallery=gallery,
                        page=gr.update(value=None, visible=False), detail=DETAIL_HINT, chatbot=chat,
                        viewer_controls=gr.update(visible=False), zoom_controls=gr.update(visible=False),
                        download_all=gr.update(value=str(zipped) if zipped else None, visible=zipped is not None),
                        export_file=export_file, overview=overview, suggestions=suggestions)
+
+
+def _gallery_anew(paper: Paper) -> Any:
+    """The gallery shown again after `_load` hid it, so the browser forgets the previous paper's selected place."""
+    return gr.update(value=gallery_items(paper), visible=True)
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
@@ -160,8 +167,9 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
         yield LoadOutputs(session, status=error_markdown(job.error) + kept, upload=None)
         return
     progress(1.0, desc=job.message)
-    if not shown:  # read at once (from the cache): hidden first as above
+    if not shown:  # read at once (from the cache): hidden, then shown anew, as above
         yield LoadOutputs(session, gallery=gr.update(visible=False))
+        yield LoadOutputs(session, gallery=_gallery_anew(job.paper))
     yield _paper_shown(session, job.paper, status_markdown(job.paper), ready=True)
 
 
