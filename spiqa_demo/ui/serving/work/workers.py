@@ -27,7 +27,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Concatenate, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import RetrievalSettings
@@ -79,7 +79,7 @@ class Worker:
         finally:
             self.starting = False
 
-    def run(self, task: Callable[..., T], args: tuple[object, ...], what: str, limits: Limits | None = None,
+    def run(self, task: Callable[Concatenate[Report, ...], T], args: tuple[object, ...], what: str, limits: Limits | None = None,
             hear: Report = _ignore) -> T:
         """`task(report, *args)` run in the worker within `limits`; `hear` gets what it reports.
 
@@ -181,7 +181,7 @@ def _data_size() -> int:
         return 0
 
 
-def _run(task: Callable[..., object], args: tuple[object, ...], limits: Limits | None, reply: Report) -> None:
+def _run(task: Callable[Concatenate[Report, ...], object], args: tuple[object, ...], limits: Limits | None, reply: Report) -> None:
     _limit(limits)
     try:
         outcome: tuple[object, ...] = ("done", task(reply, *args))

@@ -143,7 +143,7 @@ def passage_render(answer: CitedAnswer, owner: object) -> PageRender | None:
     return rendered(Path(passages[0].source), passages[0].page, False, PAGE_DPI, owner)
 
 
-def passage_view(answer: CitedAnswer, render: PageRender | None) -> tuple[Any, str]:
+def passage_view(answer: CitedAnswer, render: PageRender | None) -> tuple[dict[str, Any], str]:
     """(AnnotatedImage update, markdown): the best passage on its page (drawn by `render`), boxed."""
     passages = supporting(answer)
     if not passages:

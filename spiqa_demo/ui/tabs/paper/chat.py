@@ -70,7 +70,7 @@ def clear(session: Session | None) -> ClearOutputs:
     return ClearOutputs(chatbot=list(session.history), session=session)
 
 
-def export(session: Session | None) -> Any:
+def export(session: Session | None) -> dict[str, Any]:
     """The reader's conversation as a fresh zip (`exports.chat_zip`), every question in it, stopped ones
     marked; shown, and downloaded by the button's next step; said when there is nothing yet."""
     import gradio as gr
