@@ -9,7 +9,8 @@ tuples that must line up with a list elsewhere; a handler that fills one widget 
 The folders, by role; each imports only the folders listed before it (`tests/test_layering.py`), so
 `serving` imports none of the others, and no tab imports another:
 - `serving/`: the shared-app machinery. `app_settings` (the settings the app was built with, which its handlers
-  read), `messages` (library messages as sentences), `untrusted` (text made inert for Markdown).
+  read), `messages` (library messages as sentences), `chat_messages` (a chat message's type, as the chatbots
+  hold it), `untrusted` (text made inert for Markdown).
   - `work/`: `steps` and `queues` (waits that hold no thread), `pools` (every shared pool, sized by the settings),
     `fair_queue` (one job running per session, sessions in turn), `workers` (processes with CPU and memory
     limits), `model_calls`, `loading` (a paper extracted and indexed with progress), `cited_loading`,

@@ -11,10 +11,11 @@ import logging
 from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, NamedTuple, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.questions import Question
+from spiqa_demo.ui.serving.chat_messages import History, ImageContent, Message
 from spiqa_demo.ui.serving.messages import full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work import model_calls
@@ -30,34 +31,26 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-History = list[dict[str, Any]]  # Gradio messages
 A = TypeVar("A")  # the final object a streamed flow ends with (`Answer`, `CitedAnswer`)
 
 
-class ImageContent(TypedDict):
-    """An image shown in a chat message: the served file, and its text for those who cannot see it."""
-
-    path: str
-    alt_text: str
-
-
 def chat_message(role: Literal["user", "assistant"], text: str | ImageContent,
-                 metadata: MetadataDict | None = None) -> dict[str, Any]:
+                 metadata: MetadataDict | None = None) -> Message:
     """A Gradio message (a thought when it has `metadata`); its text is bounded (`chat_history.bounded`), as
     every message of a chat is kept."""
-    message: dict[str, Any] = {"role": role, "content": bounded(text) if isinstance(text, str) else text}
+    message: Message = {"role": role, "content": bounded(text) if isinstance(text, str) else text}
     if metadata is not None:
         message["metadata"] = metadata
     return message
 
 
-def question_message(asked: Question) -> dict[str, Any]:
+def question_message(asked: Question) -> Message:
     """The asker's message: the question as it is kept, with a note when it was cut to its limit."""
     return chat_message("user", asked.text + "".join(f"\n\n> ⚠️ {full_sentence(note)}" for note in asked.notes))
 
 
 
-def waiting_for_model(call: ModelCall) -> str:
+def waiting_for_model(call: ModelCall[object]) -> str:
     ahead = call.ahead()
     return ("Waiting for the model: other questions are being answered first"
             + (f" ({ahead} before this one)" if ahead else "") + "…")
@@ -72,7 +65,7 @@ class Streamed(Generic[A]):
 
 
 
-def stream_reply(call: ModelCall, final: type[A], turn: Answering, history: History,
+def stream_reply(call: ModelCall[object], final: type[A], turn: Answering, history: History,
                  result: Streamed[A], status: type | None = None) -> Generator[Wait | None, None, None]:
     """Show a model call's text pieces in the chat as they come (None: show the chat now; a `Wait`
     while the model has nothing new) and put how it ended in `result`; events of type `status` (a
@@ -144,7 +137,7 @@ def shown_turn(history: History, session: Session) -> AskOutputs:
 
 
 
-def streamed_answer(events: Iterator[Any], final: type[A], backend: ModelBackend | None, session: Session, turn: Answering, history: History,
+def streamed_answer(events: Iterator[object], final: type[A], backend: ModelBackend | None, session: Session, turn: Answering, history: History,
                     status: type | None = None) -> Generator[AskOutputs | Wait, None, A | None]:
     """Run a flow as the session's model call (`model_calls.start`), stream it into `history`
     (`stream_reply`), say its error in the chat, and return its final object; None when it has none

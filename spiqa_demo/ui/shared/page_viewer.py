@@ -30,7 +30,7 @@ from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
-from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, Annotation, box_on_page, figure_on_page
+from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, AnnotatedPage, Annotation, box_on_page, figure_on_page
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.state.session import PageShown, Session
 from spiqa_demo.ui.tabs.paper.reader_chat import passage_quote
@@ -132,8 +132,9 @@ def _outputs(page: Any, detail: str, number: str, zoom: int | None, focus: str =
 UNCHANGED = ViewerOutputs(*(gr.skip() for _ in ViewerOutputs._fields))
 
 
-def text_only(detail: str, page: Any = None) -> ViewerOutputs:
-    """The text beside the page, and `page` (None: no image); the controls are left as they are."""
+def text_only(detail: str, page: dict[str, Any] | None = None) -> ViewerOutputs:
+    """The text beside the page, and `page` (None: no image; `gr.skip()`: the image as it is); the controls are
+    left as they are."""
     return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.skip(), page_number=gr.skip(),
                          zoom_controls=gr.skip(), zoom_out=gr.skip(), zoom_level=gr.skip(), zoom_in=gr.skip())
 
@@ -142,7 +143,8 @@ def _hidden(detail: str) -> ViewerOutputs:
     return _outputs(gr.update(value=None, visible=False), detail, "", None)
 
 
-def figure_detail(paper: Paper, figure: Figure, page: Any, problem: str = "", cells: Sequence[Cell] = ()) -> tuple[Any, str]:
+def figure_detail(paper: Paper, figure: Figure, page: AnnotatedPage | None, problem: str = "",
+                  cells: Sequence[Cell] = ()) -> tuple[AnnotatedPage | None, str]:
     """(AnnotatedImage value, markdown) for one item: its drawn `page` (None when it could not be drawn,
     `problem` saying why), caption and mentions; the table `cells` an answer states are named above the
     caption (and boxed on the page)."""
@@ -178,7 +180,7 @@ def _render(session: Session, shown: PageShown) -> PageRender:
     return rendered(session.pdf, shown.page, session.annotations and not passage, _dpi(session.zoom), id(session))
 
 
-def _boxed(paper: Paper, shown: PageShown, render: PageRender) -> tuple[Any, str]:
+def _boxed(paper: Paper, shown: PageShown, render: PageRender) -> tuple[AnnotatedPage | None, str]:
     """The page image with the evidence boxed when it is on this page, and the text beside it."""
     evidence, image = shown.evidence, render.image
     figure = _figure_boxed(shown)

@@ -9,7 +9,7 @@ streamed by a server that never stops, a page of text in a caption).
 
 from __future__ import annotations
 
-from typing import Any
+from spiqa_demo.ui.serving.chat_messages import History
 
 # An answer of the app's longest reply (SPIQA_MAX_NEW_TOKENS, 512 tokens) is about 2,500 characters,
 # a shortlist table about 2,000: ten times that leaves room and still bounds a turn.
@@ -28,7 +28,7 @@ def dropped_note(turns: int) -> str:
     return f"*Older questions and answers were dropped: this chat keeps the last {kept} and their answers.*"
 
 
-def keep_recent(history: list[dict[str, Any]], turns: int) -> None:
+def keep_recent(history: History, turns: int) -> None:
     """Drop the oldest turns of `history` in place (the list is shared with handlers still writing to it)
     so that at most `turns` questions remain, with a note at the top saying older ones were dropped."""
     questions = [i for i, message in enumerate(history) if message.get("role") == "user"]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spiqa_demo.conversation import Conversation, Evidence
 from spiqa_demo.conversation import Turn as ReaderTurn
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.chat_messages import History, Message
 from spiqa_demo.ui.state.chat_history import keep_recent
 
 if TYPE_CHECKING:
@@ -30,8 +31,8 @@ STOPPED = "*(stopped)*"
 class Answering:
     """One question's answer while it streams: the messages it owns in the chat, and whether it was stopped."""
 
-    thought: dict[str, Any]
-    reply: dict[str, Any] | None = None
+    thought: Message
+    reply: Message | None = None
     stopped: bool = False
     finished: bool = False
     waiting_for_paper: bool = False  # asked while a paper loads: it is about that paper
@@ -83,17 +84,17 @@ class PageShown:
 class Chat:
     """A chat with its history and at most one answer being written (`turn`)."""
 
-    history: list[dict[str, Any]] = field(default_factory=list)  # Gradio messages
+    history: History = field(default_factory=list)
     turn: Answering | None = None  # the answer being written
     told_retrieval_only: bool = False  # the "no model" notice is said once per chat
 
-    def add_question(self, *messages: dict[str, Any]) -> None:
+    def add_question(self, *messages: Message) -> None:
         """Add a new question's first messages (the question, the thought); turns beyond the chat's
         bound (`SPIQA_UI_CHAT_MAX_TURNS`) are dropped, oldest first (`chat_history`)."""
         self.history.extend(messages)
         keep_recent(self.history, app_settings().ui.ui_chat_max_turns)
 
-    def start_turn(self, thought: dict[str, Any]) -> Answering:
+    def start_turn(self, thought: Message) -> Answering:
         """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
         self.stop_turn()
         self.turn = Answering(thought)
@@ -126,7 +127,7 @@ class Session(Chat):
     # The reader's conversation about the paper, and what each of its chat messages rests on (by the
     # message's id: selecting the message opens that evidence on its page).
     conversation: Conversation = field(default_factory=Conversation)
-    evidence_of: dict[int, tuple[dict[str, Any], Evidence]] = field(default_factory=dict)
+    evidence_of: dict[int, tuple[Message, Evidence]] = field(default_factory=dict)
     asked: list[Asked] = field(default_factory=list)  # every reader's question of the chat, stopped ones too
     previous_chat: PreviousChat | None = None
     viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it

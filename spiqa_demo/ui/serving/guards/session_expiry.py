@@ -17,12 +17,13 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from spiqa_demo.ui.serving.app_settings import app_settings
 
 if TYPE_CHECKING:
     import gradio as gr
+    from gradio.routes import App
     from gradio.state_holder import StateHolder
 
 SWEEP_S = 10.0  # how often idle sessions are looked for
@@ -60,7 +61,7 @@ def forget_idle(holder: StateHolder, ttl_s: float, now: datetime) -> int:
 
 
 @contextlib.asynccontextmanager
-async def forgetting_idle_sessions(app: Any) -> AsyncIterator[None]:
+async def forgetting_idle_sessions(app: App) -> AsyncIterator[None]:
     """The app's lifespan (`launch(app_kwargs=...)`): idle sessions are looked for every `SWEEP_S` seconds
     on the server's event loop, where Gradio frees closed tabs' states too."""
     async def sweep() -> None:

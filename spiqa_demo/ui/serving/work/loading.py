@@ -22,7 +22,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.extraction.cache import sweep_staging
@@ -31,6 +31,7 @@ from spiqa_demo.library.parallel import Extracted, extract_one
 from spiqa_demo.settings import ExtractionSettings, Settings
 from spiqa_demo.types import Paper, Progress
 from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.chat_messages import History
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence
 from spiqa_demo.ui.serving.untrusted import inert
@@ -122,7 +123,7 @@ class PaperOwner(Protocol):
 
     load_job: PaperLoad | None
     annotations: bool
-    history: list[dict[str, Any]]
+    history: History
 
     def load(self, paper: Paper, pdf: Path) -> object: ...
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Generator, Hashable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.models.stopping import CallStop, stoppable
@@ -24,15 +24,18 @@ from spiqa_demo.ui.serving.work.pools import API_MODELS, LOCAL_MODELS
 if TYPE_CHECKING:
     from spiqa_demo.models import ModelBackend
 
+E_co = TypeVar("E_co", covariant=True)  # what a flow yields: reply pieces, steps, its final object
+E = TypeVar("E")
 
-class ModelCall:
+
+class ModelCall(Generic[E_co]):
     """A flow that may call models (a generator of reply pieces, then its final object), run in the
     pool its model belongs to, or in the reader's thread when it calls none (`pool` None)."""
 
-    def __init__(self, events: Iterator[Any], pool: FairQueue[Job] | None) -> None:
+    def __init__(self, events: Iterator[E_co], pool: FairQueue[Job] | None) -> None:
         self._events = events
         self._pool = pool
-        self._items: deque[Any] = deque()
+        self._items: deque[E_co] = deque()
         self._stop = CallStop()
         self.started = pool is None
         self.finished = False
@@ -66,7 +69,7 @@ class ModelCall:
         """Pieces to read, or the end (a call without a pool makes its pieces when they are taken)."""
         return self._pool is None or bool(self._items) or self.finished
 
-    def take(self) -> list[Any]:
+    def take(self) -> list[E_co]:
         """The pieces so far (a call without a pool makes its next one now); the flow's error once
         they are read; [] with `finished` at the end."""
         if self._pool is None and not self.finished:
@@ -107,7 +110,7 @@ class ModelCall:
             self.error, self.finished = exc, True
 
 
-def start(owner: Hashable, events: Iterator[Any], *models: ModelBackend | None) -> ModelCall:
+def start(owner: Hashable, events: Iterator[E], *models: ModelBackend | None) -> ModelCall[E]:
     """Run `events` for `owner` (a session) in the pool of the first of `models` that is set (the
     answering model, else the judge), or in the reader's thread when none is."""
     from spiqa_demo.models.openai_api import OpenAIBackend

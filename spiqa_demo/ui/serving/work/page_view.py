@@ -24,6 +24,7 @@ PAGE_DPI = 110  # a US-letter page is 935 x 1210 px: readable, and a PNG small e
 PAGE_MAX_PIXELS = 4_000_000
 
 Annotation = tuple[tuple[int, int, int, int], str]
+AnnotatedPage = tuple[str, list[Annotation]]  # a `gr.AnnotatedImage` value: the image's file and its boxes
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def _pixels(box: BBox, scale: float) -> tuple[int, int, int, int]:
     return (round(x0 * scale), round(y0 * scale), round(x1 * scale), round(y1 * scale))
 
 
-def figure_on_page(image: PageImage, figure: Figure, cells: Sequence[Cell] = ()) -> tuple[str, list[Annotation]]:
+def figure_on_page(image: PageImage, figure: Figure, cells: Sequence[Cell] = ()) -> AnnotatedPage:
     """`(page image, [(box, label)])`: the figure's region and its caption, for `gr.AnnotatedImage`,
     and the table cells an answer states ("ResNet-101 · top-1 err.")."""
     boxes = [(_pixels(figure.bbox, image.scale), figure.title)]
@@ -74,6 +75,6 @@ def cell_places(figure: Figure, cells: Sequence[Cell]) -> list[tuple[Cell, BBox]
     return [(cell, box) for cell, box in places if box is not None]
 
 
-def box_on_page(image: PageImage, box: BBox | None, label: str) -> tuple[str, list[Annotation]]:
+def box_on_page(image: PageImage, box: BBox | None, label: str) -> AnnotatedPage:
     """`(page image, [(box, label)])`: one region of a page (a cited passage); no box when its place is unknown."""
     return str(image.path), [] if box is None else [(_pixels(box, image.scale), label)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Concatenate, Generic, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.evaluation import analysis
@@ -33,7 +33,7 @@ _workers = SlotWorkers()
 class Scoring(Generic[T]):
     """One file's work queued in `SCORING`: `outcome` once `done`, its value or the `PaperError` saying why none."""
 
-    def __init__(self, task: Callable[..., T], args: tuple[Any, ...], what: str) -> None:
+    def __init__(self, task: Callable[Concatenate[Report, ...], T], args: tuple[object, ...], what: str) -> None:
         self._task, self._args, self._what = task, args, what
         self.outcome: T | PaperError = PaperError(f"{what}: not done")
         self._done = threading.Event()
@@ -90,7 +90,7 @@ def measuring(results: analysis.Results, owner: Hashable) -> Scoring[str]:
     return job
 
 
-def refused(error: PaperError) -> Scoring[Any]:
+def refused(error: PaperError) -> Scoring[analysis.Results]:
     """A file refused before any work (no file chosen, too large): done at once, saying why."""
     return Scoring(_read, (), "").finish(error)
 

@@ -27,7 +27,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Concatenate, TypeVar
 
 from spiqa_demo.errors import PaperError
 from spiqa_demo.settings import RetrievalSettings
@@ -35,7 +35,8 @@ from spiqa_demo.settings import RetrievalSettings
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Report = Callable[[tuple[Any, ...]], None]
+# A message a task sends its caller while it runs (any picklable values: ("progress", 0.5, "…")).
+Report = Callable[[tuple[object, ...]], None]
 
 # One math thread per worker: the workers share the machine with each other and with the server.
 _WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -52,7 +53,7 @@ class Limits:
     cpu_setting: str
 
 
-def _ignore(_: tuple[Any, ...]) -> None:
+def _ignore(_: tuple[object, ...]) -> None:
     return None
 
 
@@ -78,7 +79,7 @@ class Worker:
         finally:
             self.starting = False
 
-    def run(self, task: Callable[..., T], args: tuple[Any, ...], what: str, limits: Limits | None = None,
+    def run(self, task: Callable[Concatenate[Report, ...], T], args: tuple[object, ...], what: str, limits: Limits | None = None,
             hear: Report = _ignore) -> T:
         """`task(report, *args)` run in the worker within `limits`; `hear` gets what it reports.
 
@@ -126,7 +127,7 @@ class Worker:
         return PaperError(f"{what}: the worker process stopped (out of memory?)")
 
 
-def _send(stream: IO[bytes] | None, message: tuple[Any, ...]) -> None:
+def _send(stream: IO[bytes] | None, message: tuple[object, ...]) -> None:
     if stream is None:
         raise OSError("no pipe")
     pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
@@ -180,10 +181,10 @@ def _data_size() -> int:
         return 0
 
 
-def _run(task: Callable[..., Any], args: tuple[Any, ...], limits: Limits | None, reply: Report) -> None:
+def _run(task: Callable[Concatenate[Report, ...], object], args: tuple[object, ...], limits: Limits | None, reply: Report) -> None:
     _limit(limits)
     try:
-        outcome: tuple[Any, ...] = ("done", task(reply, *args))
+        outcome: tuple[object, ...] = ("done", task(reply, *args))
     except PaperError as exc:
         outcome = ("failed", str(exc), True)
     except MemoryError:
@@ -202,7 +203,7 @@ def serve() -> None:
     os.dup2(2, 1)  # stray prints of the libraries go to stderr, never into the replies
     resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))  # a killed task dumps no core
 
-    def reply(message: tuple[Any, ...]) -> None:
+    def reply(message: tuple[object, ...]) -> None:
         try:
             _send(replies, message)
         except BrokenPipeError:  # the server is gone (stopped, SIGTERM): nobody waits for this work

@@ -24,6 +24,7 @@ from spiqa_demo.errors import InputError
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.questions import check_question
 from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.chat_messages import History
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import figure_name, full_sentence, public_name
 from spiqa_demo.ui.serving.untrusted import code, inert
@@ -31,7 +32,7 @@ from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
-from spiqa_demo.ui.shared.chat_stream import History, Streamed, chat_message, question_message, stream_reply
+from spiqa_demo.ui.shared.chat_stream import Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, PanelChoice, PanelValue, resolve_backend
 from spiqa_demo.ui.state.across_session import AcrossSession, FollowUpContext
 from spiqa_demo.ui.state.chat_history import bounded
@@ -142,7 +143,7 @@ def passage_render(answer: CitedAnswer, owner: object) -> PageRender | None:
     return rendered(Path(passages[0].source), passages[0].page, False, PAGE_DPI, owner)
 
 
-def passage_view(answer: CitedAnswer, render: PageRender | None) -> tuple[Any, str]:
+def passage_view(answer: CitedAnswer, render: PageRender | None) -> tuple[dict[str, Any], str]:
     """(AnnotatedImage update, markdown): the best passage on its page (drawn by `render`), boxed."""
     passages = supporting(answer)
     if not passages:

@@ -47,7 +47,7 @@ def widths(columns: list[str], sizes: dict[str, int]) -> list[str | int]:
     return [f"{100 * size / sum(values):.1f}%" for size in values]
 
 
-def taxonomy_plot(*files: analysis.Results) -> Any:
+def taxonomy_plot(*files: analysis.Results) -> dict[str, Any]:
     """An update of a bar plot of SPIQA's error taxonomy: one bar per cell (and file, side by side, when there are
     two), stacked by figure type; the label names the colours, as the plot's own legend falls below its frame."""
     counts = analysis.taxonomy_counts(*files)
@@ -163,7 +163,7 @@ def _answer_block(letter: str, results: analysis.Results, index: int) -> str:
     ])
 
 
-def shown_figure(view: tuple[str | None, str]) -> tuple[Any, str]:
+def shown_figure(view: tuple[str | None, str]) -> tuple[dict[str, Any], str]:
     """A `figure_view` for an image widget and its text: the image hidden when there is none."""
     return gr.update(value=view[0], visible=view[0] is not None), view[1]
 
@@ -266,7 +266,7 @@ def build(files: list[str]) -> CompareWidgets:
     )
 
 
-def export(state: ResultsState | None, kind: str) -> Any:
+def export(state: ResultsState | None, kind: str) -> dict[str, Any]:
     """The rows on show as a file to download: the side-by-side table's when a second file is compared,
     else the first file's table; `kind` is "csv" or "markdown" (counts, the taxonomy chart, the rows)."""
     from spiqa_demo.evaluation.export import markdown_report, rows_csv

@@ -16,6 +16,7 @@ from spiqa_demo.errors import InputError
 from spiqa_demo.questions import check_question
 from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.chat_messages import History
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
@@ -23,7 +24,6 @@ from spiqa_demo.ui.serving.work.loading import greeting
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared.chat_stream import (
     AskOutputs,
-    History,
     chat_message,
     question_message,
     shown_turn,
@@ -70,7 +70,7 @@ def clear(session: Session | None) -> ClearOutputs:
     return ClearOutputs(chatbot=list(session.history), session=session)
 
 
-def export(session: Session | None) -> Any:
+def export(session: Session | None) -> dict[str, Any]:
     """The reader's conversation as a fresh zip (`exports.chat_zip`), every question in it, stopped ones
     marked; shown, and downloaded by the button's next step; said when there is nothing yet."""
     import gradio as gr

@@ -11,16 +11,17 @@ the core names images by their labels, and a model that says it does not know sh
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
 from spiqa_demo.conversation.extractive import NOT_FOUND
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui.serving.app_settings import app_settings
+from spiqa_demo.ui.serving.chat_messages import History, Message
 from spiqa_demo.ui.serving.messages import figure_name, full_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.steps import Wait
-from spiqa_demo.ui.shared.chat_stream import AskOutputs, History, chat_message, shown_turn, streamed_answer
+from spiqa_demo.ui.shared.chat_stream import AskOutputs, chat_message, shown_turn, streamed_answer
 from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Asked
@@ -75,7 +76,7 @@ def quoted_in(answer: str, e: Evidence) -> bool:
     return bool(e.quotes) and all(" ".join(q.split()) in said for q in e.quotes)
 
 
-def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[dict[str, Any], Evidence | None]]:
+def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[Message, Evidence | None]]:
     """The assistant messages for a finished turn (after the evidence thought), each with the evidence
     selecting it opens (the answer opens its first cited evidence)."""
     shown = turn.shown
@@ -83,7 +84,7 @@ def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[dict[str, Any], Ev
     text = head + answer_markdown(turn)
     if notes:
         text += "\n\n" + "\n".join(f"> ⚠️ {inert(note)}" for note in notes)
-    messages: list[tuple[dict[str, Any], Evidence | None]] = [(chat_message("assistant", text), shown[0] if shown else None)]
+    messages: list[tuple[Message, Evidence | None]] = [(chat_message("assistant", text), shown[0] if shown else None)]
     cited = CLOSEST if turn.not_found else "cited" if turn.cited else "best match (the answer cites none)"
     for e in shown:
         figure = e.figure

@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 
 TABLE_COLUMNS = ["#", "Question", "Ground truth", "Answer", "Chosen", "Reference", "Chosen = reference",
                  "L3Score", "ROUGE-L", "BLEU-1"]
+TableRow = list[str | int | float | None]  # a line of the run-all table, in the order of TABLE_COLUMNS
 NOT_A_BENCHMARK_QUESTION = "Your last question is not one of this paper's SPIQA questions, so there is no ground truth to compare with."
 
 
@@ -159,7 +160,7 @@ def reference_image(session: Session, record: ResultRecord) -> tuple[str, str] |
     return None
 
 
-def row(session: Session, number: int, answer: Answer, record: ResultRecord) -> list[Any]:
+def row(session: Session, number: int, answer: Answer, record: ResultRecord) -> TableRow:
     """One line of the run-all table (TABLE_COLUMNS)."""
     hit = record.retrieval_hit
     chosen = _chosen(answer)
@@ -233,8 +234,9 @@ def _fresh_panel(session: Session, visible: bool, header: str, samples: list[lis
                         result="", reference=gr.update(value=None, visible=False), table=None, summary="")
 
 
-def pick_question(sample: Any) -> str:
-    """The clicked question's text, a benchmark's or one suggested for the paper (goes to the chat's question box)."""
+def pick_question(sample: object) -> str:
+    """The clicked question's text, a benchmark's or one suggested for the paper (goes to the chat's question box);
+    `sample` is what the client sent for the clicked sample, whatever it is."""
     if isinstance(sample, (list, tuple)):
         sample = sample[0] if sample else ""
     return capped(sample, "question")
@@ -307,7 +309,7 @@ def run_all(session: Session | None, judge_model: str, judge_url: str, *panel: P
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
     total = len(session.spiqa.questions)
-    rows: list[list[Any]] = []
+    rows: list[TableRow] = []
     records: list[ResultRecord] = []
     if total:
         progress(0.0, desc=f"Question 1 of {total}")

@@ -19,7 +19,7 @@ def overview_markdown(seen: Overview) -> str:
     return f"**At a glance:** {seen.counts}.{opening}"
 
 
-def shown(paper: Paper | None) -> tuple[Any, Any]:
+def shown(paper: Paper | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the overview, the suggested questions) for a paper ready to ask; hidden while none is (a new
     paper being read starts clean, with nothing left from the previous one)."""
     if paper is None:
