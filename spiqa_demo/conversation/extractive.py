@@ -192,14 +192,8 @@ def support(question: str, passage: Passage, paper: Paper) -> float:
     the paper's paragraphs (a word the paper never prints weighs most: the paper is not about it);
     the words that name the passage's heading count as found ("hyperparameters" under "Parameter
     Settings")."""
-    from retrieval.lexical import tokenize
-
-    weight = _rarity(question, paper)
-    if not weight:
-        return 0.0
     named = heading_matches(paper, question).get(id(passage), "")
-    found = {t for t in tokenize([f"{passage.text} {named}"])[0] if " " not in t}
-    return sum(w for t, w in weight.items() if t in found) / sum(weight.values())
+    return float(_coverage(question, [f"{passage.text} {named}"], paper)[0])
 
 
 def _document_frequency(paper: Paper) -> dict[str, int]:

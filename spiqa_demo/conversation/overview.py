@@ -164,9 +164,7 @@ def _section_questions(paper: Paper, settings: QASettings, retrieval: RetrievalS
     """Per topic a section of the body (not the end matter) is given to, its question, when the
     passages the reader's flow shortlists for it include that section's: about the first such section."""
     sections: dict[str, list[tuple[Passage, str]]] = {}
-    for passage, heading in zip(paper.passages, headings(paper)):
-        if heading.lower().startswith(_END_MATTER):
-            break
+    for passage, heading in _body(paper):
         for question in TOPIC_QUESTIONS:
             if heading and named_words(question, heading):
                 sections.setdefault(question, []).append((passage, heading))
@@ -179,15 +177,19 @@ def _section_questions(paper: Paper, settings: QASettings, retrieval: RetrievalS
     return found
 
 
-def _closing(paper: Paper) -> list[Passage]:
-    """The paragraphs under the last heading before the end matter that names a conclusion or discussion."""
-    under = headings(paper)
+def _body(paper: Paper) -> list[tuple[Passage, str]]:
+    """The paragraphs before the end matter (references, acknowledgements, appendix), each with its heading."""
     body: list[tuple[Passage, str]] = []
-    for passage, heading in zip(paper.passages, under):
+    for passage, heading in zip(paper.passages, headings(paper)):
         if heading.lower().startswith(_END_MATTER):
             break
         body.append((passage, heading))
-    closing = [p for p, h in body if h.lower().startswith(("conclusion", "discussion", "summary"))]
+    return body
+
+
+def _closing(paper: Paper) -> list[Passage]:
+    """The paragraphs under the last heading before the end matter that names a conclusion or discussion."""
+    closing = [p for p, h in _body(paper) if h.lower().startswith(("conclusion", "discussion", "summary"))]
     return closing[-2:]
 
 
