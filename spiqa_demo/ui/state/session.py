@@ -6,6 +6,7 @@ never kept, logged or written. A session left idle is forgotten (`session_expiry
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +38,10 @@ class Answering:
     finished: bool = False
     waiting_for_paper: bool = False  # asked while a paper loads: it is about that paper
     written: str = ""  # the reply's text as streamed so far (what a stopped answer keeps)
+    # Told once, when the answer is stopped, whoever stops it (the Stop button, a cancelled or
+    # closed request, a newer question, a new paper): the reader's export keeps the stopped question
+    # at that moment, not when the closed stream's code gets to run.
+    on_stop: Callable[[Answering], None] | None = None
 
     def think(self, content: str, metadata: MetadataDict | None = None) -> None:
         """Show `content` in the answer's thought message (what it waits for, what it rests on), under
@@ -50,6 +55,8 @@ class Answering:
         if self.finished or self.stopped:
             return
         self.stopped = True
+        if self.on_stop is not None:
+            self.on_stop(self)
         self.think("Stopped before the answer was complete; what was written so far is kept.", {"title": "Stopped", "status": "done"})
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()

@@ -125,13 +125,14 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: Answering, 
     # Without a model the core says so in its own words (the answer quotes the paper), once per chat.
     events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
                              notice="" if notice == RETRIEVAL_ONLY_NOTICE else notice)
+    # A stopped answer is kept for the export with what was written, however it is stopped.
+    chat_turn.on_stop = lambda stopped: session.asked.append(
+        Asked(Turn(question=question, read_as=question, answer=stopped.written), stopped=True))
     turn = yield from streamed_answer(events, Turn, backend, session, chat_turn, history, status=Status)
-    if turn is None:  # stopped (or failed): the export keeps what was written
-        if chat_turn.stopped:
-            session.asked.append(Asked(Turn(question=question, read_as=question, answer=chat_turn.written), stopped=True))
+    if turn is None:  # stopped (kept above) or failed
         return
+    chat_turn.finished = True  # first: a Stop from now on keeps nothing (the answer is whole)
     session.asked.append(Asked(turn))
-    chat_turn.finished = True
     chat_turn.think(bounded(evidence_markdown(turn)),
                     {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
                      "status": "done"})
