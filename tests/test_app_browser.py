@@ -48,11 +48,19 @@ def page(browser, app_url: str) -> Iterator:
 
 
 def wait_for_text(page, selector: str, text: str, timeout_ms: float = TIMEOUT_MS) -> None:
-    """Wait until the element shows `text`; an element not mounted yet counts as empty (Gradio renders late)."""
-    page.wait_for_function(
-        "([selector, text]) => (document.querySelector(selector)?.innerText ?? '').includes(text)", arg=[selector, text],
-        timeout=timeout_ms,
-    )
+    """Wait until the element shows `text`; an element not mounted yet counts as empty (Gradio renders late).
+    On a timeout, what it shows instead is the failure's message (and a screenshot is kept)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            "([selector, text]) => (document.querySelector(selector)?.innerText ?? '').includes(text)",
+            arg=[selector, text], timeout=timeout_ms,
+        )
+    except PlaywrightTimeout:
+        shot(page, "timed-out")
+        shown = page.evaluate("(selector) => document.querySelector(selector)?.innerText ?? '(not mounted)'", selector)
+        raise AssertionError(f"{selector} never showed {text!r}; it shows:\n{shown[-3000:]}") from None
 
 
 def fill_setting(page, field: str, value: str) -> None:
