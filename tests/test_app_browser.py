@@ -9,6 +9,8 @@ Screenshots go to test-artifacts/ (looked at by people when the UI changes).
 from __future__ import annotations
 
 import os
+import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +24,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAPER = "non-local-nn-cvpr2018-1711.07971.pdf"  # 10 pages, 4 figures, 6 tables
 TIMEOUT_MS = 90_000
+UPLOAD_URL = re.compile(r"/upload\?")  # a file on its way to the app
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed (.ci/run installs it)")
 
@@ -181,9 +184,31 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
 
     from evalsuite.openai_listener import openai_listener
 
+    from spiqa_demo.ui.serving.files import storage
+
+    # The load is held (in this process, where the app runs) until the question waits for it.
+    reading, go_on = threading.Event(), threading.Event()
+    accept_upload = storage.accept_upload
+
+    def held(*args, **kwargs):
+        reading.set()
+        assert go_on.wait(TIMEOUT_MS / 1000), "the test never let the load go on"
+        return accept_upload(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "accept_upload", held)
+    uploads: list = []  # the browser's upload, held too: the question is asked while the file is on its way
+    page.route(UPLOAD_URL, lambda route: uploads.append(route))
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    page.wait_for_selector("#upload .uploading")
     page.fill("#question textarea", "Which method is best on HDM05?")
-    page.keyboard.press("Enter")  # at once: the question waits for the index, then is answered
+    page.keyboard.press("Enter")
+    while not uploads:
+        page.wait_for_timeout(50)  # (lets Playwright hand over the held request)
+    uploads[0].continue_()
+    page.unroute(UPLOAD_URL)
+    assert reading.wait(TIMEOUT_MS / 1000), "the upload never started a load"
+    wait_for_text(page, "#chat", "Loading the paper")  # the question waits for the held load
+    go_on.set()
     # The app's first load also starts its reader processes, which takes long on a busy machine.
     wait_for_text(page, "#chat", "Evidence:", timeout_ms=4 * TIMEOUT_MS)  # the reader's answer, its evidence ranked
     assert "Load a paper first" not in page.inner_text("#chat")
