@@ -354,3 +354,35 @@ def test_every_named_output_has_one_widget() -> None:
     }
     for outputs, widgets in listed.items():
         assert len(widgets) == len(outputs._fields) == len({id(c) for c in widgets}), outputs.__qualname__
+
+
+def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path) -> None:
+    """The worker that draws a page writes the lines upright on its image, in the image's pixels, and leaves out
+    a line printed sideways; on a page turned a quarter the sideways line is the upright one. A tag stays the
+    text it is (the browser sets it as text)."""
+    import json
+
+    import pymupdf
+
+    from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, PageImage, draw_page, page_text
+
+    pdf = tmp_path / "kept" / "text.pdf"
+    pdf.parent.mkdir()
+    doc = pymupdf.open()
+    for rotation in (0, 90):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 100), "Results on <img src=x onerror=alert(1)> data", fontsize=12)
+        page.insert_text((30, 700), "arXiv:1234.5678 stamp", fontsize=10, rotate=90)  # reads upwards
+        page.set_rotation(rotation)
+    doc.save(pdf)
+    scale = PAGE_DPI / 72
+    layers = []
+    for number in (1, 2):
+        target = tmp_path / f"p{number}.png"
+        layers.append(json.loads(page_text(PageImage(target, draw_page(print, pdf, number, False, PAGE_DPI, target)))))
+        assert layers[-1]["image"] == target.name
+    [(x0, y0, x1, y1, text)] = layers[0]["lines"]
+    assert text == "Results on <img src=x onerror=alert(1)> data"
+    assert abs(x0 - 72 * scale) < 2 and y0 < 100 * scale < y1 < 110 * scale and x1 > x0 + 200
+    [(x0, y0, x1, y1, text)] = layers[1]["lines"]  # turned clockwise: the page's x is the image's y
+    assert text == "arXiv:1234.5678 stamp" and abs(x0 - (792 - 700) * scale) < 2 and y0 < 30 * scale < y1
