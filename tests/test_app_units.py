@@ -386,3 +386,19 @@ def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path) -
     assert abs(x0 - 72 * scale) < 2 and y0 < 100 * scale < y1 < 110 * scale and x1 > x0 + 200
     [(x0, y0, x1, y1, text)] = layers[1]["lines"]  # turned clockwise: the page's x is the image's y
     assert text == "arXiv:1234.5678 stamp" and abs(x0 - (792 - 700) * scale) < 2 and y0 < 30 * scale < y1
+
+
+def test_every_chat_words_the_no_model_notice_one_way_and_says_it_once() -> None:
+    """`resolve_backend`'s notice that no model is configured becomes the chat's own words (what it shows
+    instead), said under the first answer of a chat only; any other notice passes as it is, every time."""
+    from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, model_notes, no_model_notice, worded
+    from spiqa_demo.ui.state.session import Chat
+
+    shows = "the passage that best matches your question"
+    notice = worded(RETRIEVAL_ONLY_NOTICE, shows)
+    assert notice == no_model_notice(shows) and "retrieval-only mode" in notice and shows in notice
+    assert worded("the model server could not be reached", shows) == "the model server could not be reached"
+    chat = Chat()
+    assert model_notes([notice, "the question was cut to its limit"], chat, shows) == [notice, "The question was cut to its limit."]
+    assert model_notes([notice, "server down"], chat, shows) == ["Server down."]  # said once per chat
+    assert model_notes([notice], Chat(), shows) == [notice]  # a new chat is told again

@@ -346,6 +346,10 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
             (tab.example.input, load_example, tab.example, "load_example"),
         )
     )
+    # Once a paper is ready, the model's summary when the visitor has a model (`start.summarise`).
+    summaries = [load.event.then(queues.handler(start.summarise), [session, *tab.model.inputs()],
+                                 components(start.SummaryOutputs, tab, session=session), api_visibility="private",
+                                 **queues.ask) for load in loads]
     viewer = components(page_viewer.ViewerOutputs, tab)
     tab.gallery.select(queues.handler(show_figure), [session], viewer, api_visibility="private",
                        **queues.view).then(None, [tab.page_focus, tab.page_text], None, js=page_viewer.REVEAL)  # needs the browser's selection
@@ -382,6 +386,6 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     for answer in (typed, picked, suggested):
         question_box.show_ask_after(answer, tab.question)
     stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session),
-                                cancels=[typed, picked, suggested], api_name="stop")
+                                cancels=[typed, picked, suggested, *summaries], api_name="stop")
     question_box.show_ask_after(stopped, tab.question)
     return PaperEvents(loads=loads, typed=typed, picked=picked)
