@@ -27,9 +27,11 @@ LINES_IN_VIEW = """() => {
     if (!img || !layer || !img.src.includes(layer.dataset.image)) return null;
     const f = frame.getBoundingClientRect(), i = img.getBoundingClientRect();
     const seen = [Math.max(0, f.left), Math.max(0, f.top), Math.min(innerWidth, f.right), Math.min(innerHeight, f.bottom)];
+    const s = i.width / img.naturalWidth;  // the printed place, in the image's pixels, on screen
     const lines = [...layer.querySelectorAll('span')].map((line, index) => {
-        const r = line.getBoundingClientRect();
-        return {index, text: line.textContent, rect: [r.left, r.top, r.right, r.bottom], color: getComputedStyle(line).color};
+        const r = line.getBoundingClientRect(), x0 = Number(line.style.left.match(/([\d.]+)px/)[1]);
+        return {index, text: line.textContent, rect: [r.left, r.top, r.right, r.bottom], color: getComputedStyle(line).color,
+                printed: [i.left + s * x0, i.left + s * (x0 + Number(line.dataset.width))]};
     }).filter(l => l.rect[0] >= seen[0] && l.rect[1] >= seen[1] && l.rect[2] <= seen[2] && l.rect[3] <= seen[3]);
     return {lines, image: [i.left, i.top, i.right, i.bottom], natural: [img.naturalWidth, img.naturalHeight],
             boxes: view.querySelectorAll('img.mask').length}; }"""
@@ -117,6 +119,8 @@ def _select_text(tab, shared: Path) -> None:
     assert lines, shown
     assert all(line["color"] == "rgba(0, 0, 0, 0)" for line in shown["lines"]), shown["lines"][:3]  # nothing drawn twice
     assert shown["boxes"] >= 1  # the evidence is still boxed
+    for line in shown["lines"]:  # each line lies where it is printed, at this zoom
+        assert abs(line["rect"][0] - line["printed"][0]) <= 1.5 and abs(line["rect"][2] - line["printed"][1]) <= 1.5, line
     line = lines[len(lines) // 2]
     x0, y0, x1, y1 = line["rect"]
     selected = _drag(tab, [x0 + 1, (y0 + y1) / 2], [x1 - 1, (y0 + y1) / 2])

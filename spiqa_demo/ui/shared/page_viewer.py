@@ -85,10 +85,8 @@ TEXT_LAYER = """(view, img, text) => {
         layer.append(line, document.createElement('br'));
     }
     frame.append(layer);
-    for (const line of layer.querySelectorAll('span')) {
-        const width = line.getBoundingClientRect().width;
-        if (width > 0) line.style.transform = `scaleX(${line.dataset.width / width})`;
-    }
+    const lines = [...layer.querySelectorAll('span')], widths = lines.map(line => line.getBoundingClientRect().width);
+    lines.forEach((line, i) => { if (widths[i] > 0) line.style.transform = `scaleX(${line.dataset.width / widths[i]})`; });
     const place = () => {  // on the image as shown: Gradio may fit it in its box (object-fit: contain)
         if (!img.isConnected || !img.naturalWidth) return;
         const s = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
