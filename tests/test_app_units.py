@@ -356,7 +356,7 @@ def test_every_named_output_has_one_widget() -> None:
         assert len(widgets) == len(outputs._fields) == len({id(c) for c in widgets}), outputs.__qualname__
 
 
-def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path) -> None:
+def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker that draws a page writes the lines upright on its image, in the image's pixels, and leaves out
     a line printed sideways; on a page turned a quarter the sideways line is the upright one. A tag stays the
     text it is (the browser sets it as text)."""
@@ -364,7 +364,7 @@ def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path) -
 
     import pymupdf
 
-    from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, PageImage, draw_page, page_text
+    from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, PageImage, draw_page, page_text, write_page_text
 
     pdf = tmp_path / "kept" / "text.pdf"
     pdf.parent.mkdir()
@@ -375,17 +375,33 @@ def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path) -
         page.insert_text((30, 700), "arXiv:1234.5678 stamp", fontsize=10, rotate=90)  # reads upwards
         page.set_rotation(rotation)
     doc.save(pdf)
-    scale = PAGE_DPI / 72
     layers = []
     for number in (1, 2):
         target = tmp_path / f"p{number}.png"
-        layers.append(json.loads(page_text(PageImage(target, draw_page(print, pdf, number, False, PAGE_DPI, target)))))
+        scale = draw_page(print, pdf, number, False, PAGE_DPI, target)
+        assert page_text(PageImage(target, scale)) == ""  # none yet: the page is shown, not selectable
+        write_page_text(print, pdf, number, scale, target)
+        layers.append(json.loads(page_text(PageImage(target, scale))))
         assert layers[-1]["image"] == target.name
+    scale = PAGE_DPI / 72
     [(x0, y0, x1, y1, text)] = layers[0]["lines"]
     assert text == "Results on <img src=x onerror=alert(1)> data"
     assert abs(x0 - 72 * scale) < 2 and y0 < 100 * scale < y1 < 110 * scale and x1 > x0 + 200
     [(x0, y0, x1, y1, text)] = layers[1]["lines"]  # turned clockwise: the page's x is the image's y
     assert text == "arXiv:1234.5678 stamp" and abs(x0 - (792 - 700) * scale) < 2 and y0 < 30 * scale < y1
+
+    from spiqa_demo.ui.serving.work import page_view
+
+    monkeypatch.setattr(page_view, "TEXT_MAX_LINES", 1)  # a page of endless lines: the first ones only
+    many = tmp_path / "kept" / "many.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for n in range(5):
+        page.insert_text((72, 100 + 20 * n), f"line {n}", fontsize=12)
+    doc.save(many)
+    target = tmp_path / "many.png"
+    write_page_text(print, many, 1, scale, target)
+    assert [line[4] for line in json.loads(page_text(PageImage(target, scale)))["lines"]] == ["line 0"]
 
 
 def test_every_chat_words_the_no_model_notice_one_way_and_says_it_once() -> None:

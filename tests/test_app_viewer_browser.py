@@ -29,7 +29,7 @@ LINES_IN_VIEW = """() => {
     const seen = [Math.max(0, f.left), Math.max(0, f.top), Math.min(innerWidth, f.right), Math.min(innerHeight, f.bottom)];
     const s = i.width / img.naturalWidth;  // the printed place, in the image's pixels, on screen
     const lines = [...layer.querySelectorAll('span')].map((line, index) => {
-        const r = line.getBoundingClientRect(), x0 = Number(line.style.left.match(/([\d.]+)px/)[1]);
+        const r = line.getBoundingClientRect(), x0 = Number(line.style.left.match(/([\\d.]+)px/)[1]);
         return {index, text: line.textContent, rect: [r.left, r.top, r.right, r.bottom], color: getComputedStyle(line).color,
                 printed: [i.left + s * x0, i.left + s * (x0 + Number(line.dataset.width))]};
     }).filter(l => l.rect[0] >= seen[0] && l.rect[1] >= seen[1] && l.rect[2] <= seen[2] && l.rect[3] <= seen[3]);

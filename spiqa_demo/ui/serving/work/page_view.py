@@ -2,9 +2,9 @@
 
 `draw_page` paints one page at a screen resolution into a PNG: a task for a worker process
 (`page_renders` runs it there, within its limits, and keeps what it drew), since a page can be
-built to take minutes to paint. The same task writes the page's printed lines beside the PNG
-(`text_path`), each with its box in the image's pixels, for the viewer's text layer: laid over the
-image, they make its text selectable. The boxes are the extracted ones (PDF points) scaled to the
+built to take minutes to paint. A second task (`write_page_text`) writes the page's printed lines
+beside the PNG (`text_path`), each with its box in the image's pixels, for the viewer's text layer:
+laid over the image, they make its text selectable. The boxes are the extracted ones (PDF points) scaled to the
 image's pixels.
 """
 
@@ -58,11 +58,21 @@ def draw_page(report: Report, pdf: Path, page: int, annotations: bool, dpi: int,
         else:
             pixels = drawn.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False, annots=annotations)
             write_whole(target, lambda partial: pixels.save(partial, output="png"))
-        text = text_path(target)
-        if not text.exists():
-            layer = json.dumps({"image": target.name, "lines": _printed_lines(drawn, scale)}, ensure_ascii=False)
-            write_whole(text, lambda partial: partial.write_text(layer, encoding="utf-8"))
     return scale
+
+
+def write_page_text(report: Report, pdf: Path, page: int, scale: float, target: Path) -> None:
+    """The text layer of the page image `target` (page `page` of `pdf` drawn at `scale`, by `draw_page`) written
+    beside it (`text_path`), unless it is there already: a task of its own, so a page whose text is too costly
+    to read within its limits is still shown, only not selectable."""
+    import pymupdf
+
+    text = text_path(target)
+    if text.exists():
+        return
+    with pymupdf.open(pdf) as doc:
+        layer = json.dumps({"image": target.name, "lines": _printed_lines(doc[page - 1], scale)}, ensure_ascii=False)
+    write_whole(text, lambda partial: partial.write_text(layer, encoding="utf-8"))
 
 
 def text_path(png: Path) -> Path:
