@@ -418,3 +418,32 @@ def test_every_chat_words_the_no_model_notice_one_way_and_says_it_once() -> None
     assert model_notes([notice, "the question was cut to its limit"], chat, shows) == [notice, "The question was cut to its limit."]
     assert model_notes([notice, "server down"], chat, shows) == ["Server down."]  # said once per chat
     assert model_notes([notice], Chat(), shows) == [notice]  # a new chat is told again
+
+
+def test_no_summary_is_asked_without_a_model_nor_when_the_operator_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`start.summarise` after a load: nothing without a model; nothing, and no model built, with
+    `SPIQA_UI_SUMMARY_ON_LOAD` off (the app's loopback-listener test shows it on)."""
+    from types import SimpleNamespace
+
+    from spiqa_demo.types import Paper
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import start
+
+    paper = Paper(sha256="0" * 64, source="paper.pdf", title="A paper", arxiv_id=None, page_sizes=[(612.0, 792.0)], items=[])
+    session = Session(paper=paper)
+    session.load_job = SimpleNamespace(done=True, error="", paper=paper)  # type: ignore[assignment]
+    no_model = ("reader", "none", "", "", 8, 0, True, "")
+    assert [o.chatbot for o in blocking(start.summarise(session, *no_model))] == [start.gr.skip()]
+    monkeypatch.setattr(start, "resolve_backend", lambda *args: pytest.fail("a model was built"))
+    a_model = ("reader", "openai", "m", "http://127.0.0.1:9/v1", 8, 0, True, "")
+    with pytest.MonkeyPatch.context() as environment:
+        environment.setenv("SPIQA_UI_SUMMARY_ON_LOAD", "false")
+        get_settings.cache_clear()
+        install(get_settings())
+        try:
+            assert [o.chatbot for o in blocking(start.summarise(session, *a_model))] == [start.gr.skip()] and session.history == []
+        finally:
+            environment.undo()
+            get_settings.cache_clear()
+            install(get_settings())

@@ -67,11 +67,11 @@ def _just_loaded(session: Session) -> Paper | None:
 
 def summarise(session: Session | None, *panel: PanelValue) -> Iterator[SummaryOutputs | Wait]:
     """After a load: with a model chosen, its summary of the paper just loaded, streamed into the chat (as
-    `steps`); without one, or once a question is being answered, nothing."""
+    `steps`); without one, once a question is being answered, or with `SPIQA_UI_SUMMARY_ON_LOAD` off, nothing."""
     session = session or Session()
-    paper = _just_loaded(session)
+    paper = _just_loaded(session) if app_settings().ui.ui_summary_on_load and session.turn is None else None
     chosen = PanelChoice.from_values(panel)
-    backend = resolve_backend(chosen.choice, chosen.api_key)[0] if paper is not None and session.turn is None else None
+    backend = resolve_backend(chosen.choice, chosen.api_key)[0] if paper is not None else None
     if paper is None or backend is None:
         yield SummaryOutputs(gr.skip(), session)
         return
