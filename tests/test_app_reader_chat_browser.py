@@ -8,7 +8,7 @@ sentence; a second paper starts clean (no gallery selection, no zoom controls) a
 chat's export. Then a phone's viewport. With a model chosen before a paper is loaded, the start
 gains the model's three-sentence summary citing pages, written into the chat; Stop while it is
 written closes the model's request (a loopback listener that sends each piece only when the test
-releases it sees the hang-up and sends nothing more). Screenshots go to test-artifacts/.
+releases it sees the hang-up and sends nothing more), and so does a question asked meanwhile. Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
@@ -243,5 +243,19 @@ def test_a_summary_on_load_with_a_model_and_stopped(app: str, chromium: Any, grn
         page.locator("#question button", has_text="Ask").wait_for()
     assert "Convergence of Small Networks" in page.inner_text("#paper-status")
     shot(page, "reader-chat-7-summary-stopped")
+
+    with openai_listener(paced=True, chunks=40) as model:  # a question asked while the summary is written stops it
+        use_model(page, model, patch)
+        upload(page, grnet_pdf)
+        wait_for_text(page, "#paper-status", "Grassmann")
+        wait_for_text(page, "#chat", "Rationale")  # the summary's first piece, in the new paper's chat
+        page.fill("#question textarea", FIRST)
+        page.keyboard.press("Enter")
+        assert model.disconnected.wait(30), "the summary's model request stayed open after a question"
+        model.go.set()  # the question's answer is written whole
+        assert model.finished.wait(60)
+        page.locator("#question button", has_text="Ask").wait_for()
+        wait_for_text(page, "#chat", "Evidence:")
+        assert len(model.requests) == 2 and "(stopped)" in page.inner_text("#chat")
     patch.undo()
     page.close()
