@@ -397,6 +397,11 @@ class UISettings(_Cached):
         description="Keys the names of served files (crops, pages); empty = a random secret kept in the UI folder.",
     )
     ui_lock_model: bool = Field(default=False, description="A Space pins its model: visitors then change task, k, resolution and captions only.")
+    ui_summary_on_load: bool = Field(
+        default=True,
+        description="With a model chosen, a paper just loaded gets the model's three-sentence summary in the chat "
+        "(one model call per load; off, the start is the overview and suggested questions alone).",
+    )
     space_id: str = Field(
         default="",
         validation_alias=AliasChoices("SPACE_ID", "space_id"),

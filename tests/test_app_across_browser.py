@@ -1,20 +1,27 @@
-"""The "Across papers" flow as a visitor meets it, in headless Debian Chromium (retrieval only).
+"""The "Across papers" flow as a visitor meets it, in headless Debian Chromium.
 
 Load Coordinate Attention in the Paper tab, open Across papers, add the CBAM PDF it cites, ask a
-question naming the method, and see the answer: the anchor figure, the cited paper and why, and
-the supporting passage boxed on its page. The screenshot goes to test-artifacts/.
+question naming the method, and see the answer (retrieval only): the anchor figure, the cited paper
+and why, and the supporting passage boxed on its page. Then with a model (a loopback listener that
+sends each piece of its reply only when the test releases it): ask again, press Stop while the reply
+is being written, and the listener sees the request closed with nothing sent after the Stop. The
+screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from app_harness import _served_app, app_url
 from test_app_across import ANCHOR, CITED, QUESTION
 from test_app_browser import browser, page, pytestmark, shot, wait_for_text
+from test_app_reader_chat_browser import use_model
+
+from evalsuite.openai_listener import openai_listener
 
 
-def test_answer_from_a_cited_paper_with_its_passage_on_the_page(page, shared: Path) -> None:
+def test_answer_from_a_cited_paper_with_its_passage_on_the_page(page, shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     page.set_input_files("#upload input[type=file]", str(shared / "papers" / ANCHOR))
     wait_for_text(page, "#chat", "Ask a question")  # indexed
     page.click("button[role=tab]:has-text('Across papers')")
@@ -37,3 +44,20 @@ def test_answer_from_a_cited_paper_with_its_passage_on_the_page(page, shared: Pa
     page.locator("#cited-page").scroll_into_view_if_needed()
     page.wait_for_timeout(500)  # the progress overlay fades out
     shot(page, "8-across-papers")
+
+    with openai_listener(paced=True, chunks=40) as model:  # the reply's first piece, then one per release
+        page.get_by_role("tab", name="Paper", exact=True).click()
+        use_model(page, model, monkeypatch)
+        page.click("button[role=tab]:has-text('Across papers')")
+        page.fill("#across-question textarea", QUESTION)
+        page.keyboard.press("Enter")
+        model.release(1)
+        wait_for_text(page, "#across-chat", "The answer is")  # the second piece, on screen
+        model.mark_stop()
+        page.locator("#across-question button", has_text="Stop").click()
+        assert model.disconnected.wait(30), "the model request stayed open after Stop"
+        assert model.sent_after_stop == 0  # nothing was released after the Stop, and nothing was sent
+        wait_for_text(page, "#across-chat", "Stopped before the answer was complete")
+        page.locator("#across-question button", has_text="Ask").wait_for()
+        assert len(model.requests) == 1
+    shot(page, "8-across-papers-stopped")

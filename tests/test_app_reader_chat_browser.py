@@ -5,7 +5,10 @@ text; the paper's "not found" is said as such with its best evidence; a stopped 
 marked "(stopped)" with every other turn, in one click, and a later export is a fresh file; with the
 model server down a standalone question says nothing of a rewrite; a rejected file's message ends its
 sentence; a second paper starts clean (no gallery selection, no zoom controls) and offers the previous
-chat's export. Then a phone's viewport. Screenshots go to test-artifacts/.
+chat's export. Then a phone's viewport. With a model chosen before a paper is loaded, the start
+gains the model's three-sentence summary citing pages, written into the chat; Stop while it is
+written closes the model's request (a loopback listener that sends each piece only when the test
+releases it sees the hang-up and sends nothing more), and so does a question asked meanwhile. Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ MATHS = r"with accuracy $\alpha < 0.5$ and \[ \sum_{i=1}^{n} x_i \]"
 PIXEL = "/pixel.png"  # an image a reply asks for: nothing may fetch it
 HELD = "Which variant converges fastest?"
 NOT_SAID = "How many GPUs were used?"
+SUMMARY = ("GrNet learns on Grassmann manifolds [p. 1]. It stacks projection and pooling blocks [p. 1]. "
+           "It matches SPDNet on AFEW [p. 2].")
 
 # The chat's bubbles as a reader sees them (Gradio groups a role's consecutive messages in one).
 BUBBLES = "() => [...document.querySelectorAll('#chat .message-row')].map(e => e.innerText)"
@@ -206,4 +211,51 @@ def test_the_chat_on_a_phone(app: str, chromium: Any, grnet_pdf: Path) -> None:
     assert "The question is empty" in page.evaluate(BUBBLES)[-1]
     page.locator("#chat").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "app-reader-chat-5-phone.png"))
+    assert "The paper in three sentences" not in page.inner_text("#chat")  # no model: the overview alone
+    page.close()
+
+
+def test_a_summary_on_load_with_a_model_and_stopped(app: str, chromium: Any, grnet_pdf: Path, second_pdf: Path) -> None:
+    page = open_app(chromium, app, 1440, 900)
+    patch = pytest.MonkeyPatch()
+    with openai_listener(reply=lambda request: SUMMARY) as model:
+        use_model(page, model, patch)
+        page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+        wait_for_text(page, "#chat", "[p. 2]", timeout_ms=4 * TIMEOUT_MS)
+        page.locator("#question button", has_text="Ask").wait_for()
+        assert len(model.requests) == 1 and model.saw("Summarise this scientific paper") and model.saw("Summary:")
+    chat = page.inner_text("#chat")
+    assert chat.count("matches SPDNet on AFEW [p. 2]") == 1 and "The paper in three sentences" in chat, chat
+    assert page.locator("#paper-overview").is_visible()  # the overview and the suggestions stay under the chat
+    shot(page, "reader-chat-6-summary")
+
+    with openai_listener(paced=True, chunks=40) as model:  # the first piece, then one per release
+        use_model(page, model, patch)
+        upload(page, second_pdf)
+        page.locator("#question button", has_text="Stop").wait_for()
+        model.release(1)
+        wait_for_text(page, "#chat", "The answer is")  # the second piece, on screen
+        model.mark_stop()
+        page.locator("#question button", has_text="Stop").click()
+        assert model.disconnected.wait(30), "the summary's model request stayed open after Stop"
+        assert model.sent_after_stop == 0
+        wait_for_text(page, "#chat", "(stopped)")
+        page.locator("#question button", has_text="Ask").wait_for()
+    assert "Convergence of Small Networks" in page.inner_text("#paper-status")
+    shot(page, "reader-chat-7-summary-stopped")
+
+    with openai_listener(paced=True, chunks=40) as model:  # a question asked while the summary is written stops it
+        use_model(page, model, patch)
+        upload(page, grnet_pdf)
+        wait_for_text(page, "#paper-status", "Grassmann")
+        wait_for_text(page, "#chat", "Rationale")  # the summary's first piece, in the new paper's chat
+        page.fill("#question textarea", FIRST)
+        page.keyboard.press("Enter")
+        assert model.disconnected.wait(30), "the summary's model request stayed open after a question"
+        model.go.set()  # the question's answer is written whole
+        assert model.finished.wait(60)
+        page.locator("#question button", has_text="Ask").wait_for()
+        wait_for_text(page, "#chat", "Evidence:")
+        assert len(model.requests) == 2 and "(stopped)" in page.inner_text("#chat")
+    patch.undo()
     page.close()

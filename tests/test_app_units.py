@@ -354,3 +354,96 @@ def test_every_named_output_has_one_widget() -> None:
     }
     for outputs, widgets in listed.items():
         assert len(widgets) == len(outputs._fields) == len({id(c) for c in widgets}), outputs.__qualname__
+
+
+def test_a_drawn_page_has_its_printed_lines_for_the_text_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker that draws a page writes the lines upright on its image, in the image's pixels, and leaves out
+    a line printed sideways; on a page turned a quarter the sideways line is the upright one. A tag stays the
+    text it is (the browser sets it as text)."""
+    import json
+
+    import pymupdf
+
+    from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, PageImage, draw_page, page_text, write_page_text
+
+    pdf = tmp_path / "kept" / "text.pdf"
+    pdf.parent.mkdir()
+    doc = pymupdf.open()
+    for rotation in (0, 90):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 100), "Results on <img src=x onerror=alert(1)> data", fontsize=12)
+        page.insert_text((30, 700), "arXiv:1234.5678 stamp", fontsize=10, rotate=90)  # reads upwards
+        page.set_rotation(rotation)
+    doc.save(pdf)
+    layers = []
+    for number in (1, 2):
+        target = tmp_path / f"p{number}.png"
+        scale = draw_page(print, pdf, number, False, PAGE_DPI, target)
+        assert page_text(PageImage(target, scale)) == ""  # none yet: the page is shown, not selectable
+        write_page_text(print, pdf, number, scale, target)
+        layers.append(json.loads(page_text(PageImage(target, scale))))
+        assert layers[-1]["image"] == target.name
+    scale = PAGE_DPI / 72
+    [(x0, y0, x1, y1, text)] = layers[0]["lines"]
+    assert text == "Results on <img src=x onerror=alert(1)> data"
+    assert abs(x0 - 72 * scale) < 2 and y0 < 100 * scale < y1 < 110 * scale and x1 > x0 + 200
+    [(x0, y0, x1, y1, text)] = layers[1]["lines"]  # turned clockwise: the page's x is the image's y
+    assert text == "arXiv:1234.5678 stamp" and abs(x0 - (792 - 700) * scale) < 2 and y0 < 30 * scale < y1
+
+    from spiqa_demo.ui.serving.work import page_view
+
+    monkeypatch.setattr(page_view, "TEXT_MAX_LINES", 1)  # a page of endless lines: the first ones only
+    many = tmp_path / "kept" / "many.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for n in range(5):
+        page.insert_text((72, 100 + 20 * n), f"line {n}", fontsize=12)
+    doc.save(many)
+    target = tmp_path / "many.png"
+    write_page_text(print, many, 1, scale, target)
+    assert [line[4] for line in json.loads(page_text(PageImage(target, scale)))["lines"]] == ["line 0"]
+
+
+def test_every_chat_words_the_no_model_notice_one_way_and_says_it_once() -> None:
+    """`resolve_backend`'s notice that no model is configured becomes the chat's own words (what it shows
+    instead), said under the first answer of a chat only; any other notice passes as it is, every time."""
+    from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, model_notes, no_model_notice, worded
+    from spiqa_demo.ui.state.session import Chat
+
+    shows = "the passage that best matches your question"
+    notice = worded(RETRIEVAL_ONLY_NOTICE, shows)
+    assert notice == no_model_notice(shows) and "retrieval-only mode" in notice and shows in notice
+    assert worded("the model server could not be reached", shows) == "the model server could not be reached"
+    chat = Chat()
+    assert model_notes([notice, "the question was cut to its limit"], chat, shows) == [notice, "The question was cut to its limit."]
+    assert model_notes([notice, "server down"], chat, shows) == ["Server down."]  # said once per chat
+    assert model_notes([notice], Chat(), shows) == [notice]  # a new chat is told again
+
+
+def test_no_summary_is_asked_without_a_model_nor_when_the_operator_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`start.summarise` after a load: nothing without a model; nothing, and no model built, with
+    `SPIQA_UI_SUMMARY_ON_LOAD` off (the app's loopback-listener test shows it on)."""
+    from types import SimpleNamespace
+
+    from spiqa_demo.types import Paper
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import start
+
+    paper = Paper(sha256="0" * 64, source="paper.pdf", title="A paper", arxiv_id=None, page_sizes=[(612.0, 792.0)], items=[])
+    session = Session(paper=paper)
+    session.load_job = SimpleNamespace(done=True, error="", paper=paper)  # type: ignore[assignment]
+    no_model = ("reader", "none", "", "", 8, 0, True, "")
+    assert [o.chatbot for o in blocking(start.summarise(session, *no_model))] == [start.gr.skip()]
+    monkeypatch.setattr(start, "resolve_backend", lambda *args: pytest.fail("a model was built"))
+    a_model = ("reader", "openai", "m", "http://127.0.0.1:9/v1", 8, 0, True, "")
+    with pytest.MonkeyPatch.context() as environment:
+        environment.setenv("SPIQA_UI_SUMMARY_ON_LOAD", "false")
+        get_settings.cache_clear()
+        install(get_settings())
+        try:
+            assert [o.chatbot for o in blocking(start.summarise(session, *a_model))] == [start.gr.skip()] and session.history == []
+        finally:
+            environment.undo()
+            get_settings.cache_clear()
+            install(get_settings())

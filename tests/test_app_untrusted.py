@@ -1,7 +1,8 @@
 """What strangers wrote, shown by the running app: PDFs, model replies, hub archives, result files.
 
-Markdown images and links in a PDF's text (a passage, a caption) and in a model's reply (its
-answer, its reading of a follow-up) are shown as text in headless Chromium, the browser asks the
+Markdown images and links in a PDF's text (a passage, a caption, the page viewer's selectable text,
+where an HTML tag lies too) and in a model's reply (its answer, its reading of a follow-up) are shown
+as text in headless Chromium, the browser asks the
 loopback listener they point at for nothing, and the chat's export holds them as text too. SPIQA's figure archive from a hostile hub (a
 loopback server standing in for huggingface.co) unpacks its images only, within its bound, and the
 button that fetches it says what happened (gradio_client). Result files nested too deeply or
@@ -81,7 +82,8 @@ def lure_pdf(tmp_path_factory: pytest.TempPathFactory, lure: Lure) -> Path:
     w.paragraph(prose.sentences(4))
     w.heading("1. Calibration")
     w.paragraph(prose.sentences(3) + [f"The calibration protocol is published at {lure.image} and {lure.link} for every "
-                                      "sensor array."] + prose.sentences(3))
+                                      f"sensor array. Its raw form is <img src={lure.url}/raw.png> as typed."]
+                + prose.sentences(3))
     w.figure(BarChart(seed=2), Caption("figure", "1", f"Calibration error per sensor array, as published at {lure.image}.",
                                        "Figure {n}:"), case="bars")
     w.paragraph(prose.sentences(6))
@@ -103,6 +105,7 @@ def test_markdown_images_in_a_pdf_and_a_model_reply_fetch_nothing(page, lure_pdf
     wait_for_text(page, "#chat", lure.image)  # the quoted passage and the caption, as the text they are
     page.locator("#gallery img").first.click()
     wait_for_text(page, "#figure-detail", f"as published at {lure.image}")
+    wait_for_text(page, "#page-view .text-layer", "<img src=")  # the page's selectable text: text, not markup
 
     reply = f"Where is the protocol at {lure.image} published? See {lure.link}."
     with openai_listener(reply=lambda request: reply) as model:  # a prompt-injected model, answer and reading alike

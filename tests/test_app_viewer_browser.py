@@ -3,6 +3,8 @@
 the viewport (the page's frame scrolled to the box, also when zoomed in); on the phone the viewer opens
 over the chat and "Back to chat" returns to it. Each check waits for the mark the viewer leaves once it
 has scrolled to a box (`data-revealed` on the page view), then measures where the box is on screen.
+The page's text is selectable on both: a reader drags over a line, then over three, and the browser's
+selection holds the PDF's words of that page, spaced as printed, the boxes still drawn under it.
 Screenshots go to test-artifacts/.
 """
 
@@ -16,6 +18,23 @@ from app_harness import _served_app, reconfigure
 from test_app_browser import ARTIFACTS, PAPER, TIMEOUT_MS, browser, pytestmark, wait_for_text
 
 __all__ = ["_served_app", "browser", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
+
+# The text layer's lines that are wholly in view (inside the page's frame and the viewport), with their place on
+# screen and their text; null until the layer is laid over the image shown.
+LINES_IN_VIEW = """() => {
+    const view = document.querySelector('#page-view'), img = view?.querySelector('img.base-image');
+    const layer = view?.querySelector('.text-layer'), frame = view?.querySelector('.image-container');
+    if (!img || !layer || !img.src.includes(layer.dataset.image)) return null;
+    const f = frame.getBoundingClientRect(), i = img.getBoundingClientRect();
+    const seen = [Math.max(0, f.left), Math.max(0, f.top), Math.min(innerWidth, f.right), Math.min(innerHeight, f.bottom)];
+    const s = i.width / img.naturalWidth;  // the printed place, in the image's pixels, on screen
+    const lines = [...layer.querySelectorAll('span')].map((line, index) => {
+        const r = line.getBoundingClientRect(), x0 = Number(line.style.left.match(/([\\d.]+)px/)[1]);
+        return {index, text: line.textContent, rect: [r.left, r.top, r.right, r.bottom], color: getComputedStyle(line).color,
+                printed: [i.left + s * x0, i.left + s * (x0 + Number(line.dataset.width))]};
+    }).filter(l => l.rect[0] >= seen[0] && l.rect[1] >= seen[1] && l.rect[2] <= seen[2] && l.rect[3] <= seen[3]);
+    return {lines, image: [i.left, i.top, i.right, i.bottom], natural: [img.naturalWidth, img.naturalHeight],
+            boxes: view.querySelectorAll('img.mask').length}; }"""
 
 # Where the page view's box is on screen, and what of it is in view: the viewport and the page's frame
 # both clip it. Null until the viewer has scrolled its frame to the box it was told about (`focus`).
@@ -73,6 +92,50 @@ def shot(tab, name: str) -> None:
     tab.screenshot(path=str(ARTIFACTS / f"app-{name}.png"))
 
 
+def _page_words(shared: Path, page: int) -> set[str]:
+    import pymupdf
+
+    with pymupdf.open(shared / "papers" / PAPER) as doc:
+        return {word[4] for word in doc[page - 1].get_text("words")}
+
+
+def _drag(tab, start: list[float], end: list[float]) -> str:
+    """Press at `start`, drag to `end` and let go, as a reader selects; what the browser holds selected."""
+    tab.evaluate("() => window.getSelection().removeAllRanges()")
+    tab.mouse.move(*start)
+    tab.mouse.down()
+    tab.mouse.move(*end, steps=8)
+    tab.mouse.up()
+    return tab.evaluate("() => window.getSelection().toString()")
+
+
+def _select_text(tab, shared: Path) -> None:
+    """Select one printed line, then three, on the page shown: the selection is that page's words (a word
+    glued to the next line's, or text of another page, is not one of them); the layer's text is invisible."""
+    shown = tab.wait_for_function(f"({LINES_IN_VIEW})()?.lines.length > 3 && ({LINES_IN_VIEW})()", timeout=30_000).json_value()
+    page = int(tab.locator("#page-number").inner_text().split()[1])
+    words = _page_words(shared, page)
+    lines = [line for line in shown["lines"] if len(line["text"].split()) >= 4]
+    assert lines, shown
+    assert all(line["color"] == "rgba(0, 0, 0, 0)" for line in shown["lines"]), shown["lines"][:3]  # nothing drawn twice
+    assert shown["boxes"] >= 1  # the evidence is still boxed
+    for line in shown["lines"]:  # each line lies where it is printed, at this zoom
+        assert abs(line["rect"][0] - line["printed"][0]) <= 1.5 and abs(line["rect"][2] - line["printed"][1]) <= 1.5, line
+    line = lines[len(lines) // 2]
+    x0, y0, x1, y1 = line["rect"]
+    selected = _drag(tab, [x0 + 1, (y0 + y1) / 2], [x1 - 1, (y0 + y1) / 2])
+    assert selected.split() == line["text"].split(), (selected, line["text"])
+    assert set(selected.split()) <= words, (selected, page)
+    after = {other["index"]: other for other in shown["lines"]}
+    following = [after.get(line["index"] + n) for n in (1, 2)]
+    if all(following):
+        last = following[-1]["rect"]
+        selected = _drag(tab, [x0 + 1, (y0 + y1) / 2], [last[2] - 1, (last[1] + last[3]) / 2])
+        expected = " ".join(part["text"] for part in (line, *following)).split()
+        assert selected.split() == expected, (selected, expected)
+        assert set(selected.split()) <= words, (selected, page)
+
+
 def _open(tab, message) -> None:
     """Click a chat message after clearing the viewer's mark, so the next measure is of this click's page."""
     tab.evaluate("() => { const v = document.querySelector('#page-view'); if (v) delete v.dataset.revealed; }")
@@ -91,12 +154,15 @@ def test_a_citation_opens_its_page_beside_the_chat(browser, app: str, shared: Pa
         view = tab.locator("#page-view").bounding_box()
         assert view["x"] + view["width"] <= chat["x"] and view["y"] < chat["y"] + chat["height"], (view, chat)  # beside it
         shot(tab, "viewer-desktop-passage")
+        _select_text(tab, shared)
+        shot(tab, "viewer-desktop-selected")
 
         for zoom in (125, 150, 200):  # larger than the frame, the page scrolls to the box
             tab.evaluate("() => delete document.querySelector('#page-view').dataset.revealed")
             tab.click("#zoom-in")
             wait_for_text(tab, "#zoom-level", f"Zoom {zoom} %")
         _box_in_view(tab)
+        _select_text(tab, shared)
         shot(tab, "viewer-desktop-passage-zoomed")
 
         table = tab.locator("#chat .message", has_text="Table 3 · page 7").first
@@ -122,6 +188,8 @@ def test_on_a_phone_the_page_opens_over_the_chat_and_back(browser, app: str, sha
         back = tab.locator("#back-to-chat")
         assert back.is_visible() and back.bounding_box()["y"] >= 0
         shot(tab, "viewer-phone-passage")
+        _select_text(tab, shared)
+        shot(tab, "viewer-phone-selected")
 
         back.click()
         tab.locator("#viewer-pane").wait_for(state="hidden")

@@ -39,3 +39,31 @@ def test_the_summary_request_holds_the_abstract_and_captions_with_their_pages(sh
     assert "three sentences" in message.text and "[p. 3]" in message.text
     assert "[p. 1] Deeper neural networks are more difﬁcult to train." in message.text
     assert "Figure 1. Training error" in message.text and len(message.text) < SUMMARY_CHARS + 1000
+
+
+def test_the_summary_streams_then_ends_whole_and_closes_its_request(shared_papers: dict[str, Paper]) -> None:
+    """`summary_stream` passes the model's pieces on as written, ends with the whole `Summary`, asks for a
+    bounded reply, and closing it early closes the model's stream (a fake backend in addition to the app's
+    loopback-listener test)."""
+    from collections.abc import Iterator
+
+    from spiqa_demo.conversation.overview import SUMMARY_TOKENS, Summary, summary_stream
+
+    closed: list[bool] = []
+
+    class Backend:
+        def stream(self, messages: list, max_new_tokens: int = 512, usage: object = None) -> Iterator[str]:
+            assert max_new_tokens == SUMMARY_TOKENS and "three sentences" in messages[0].text
+            try:
+                yield from ("It proposes residual learning [p. 1].", " It wins ILSVRC 2015 [p. 8].")
+            finally:
+                closed.append(True)
+
+    paper = shared_papers["resnet-1512.03385.pdf"]
+    events = list(summary_stream(paper, Backend()))  # type: ignore[arg-type]
+    assert events[:2] == ["It proposes residual learning [p. 1].", " It wins ILSVRC 2015 [p. 8]."]
+    assert events[2] == Summary("It proposes residual learning [p. 1]. It wins ILSVRC 2015 [p. 8].") and closed == [True]
+    stopped = summary_stream(paper, Backend())  # type: ignore[arg-type]
+    next(stopped)
+    stopped.close()
+    assert closed == [True, True]

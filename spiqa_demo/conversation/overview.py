@@ -1,8 +1,8 @@
 """A start on a paper just loaded: what it is, and questions worth asking it, drawn from the paper itself.
 
 Without a model, the overview is the paper's title, its abstract's first sentences (with the page)
-and its counts of figures and tables; with one, `summary_messages` asks for a three-sentence
-summary that cites pages. The suggested questions each name what they ask about, so the reader's
+and its counts of figures and tables; with one, `summary_stream` asks it for a three-sentence
+summary that cites pages (`summary_messages`), streamed as it is written. The suggested questions each name what they ask about, so the reader's
 flow finds it: the figure the text discusses most ("What does Figure 3 show?"), the table with the
 most numbers (what it reports: asking a table for its "best" row needs to know which columns are
 measures, which its headings do not tell reliably), each with its caption's gist; and a section the
@@ -13,16 +13,20 @@ that section's. None is offered that the paper cannot answer from itself.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from spiqa_demo.conversation.evidence import first_passages
 from spiqa_demo.conversation.sections import headings, named_words
 from spiqa_demo.conversation.table_lookup import cell_value
-from spiqa_demo.models.base import Message
+from spiqa_demo.models.base import Message, closed_after
 from spiqa_demo.paper_text import split_sentences, strip_caption_label
 from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import Figure, Paper, Passage
+
+if TYPE_CHECKING:
+    from spiqa_demo.models.base import ModelBackend
 
 MAX_SUGGESTIONS = 4
 OPENING_SENTENCES = 2
@@ -30,6 +34,7 @@ OPENING_CHARS = 400  # the abstract's opening is cut at a sentence end within th
 MIN_ABSTRACT_WORDS = 40  # a shorter first paragraph is a title block or an affiliation
 HINT_WORDS = 12  # a caption's gist shown beside its question
 SUMMARY_CHARS = 6000  # the paper text a summary request holds: the abstract, the captions, the conclusion
+SUMMARY_TOKENS = 256  # three sentences, each with its page: a model that goes on is cut here
 # What a section about each of `sections`' topics answers, asked in that section's words.
 TOPIC_QUESTIONS = (
     "What learning rate, batch size and optimizer are used for training?",
@@ -111,6 +116,24 @@ def summary_messages(paper: Paper) -> list[Message]:
         used += len(part)
     body = "\n".join(text)
     return [Message("user", [f"{SUMMARY_INSTRUCTIONS}\n\nTitle: {_flat(paper.title)}\n\n{body}\n\nSummary:"])]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A model's three-sentence summary of a paper, each sentence ending with its page ("[p. 3]")."""
+
+    text: str
+
+
+def summary_stream(paper: Paper, backend: ModelBackend) -> Iterator[str | Summary]:
+    """`backend`'s summary of `paper` as it writes it (text pieces), then the whole `Summary`. Closing this
+    generator closes the model's request."""
+    written = []
+    with closed_after(backend.stream(summary_messages(paper), max_new_tokens=SUMMARY_TOKENS)) as pieces:
+        for piece in pieces:
+            written.append(piece)
+            yield piece
+    yield Summary("".join(written).strip())
 
 
 # -- the parts

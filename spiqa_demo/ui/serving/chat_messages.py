@@ -22,7 +22,7 @@ class ImageContent(TypedDict):
 
 
 class Message(TypedDict):
-    """One message of a chat: a thought when it has `metadata`."""
+    """One message of a chat: a thought when its `metadata` has a title (an `id` alone names the message)."""
 
     role: Literal["user", "assistant"]
     content: str | ImageContent

@@ -9,7 +9,7 @@ With `SPIQA_UI_LOCK_MODEL` the backend fields are read-only and the server ignor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -18,6 +18,7 @@ from spiqa_demo.questions import SPIQA_MAX_CANDIDATES
 from spiqa_demo.settings import Settings
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.guards.input_limits import capped, limit
+from spiqa_demo.ui.serving.messages import full_sentence
 
 if TYPE_CHECKING:
     import gradio as gr
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from spiqa_demo.models.base import ModelBackend
     from spiqa_demo.qa.answer import Task
+    from spiqa_demo.ui.state.session import Chat
 
 READER: Literal["reader"] = "reader"
 ChatTask = Literal["reader", "cot", "direct", "full", "caption-only", "image-only"]
@@ -54,10 +56,34 @@ IMAGE_SIZE_CHOICES = [
 ]
 MAX_SHORTLIST = SPIQA_MAX_CANDIDATES  # the slider never offers more than the flows accept
 
-RETRIEVAL_ONLY_NOTICE = (
-    "No model is configured, so the app answers in retrieval-only mode: it shows the figure or table "
-    "that best matches your question. Choose a model under Settings to get written answers."
-)
+
+
+def no_model_notice(shows: str) -> str:
+    """That no model is configured, said one way by every chat: what it `shows` instead of a written answer."""
+    return (f"No model is configured, so the app answers in retrieval-only mode: it shows {shows}. "
+            "Choose a model under Settings in the Paper tab to get written answers.")
+
+
+# `resolve_backend`'s notice when no model is chosen; each chat says it in its own words (`worded`).
+RETRIEVAL_ONLY_NOTICE = no_model_notice("what best matches your question")
+
+
+def worded(notice: str, shows: str) -> str:
+    """`resolve_backend`'s `notice` as a chat says it: that no model is configured names what the chat `shows`."""
+    return no_model_notice(shows) if notice == RETRIEVAL_ONLY_NOTICE else notice
+
+
+def model_notes(messages: Iterable[str], chat: Chat, shows: str) -> list[str]:
+    """A flow's `messages` for people under an answer, the chat's "no model" notice (`worded`) among them
+    said only the first time in `chat`."""
+    notice, notes = no_model_notice(shows), []
+    for message in messages:
+        if message == notice:
+            if chat.told_retrieval_only:
+                continue
+            chat.told_retrieval_only = True
+        notes.append(full_sentence(message))
+    return notes
 
 
 # What one widget of the panel sends: its own kind of value, or whatever a client of the API sends instead.

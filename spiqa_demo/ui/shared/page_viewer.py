@@ -13,6 +13,12 @@ on the image (`zoom_css`) giving the page's height; pages viewed large are rende
 drawn in worker processes (`page_renders`): the handlers are `steps`, waiting for a page without
 holding a thread, and a page that cannot be drawn within its limits leaves its text and a sentence
 saying why.
+
+The page's text is selectable: the worker that draws a page also writes its printed lines with their
+boxes (`page_view.page_text`), and the browser lays them over the image as transparent text
+(`TEXT_LAYER`), each line stretched to its printed width and scaled with the zoom, so a reader selects
+and copies the paper's words where they are printed. The lines are set as DOM text (`textContent`),
+never as markup, so a PDF's text stays inert there too.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
-from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, AnnotatedPage, Annotation, box_on_page, figure_on_page
+from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, AnnotatedPage, Annotation, box_on_page, figure_on_page, page_text
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.state.session import PageShown, Session
 from spiqa_demo.ui.tabs.paper.reader_chat import passage_quote
@@ -58,27 +64,69 @@ class ViewerOutputs(NamedTuple):
     zoom_level: Any
     zoom_in: Any
     page_focus: Any = gr.skip()  # `_focus`: the page image's name and the evidence's box on it
+    page_text: Any = gr.skip()  # the page's text layer (`page_view.page_text`), "" for none
 
 
-# Run in the browser after the viewer shows a page (its input: `page_focus`). REVEAL (a page opened from
+# The page's text laid over its image (`text` parsed from `page_text`), replacing the previous page's:
+# one transparent line per printed line, placed in the image's own pixels times `--s` (the shown size over
+# the natural one), so a zoom or a resize only sets `--s`. Each line is stretched to its printed width,
+# measured once at `--s` 1 (a font's width grows with its size, so the stretch holds at any zoom).
+TEXT_LAYER = """(view, img, text) => {
+    const frame = img.parentElement, layer = document.createElement('div');
+    layer.className = 'text-layer';
+    layer.dataset.image = text.image;
+    layer.style.setProperty('--s', '1');
+    for (const [x0, y0, x1, y1, words] of text.lines) {
+        const line = document.createElement('span');
+        line.textContent = words;
+        line.style.left = `calc(var(--s) * ${x0}px)`; line.style.top = `calc(var(--s) * ${y0}px)`;
+        line.style.fontSize = `calc(var(--s) * ${y1 - y0}px)`;
+        line.dataset.width = x1 - x0;
+        layer.append(line, document.createElement('br'));
+    }
+    frame.append(layer);
+    const lines = [...layer.querySelectorAll('span')], widths = lines.map(line => line.getBoundingClientRect().width);
+    lines.forEach((line, i) => { if (widths[i] > 0) line.style.transform = `scaleX(${line.dataset.width / widths[i]})`; });
+    const place = () => {  // on the image as shown: Gradio may fit it in its box (object-fit: contain)
+        if (!img.isConnected || !img.naturalWidth) return;
+        const s = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
+        layer.style.left = `${img.offsetLeft + (img.clientWidth - s * img.naturalWidth) / 2}px`;
+        layer.style.top = `${img.offsetTop + (img.clientHeight - s * img.naturalHeight) / 2}px`;
+        layer.style.width = `${s * img.naturalWidth}px`; layer.style.height = `${s * img.naturalHeight}px`;
+        layer.style.setProperty('--s', String(s));
+    };
+    place();
+    const follow = new ResizeObserver(() => layer.isConnected ? place() : follow.disconnect());
+    follow.observe(img); follow.observe(frame);
+}"""
+
+
+# Run in the browser after the viewer shows a page (its inputs: `page_focus`, `page_text`). REVEAL (a page opened from
 # the chat or the gallery): on a phone the viewer is laid over the chat (the `viewer-open` class on its
 # column, whose own class Gradio sets once; Gradio prefixes the app's CSS, so `body` cannot carry it). Then, once the page's image is the one named in `page_focus` and has loaded (Gradio
-# mounts and fetches it after the event ends), on a desktop its column is scrolled into view when the page is
-# not all in view, and its frame is scrolled so the box is in its middle.
-_REVEAL = """async (focus) => {
+# mounts and fetches it after the event ends), its text is laid over it (`TEXT_LAYER`); on a desktop its
+# column is scrolled into view when the page is not all in view, and its frame is scrolled so the box is in
+# its middle.
+_REVEAL = """async (focus, pageText) => {
     const frameDone = () => new Promise(r => requestAnimationFrame(r));
     await frameDone();
     const pane = document.getElementById('viewer-pane');
     if (!pane) return;
     const reveal = %s, phone = window.matchMedia('(max-width: %dpx)').matches;
     if (reveal && phone) { pane.parentElement.closest('#paper-side')?.classList.add('viewer-open'); pane.scrollTop = 0; }
+    let text = null;
+    try { text = pageText ? JSON.parse(pageText) : null; } catch (error) { text = null; }
     const [name, ...box] = (focus || '').split(' ');
-    if (box.length !== 4) return;
-    const [x0, y0, x1, y1] = box.map(Number);
+    const shown = text?.image || name;
+    document.querySelector('#page-view .text-layer')?.remove();
+    if (box.length !== 4 && !text) return;
     for (let frames = 0; frames < 1200; frames++, await frameDone()) {  // about 20 s: a page still being fetched
         const view = document.getElementById('page-view'), img = view?.querySelector('img.base-image');
         const frame = view?.querySelector('.image-container');
-        if (!img || !frame || !img.src.includes(name) || !img.complete || !img.naturalHeight) continue;
+        if (!img || !frame || !img.src.includes(shown) || !img.complete || !img.naturalHeight) continue;
+        if (text) (%s)(view, img, text);
+        if (box.length !== 4) return;
+        const [x0, y0, x1, y1] = box.map(Number);
         // Measured once the page is shown: before, the view may be hidden or still the previous page's size.
         if (reveal && !phone) { const r = view.getBoundingClientRect();
             if (r.top < 0 || r.bottom > window.innerHeight) pane.scrollIntoView({block: 'start'}); }
@@ -90,8 +138,8 @@ _REVEAL = """async (focus) => {
     }
 }"""
 PHONE_WIDTH = 768  # at most this wide, the viewer opens over the chat
-REVEAL = _REVEAL % ("true", PHONE_WIDTH)  # after a page opened from the chat or the gallery
-REFOCUS = _REVEAL % ("false", PHONE_WIDTH)  # after the viewer's own controls: only the frame follows the box
+REVEAL = _REVEAL % ("true", PHONE_WIDTH, TEXT_LAYER)  # after a page opened from the chat or the gallery
+REFOCUS = _REVEAL % ("false", PHONE_WIDTH, TEXT_LAYER)  # after the viewer's own controls: only the frame follows the box
 BACK_TO_CHAT = """() => { document.getElementById('paper-side')?.classList.remove('viewer-open');
     document.getElementById('chat')?.scrollIntoView({block: 'nearest'}); }"""
 
@@ -119,14 +167,16 @@ def _dpi(zoom: int) -> int:
     return max(PAGE_DPI, PAGE_DPI * zoom // SHARP_ZOOM)
 
 
-def _outputs(page: Any, detail: str, number: str, zoom: int | None, focus: str = "") -> ViewerOutputs:
-    """The viewer at `zoom`, its frame to scroll to `focus`; `zoom` None hides its controls."""
+def _outputs(page: Any, detail: str, number: str, zoom: int | None, focus: str = "", text: str = "") -> ViewerOutputs:
+    """The viewer at `zoom`, its frame to scroll to `focus`, the page's `text` laid over it; `zoom` None hides its
+    controls."""
     if zoom is None:
         return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.update(visible=False), page_number=number,
                              zoom_controls=gr.update(visible=False), zoom_out=gr.skip(), zoom_level=gr.skip(), zoom_in=gr.skip())
     return ViewerOutputs(page=page, detail=detail, viewer_controls=gr.update(visible=True), page_number=number,
                          zoom_controls=gr.update(visible=True), zoom_out=gr.update(interactive=zoom > ZOOMS[0]),
-                         zoom_level=f"Zoom **{zoom} %**", zoom_in=gr.update(interactive=zoom < ZOOMS[-1]), page_focus=focus)
+                         zoom_level=f"Zoom **{zoom} %**", zoom_in=gr.update(interactive=zoom < ZOOMS[-1]), page_focus=focus,
+                         page_text=text)
 
 
 UNCHANGED = ViewerOutputs(*(gr.skip() for _ in ViewerOutputs._fields))
@@ -216,7 +266,7 @@ def show(session: Session, shown: PageShown) -> Iterator[ViewerOutputs | Wait]:
         return
     image, text = _boxed(paper, shown, render)
     yield _outputs(gr.update(value=image, visible=image is not None, elem_classes=[zoom_class(session.zoom)]), text,
-                   _number(shown.page, paper), session.zoom, _focus(image))
+                   _number(shown.page, paper), session.zoom, _focus(image), page_text(render.image) if render.image else "")
 
 
 def _focus(image: tuple[str, list[Annotation]] | None) -> str:
@@ -243,11 +293,10 @@ def open_from_chat(session: Session | None, evt: gr.SelectData) -> Iterator[View
     storage.in_use(session)
     index = evt.index if isinstance(evt.index, int) else evt.index[0]
     message = session.history[index] if 0 <= index < len(session.history) else None
-    kept = session.evidence_of.get(id(message)) if message is not None else None
-    if kept is None or kept[0] is not message:
+    evidence = session.evidence_in(message) if message is not None else None
+    if evidence is None:
         yield text_only(NOT_SELECTABLE, gr.skip())
         return
-    evidence = kept[1]
     yield from show(session, PageShown(evidence.page, evidence))
 
 

@@ -25,17 +25,19 @@ def build(label: str, placeholder: str, elem_id: str) -> gr.Textbox:
 
 def show_stop_on(trigger: Callable[..., Dependency], box: gr.Textbox) -> Dependency:
     """Show Stop in `box` when `trigger` (a way of asking) fires; returns that event, to chain the answer on."""
-    return trigger(_stop_button, None, [box], queue=False, api_visibility="private")
+    return trigger(stop_button, None, [box], queue=False, api_visibility="private")
 
 
 def show_ask_after(event: Dependency, box: gr.Textbox) -> Dependency:
     """Show Ask in `box` again once `event` (an answer, or a stop) is over."""
-    return event.then(_ask_button, None, [box], queue=False, api_visibility="private")
+    return event.then(ask_button, None, [box], queue=False, api_visibility="private")
 
 
-def _stop_button() -> gr.Textbox:
+def stop_button() -> gr.Textbox:
+    """The box showing Stop (an update for it), for a handler that starts writing on its own (a summary)."""
     return gr.Textbox(submit_btn=False, stop_btn=STOP_BUTTON)
 
 
-def _ask_button() -> gr.Textbox:
+def ask_button() -> gr.Textbox:
+    """The box showing Ask again (an update for it)."""
     return gr.Textbox(submit_btn=ASK_BUTTON, stop_btn=False)

@@ -6,6 +6,7 @@ never kept, logged or written. A session left idle is forgotten (`session_expiry
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from spiqa_demo.ui.serving.work.loading import PaperLoad
 
 STOPPED = "*(stopped)*"
+_evidence_ids = itertools.count(1)  # ids of cited messages (`Session.cite`), unique in this process
 
 
 @dataclass
@@ -131,14 +133,27 @@ class Session(Chat):
     load_job: PaperLoad | None = None
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
     annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
-    # The reader's conversation about the paper, and what each of its chat messages rests on (by the
-    # message's id: selecting the message opens that evidence on its page).
+    # The reader's conversation about the paper, and what each of its chat messages rests on (by the id
+    # the message carries, `cite`: selecting the message opens that evidence on its page).
     conversation: Conversation = field(default_factory=Conversation)
-    evidence_of: dict[int, tuple[Message, Evidence]] = field(default_factory=dict)
+    evidence_of: dict[str, Evidence] = field(default_factory=dict)
     asked: list[Asked] = field(default_factory=list)  # every reader's question of the chat, stopped ones too
     previous_chat: PreviousChat | None = None
     viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
     zoom: int = 100  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
+
+    def cite(self, message: Message, evidence: Evidence) -> None:
+        """Remember that `message` shows `evidence`, under an id the message carries (Gradio's `metadata.id`,
+        which shows nothing without a title): the id stays the message's while the chat drops older turns,
+        and is never another message's."""
+        key = f"evidence-{next(_evidence_ids)}"
+        message["metadata"] = {"id": key}
+        self.evidence_of[key] = evidence
+
+    def evidence_in(self, message: Message) -> Evidence | None:
+        """The evidence `message` shows (`cite`), if any."""
+        key = message.get("metadata", {}).get("id")
+        return self.evidence_of.get(key) if isinstance(key, str) else None
 
     def clear_chat(self) -> None:
         """Forget the chat and the conversation (the trash button); the paper stays loaded."""

@@ -5,7 +5,8 @@ web server anything and none is drawn twice.
 PNG is kept in the UI folder under a name only this server can compute) or when it could not be drawn
 before (a page past its limit stays refused: stepping the zoom never pays for it again); else it is
 queued in `RENDERS`, a `FairQueue` of `SPIQA_UI_RENDER_CONCURRENCY` slots, each with its `Worker`, where the
-page is drawn within `SPIQA_UI_RENDER_CPU_S` processor seconds and `SPIQA_UI_WORKER_MEMORY_MB`. A
+page is drawn within `SPIQA_UI_RENDER_CPU_S` processor seconds and `SPIQA_UI_WORKER_MEMORY_MB`, then its text layer is read within the same limits (a page whose text
+is past them is shown without it). A
 session has one render running and one waiting (a newer page replaces the waiting one), and sessions
 take turns, so a visitor paging through a slow PDF holds one slot while everyone else's pages are
 drawn in the other. The viewer waits for `done` without holding a thread (`steps.Wait`).
@@ -13,6 +14,7 @@ drawn in the other. The viewer waits for `done` without holding a thread (`steps
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -22,10 +24,11 @@ from spiqa_demo.errors import PaperError
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence
-from spiqa_demo.ui.serving.work.page_view import PageImage, draw_page
+from spiqa_demo.ui.serving.work.page_view import PageImage, draw_page, write_page_text
 from spiqa_demo.ui.serving.work.pools import RENDERS
 from spiqa_demo.ui.serving.work.workers import Limits, SlotWorkers
 
+log = logging.getLogger(__name__)
 KEPT = 4096  # drawn pages and refused ones remembered (each a path and a number)
 _workers = SlotWorkers()
 _drawn: OrderedDict[Path, float] = OrderedDict()  # PNG -> pixels per point
@@ -68,6 +71,11 @@ class PageRender:
             _remember(_refused, key, error)
             self.finish(None, error)
             return
+        try:
+            _workers[slot].run(write_page_text, (self.pdf, self.page, scale, self.target),
+                               f"page {self.page}: reading its text", limits)
+        except Exception:  # past a limit, or unreadable: the page is shown, its text only not selectable
+            log.warning("page %d: its text layer was not written", self.page, exc_info=True)
         _remember(_drawn, self.target, scale)
         storage.evict()
         self.finish(PageImage(self.target, scale))

@@ -33,7 +33,7 @@ from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared.chat_stream import Streamed, chat_message, question_message, stream_reply
-from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE, ModelChoice, PanelChoice, PanelValue, resolve_backend
+from spiqa_demo.ui.shared.model_settings import ModelChoice, PanelChoice, PanelValue, model_notes, resolve_backend, worded
 from spiqa_demo.ui.state.across_session import AcrossSession, FollowUpContext
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Answering, Session
@@ -51,9 +51,7 @@ NO_CITED = ("None of the papers this question leads to is in the library yet: ad
             "under “Add cited papers”. The references that best match the question:")
 SHOWN_REFERENCES = 10
 NOT_AVAILABLE = "—"
-RETRIEVAL_ONLY = ("No model is configured, so the app answers in retrieval-only mode: it shows the cited paper and "
-                  "the passage that best match your question. Choose a model under Settings in the Paper tab to get "
-                  "written answers.")
+SHOWS = "the cited paper and the passage that best match your question"  # without a model
 PASSAGE_HINT = "The passage that supports an answer is shown here on its page, boxed."
 
 
@@ -245,11 +243,7 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
     held = sum(1 for c in answer.cited_papers if c.source)
     turn.think(bounded(references_table(answer)), {"title": f"{RANKING_TITLE}: {len(answer.cited_papers)}, {held} in the library",
                                                    "status": "done", "duration": round(time.monotonic() - started, 2)})
-    notes = []
-    if notice and not (notice == RETRIEVAL_ONLY_NOTICE and across.told_retrieval_only):
-        across.told_retrieval_only |= notice == RETRIEVAL_ONLY_NOTICE
-        notes.append(RETRIEVAL_ONLY if notice == RETRIEVAL_ONLY_NOTICE else full_sentence(notice))
-    notes += [full_sentence(m) for m in answer.messages]
+    notes = model_notes([worded(notice, SHOWS)] if notice else [], across, SHOWS) + [full_sentence(m) for m in answer.messages]
     across.last = FollowUpContext(reading.text, answer.anchor_figure)
     messages = answer_messages(answer, notes)
     if followup:

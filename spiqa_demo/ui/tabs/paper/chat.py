@@ -31,11 +31,12 @@ from spiqa_demo.ui.shared.chat_stream import (
 )
 from spiqa_demo.ui.shared.model_settings import (
     READER,
-    RETRIEVAL_ONLY_NOTICE,
     ModelChoice,
     PanelChoice,
     PanelValue,
+    model_notes,
     resolve_backend,
+    worded,
 )
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Answering, Session
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from spiqa_demo.qa import Answer
 
 SHORTLIST_TITLE = "Shortlist"
+SHOWS = "the figure or table that best matches your question"  # SPIQA's tasks, without a model
 
 EMPTY_QUESTION = "*(an empty question)*"
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
@@ -144,18 +146,6 @@ def answer_messages(answer: Answer, notes: list[str]) -> History:
     return messages
 
 
-def _notes(answer: Answer, session: Session, notice: str) -> list[str]:
-    """The flow's messages for people; the retrieval-only notice only the first time in a session."""
-    notes = []
-    for message in answer.messages:
-        if message == RETRIEVAL_ONLY_NOTICE:
-            if session.told_retrieval_only:
-                continue
-            session.told_retrieval_only = True
-        notes.append(full_sentence(message))
-    return notes
-
-
 def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
     """While the session's paper is being read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
@@ -231,6 +221,7 @@ def _answer(question: str, paper: Paper, session: Session, turn: Answering, choi
     settings = app_settings()
     history = session.history
     backend, notice = resolve_backend(choice, api_key)
+    notice = worded(notice, SHOWS)
     events = ask_stream(paper, question, backend, task=choice.spiqa_task, k=choice.k,
                         use_captions=choice.captions, notice=notice, shortlist=retrieval_shortlist(settings.retrieval),
                         settings=settings.qa)
@@ -244,7 +235,7 @@ def _answer(question: str, paper: Paper, session: Session, turn: Answering, choi
         "status": "done",
         "duration": round(answer.timings.get("total", 0.0), 2),
     })
-    history.extend(answer_messages(answer, _notes(answer, session, notice)))
+    history.extend(answer_messages(answer, model_notes(answer.messages, session, SHOWS)))
     if session.turn is turn:  # only now: a paper load's update shows the chat again, with the whole answer
         session.turn = None
     yield shown_turn(history, session)

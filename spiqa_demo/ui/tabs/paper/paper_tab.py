@@ -259,6 +259,7 @@ class PaperTab:
     next_page: gr.Button
     back_to_chat: gr.Button
     page_focus: gr.Textbox
+    page_text: gr.Textbox
     zoom_controls: gr.Row
     zoom_out: gr.Button
     zoom_level: gr.Markdown
@@ -303,6 +304,7 @@ def build(settings: Settings) -> PaperTab:
                                              visible=False, buttons=["fullscreen"],
                                              color_map={"caption": "#f59e0b", page_viewer.PASSAGE_LABEL: "#10b981"})
                     page_focus = gr.Textbox(visible="hidden", elem_id="page-focus", interactive=False)
+                    page_text = gr.Textbox(visible="hidden", elem_id="page-text", interactive=False)
                     detail = gr.Markdown(DETAIL_HINT, elem_id="figure-detail")
                 # Gradio's own download-all gives bare PNGs: the zip below has the captions and pages too.
                 gallery = gr.Gallery(label="Figures and tables", columns=3, height=460, object_fit="contain",
@@ -330,7 +332,7 @@ def build(settings: Settings) -> PaperTab:
     return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
                     detail=detail, annotations=annotations, chatbot=chatbot, overview=overview, suggestions=suggestions, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, page_jump=page_jump,
-                    next_page=next_page, back_to_chat=back_to_chat, page_focus=page_focus,
+                    next_page=next_page, back_to_chat=back_to_chat, page_focus=page_focus, page_text=page_text,
                     zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
@@ -355,20 +357,24 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
             (tab.example.input, load_example, tab.example, "load_example"),
         )
     )
+    # Once a paper is ready, the model's summary when the visitor has a model (`start.summarise`).
+    summaries = [load.event.then(queues.handler(start.summarise), [session, *tab.model.inputs()],
+                                 components(start.SummaryOutputs, tab, session=session), api_visibility="private",
+                                 **queues.ask) for load in loads]
     viewer = components(page_viewer.ViewerOutputs, tab)
     tab.gallery.select(queues.handler(show_figure), [session], viewer, api_visibility="private",
-                       **queues.view).then(None, [tab.page_focus], None, js=page_viewer.REVEAL)  # needs the browser's selection
+                       **queues.view).then(None, [tab.page_focus, tab.page_text], None, js=page_viewer.REVEAL)  # needs the browser's selection
     tab.annotations.change(show_annotations, [tab.annotations, session], [session], queue=False, api_visibility="private")
     follow.keep_following(tab.chatbot)
     tab.chatbot.select(queues.handler(page_viewer.open_from_chat), [session], viewer, api_visibility="private",
-                       **queues.view).then(None, [tab.page_focus], None, js=page_viewer.REVEAL)  # needs the browser's selection
+                       **queues.view).then(None, [tab.page_focus, tab.page_text], None, js=page_viewer.REVEAL)  # needs the browser's selection
     for button, fn, name in ((tab.previous_page, page_viewer.previous_page, "previous_page"),
                              (tab.next_page, page_viewer.next_page, "next_page"),
                              (tab.zoom_out, page_viewer.zoom_out, "zoom_out"), (tab.zoom_in, page_viewer.zoom_in, "zoom_in")):
         button.click(queues.handler(fn), [session], viewer, api_name=name, **queues.view).then(
-            None, [tab.page_focus], None, js=page_viewer.REFOCUS)
+            None, [tab.page_focus, tab.page_text], None, js=page_viewer.REFOCUS)
     tab.page_jump.submit(queues.handler(page_viewer.go_to), [tab.page_jump, session], viewer, api_name="go_to_page",
-                         **queues.view).then(None, [tab.page_focus], None, js=page_viewer.REFOCUS)
+                         **queues.view).then(None, [tab.page_focus, tab.page_text], None, js=page_viewer.REFOCUS)
     tab.back_to_chat.click(None, js=page_viewer.BACK_TO_CHAT)
     # One click: the fresh zip is shown and downloaded at once (its chip stays, to download it again).
     tab.export.click(chat.export, [session], [tab.export_file], api_name="export_chat").then(
@@ -391,6 +397,6 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     for answer in (typed, picked, suggested):
         question_box.show_ask_after(answer, tab.question)
     stopped = tab.question.stop(chat.stop, [session], components(chat.StopOutputs, tab, session=session),
-                                cancels=[typed, picked, suggested], api_name="stop")
+                                cancels=[typed, picked, suggested, *summaries], api_name="stop")
     question_box.show_ask_after(stopped, tab.question)
     return PaperEvents(loads=loads, typed=typed, picked=picked)

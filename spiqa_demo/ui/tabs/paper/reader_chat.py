@@ -18,11 +18,11 @@ from spiqa_demo.conversation.extractive import NOT_FOUND
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.chat_messages import History, Message
-from spiqa_demo.ui.serving.messages import figure_name, full_sentence
+from spiqa_demo.ui.serving.messages import figure_name
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.chat_stream import AskOutputs, chat_message, shown_turn, streamed_answer
-from spiqa_demo.ui.shared.model_settings import RETRIEVAL_ONLY_NOTICE
+from spiqa_demo.ui.shared.model_settings import model_notes, worded
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Asked
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 EVIDENCE_TITLE = "Evidence"
 OPEN_HINT = "select to open its page, boxed"
 QUOTE_CHARS = 600
-NO_MODEL = "no model is configured"  # how the core's note on a quoted answer begins
+SHOWS = "the paper's sentences that best answer your question, quoted"  # without a model
 CLOSEST = "closest match (it does not answer the question)"
 
 
@@ -104,27 +104,14 @@ def turn_messages(turn: Turn, notes: list[str]) -> list[tuple[Message, Evidence 
     return messages
 
 
-def _notes(turn: Turn, session: Session, notice: str) -> list[str]:
-    """The turn's notes for people; the retrieval-only notice only the first time in a chat."""
-    notes = []
-    for message in turn.messages:
-        if message.startswith(NO_MODEL):
-            if session.told_retrieval_only:
-                continue
-            session.told_retrieval_only = True
-        notes.append(full_sentence(message))
-    return notes
-
-
 def answer(question: str, paper: Paper, session: Session, chat_turn: Answering, backend: ModelBackend | None,
            notice: str) -> Iterator[AskOutputs | Wait]:
     """Stream one reader's turn into the session's chat (the steps of `chat.ask` once the paper is there)."""
     settings = app_settings()
     history: History = session.history
     chat_turn.think("Reading the question…", {"title": EVIDENCE_TITLE, "status": "pending"})
-    # Without a model the core says so in its own words (the answer quotes the paper), once per chat.
     events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
-                             notice="" if notice == RETRIEVAL_ONLY_NOTICE else notice)
+                             notice=worded(notice, SHOWS))
     # A stopped answer is kept for the export with what was written, however it is stopped.
     chat_turn.on_stop = lambda stopped: session.asked.append(
         Asked(Turn(question=question, read_as=question, answer=stopped.written), stopped=True))
@@ -136,10 +123,10 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: Answering, 
     chat_turn.think(bounded(evidence_markdown(turn)),
                     {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
                      "status": "done"})
-    for message, evidence in turn_messages(turn, _notes(turn, session, notice)):
+    for message, evidence in turn_messages(turn, model_notes(turn.messages, session, SHOWS)):
         history.append(message)
         if evidence is not None:
-            session.evidence_of[id(message)] = (message, evidence)
+            session.cite(message, evidence)
     if session.turn is chat_turn:
         session.turn = None
     yield shown_turn(history, session)
