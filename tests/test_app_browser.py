@@ -183,7 +183,6 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
     from test_app_shared_use import PASC2
 
     from evalsuite.openai_listener import openai_listener
-
     from spiqa_demo.ui.serving.files import storage
 
     # The load is held (in this process, where the app runs) until the question waits for it.
