@@ -39,7 +39,7 @@ T = TypeVar("T")
 Report = Callable[[tuple[object, ...]], None]
 
 # One math thread per worker: the workers share the machine with each other and with the server.
-_WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+_WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 _PACKAGE_ROOT = Path(__file__).resolve().parents[4]
 
 
