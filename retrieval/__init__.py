@@ -14,7 +14,8 @@ built from each item's label, caption, inner text and citing sentences (`documen
   then the folder its caller names, else built and saved.
 - `Hit`: item, rank, fused score and the per-signal `RetrievalScores` (dense, bm25, label, prior, table);
   `PassageHit`: a passage, its paper key, rank and BM25 score.
-- `Embedder` / `get_embedder()`: sentence-transformers, offline MiniLM by default.
+- `Embedder` / `get_embedder()`: offline MiniLM by default, computed in numpy without torch
+  (`numpy_bert`); other models through sentence-transformers.
 
 Depends only on the leaf modules `spiqa_demo.types`, `spiqa_demo.errors`, `spiqa_demo.settings`,
 `spiqa_demo.paper_text` and `spiqa_demo.questions`; never on extraction, the UI or model (LLM)

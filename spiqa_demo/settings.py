@@ -135,12 +135,18 @@ class RetrievalSettings(_Cached):
     embed_batch_size: int = Field(
         default=8,
         validation_alias=AliasChoices("SPIQA_EMBED_BATCH", "embed_batch_size"),
-        description="Texts embedded per batch: small batches pad little and are fastest on CPU.",
+        description="Texts embedded per batch by sentence-transformers: small batches pad little and are fastest on "
+        "CPU (the numpy encoder packs texts without padding).",
     )
     embed_max_tokens: int = Field(default=128, description="Tokens of each text the encoder reads.")
+    embed_backend: Literal["auto", "torch"] = Field(
+        default="auto",
+        description="auto: a local plain BERT folder with mean pooling (the default MiniLM) is computed in numpy, "
+        "without importing torch; other models by sentence-transformers | torch: sentence-transformers always.",
+    )
     embed_bf16: Literal["auto", "0", "1"] = Field(
         default="auto",
-        description="bf16 autocast for embedding: auto (on CPUs with native bf16) | 1 | 0.",
+        description="bf16 autocast for sentence-transformers embedding: auto (on CPUs with native bf16) | 1 | 0.",
     )
 
     @field_validator("embed_bf16", mode="before")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from retrieval import Embedder, get_embedder
+from retrieval.embedder import SentenceEncoder
 from spiqa_demo.types import Figure, Mention, Paper, Passage
 
 BOX = (0.0, 0.0, 100.0, 100.0)
@@ -22,12 +23,12 @@ class CountingEmbedder(Embedder):
     Its signature is the real one's, so indexes it builds and saved real ones are interchangeable."""
 
     def __init__(self, base: Embedder) -> None:
-        super().__init__(base.model_name, base.batch_size, base.device, base.max_tokens, base.bf16)
+        super().__init__(base.model_name, base.batch_size, base.device, base.max_tokens, base.bf16, base.backend)
         self._base = base
         self.encoded = 0
 
     @property
-    def model(self):
+    def model(self) -> SentenceEncoder:
         return self._base.model
 
     def encode(self, texts: list[str]) -> np.ndarray:

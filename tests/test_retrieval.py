@@ -10,7 +10,7 @@ import pytest
 from retrieval_fixtures import CountingEmbedder, embedder, item, small_paper
 
 from retrieval import Embedder, FigureIndex, FusionConfig, find_label_refs
-from retrieval.embedder import cpu_has_native_bf16, default_model, use_bf16
+from retrieval.embedder import default_model
 from retrieval.fusion import kind_prior, zscore
 from retrieval.lexical import BM25Index, tokenize
 from spiqa_demo.errors import PaperError
@@ -162,17 +162,6 @@ def test_embedder_defaults_and_vectors(embedder: Embedder) -> None:
     vectors = embedder.encode(["a figure", "", "a table"])
     assert vectors.shape == (3, embedder.dim) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors[[0, 2]], axis=1), 1.0, atol=1e-5) and not vectors[1].any()
-
-
-def test_bf16_vectors_match_fp32(embedder: Embedder) -> None:
-    texts = ["Table 2: Accuracy on ImageNet.", "Figure 3: Training loss against the learning rate."]
-    fp32 = Embedder(embedder.model_name, bf16=False)
-    bf16 = Embedder(embedder.model_name, bf16=True)
-    fp32._model = bf16._model = embedder.model  # one loaded model, two precisions
-    cosines = (fp32.encode(texts) * bf16.encode(texts)).sum(axis=1)
-    assert cosines.min() > 0.999 and bf16.signature != fp32.signature
-    assert use_bf16("1", "cuda") and not use_bf16("off", "cpu") and use_bf16("auto", "cpu") == cpu_has_native_bf16()
-    assert not use_bf16("auto", "cuda")
 
 
 def test_unknown_embedding_model_is_a_paper_error(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Start-up work done in the background, so the first paper is fast.
 
-A paper load waits for its reader (a worker process, `loading`) to import torch and load the
-sentence encoder: the longest wait of all. So the first reader starts first, before the app builds
+A paper load waits for its reader (a worker process, `loading`) to start and load the sentence
+encoder: the longest wait of all. So the first reader starts first, before the app builds
 its page (`start_first_reader`, from the entry point). The rest runs once the page is served
 (`start_warmup`): this process's embedder (for questions), PyMuPDF, the SPIQA files for the check, a
 configured local model (once per process, so the first question does not wait for its weights),

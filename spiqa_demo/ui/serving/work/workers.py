@@ -39,7 +39,7 @@ T = TypeVar("T")
 Report = Callable[[tuple[object, ...]], None]
 
 # One math thread per worker: the workers share the machine with each other and with the server.
-_WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+_WORKER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 _PACKAGE_ROOT = Path(__file__).resolve().parents[4]
 
 
@@ -72,7 +72,8 @@ class Worker:
             self._started()
 
     def warm(self, settings: RetrievalSettings) -> None:
-        """Start the process and load its sentence encoder now, so no visitor waits for it."""
+        """Start the process, import what a paper load runs and load its sentence encoder now, so no
+        visitor waits for them."""
         self.starting = True
         try:
             self.run(_load_encoder, (settings,), "starting the paper reader")
@@ -148,6 +149,8 @@ def _load_encoder(report: Report, settings: RetrievalSettings) -> None:
     from retrieval.embedder import get_embedder
 
     try:
+        import spiqa_demo.library  # noqa: F401  # imported for its side effect: extraction and PyMuPDF loaded before the first paper
+
         get_embedder(settings).load()
     except Exception:  # the first load says what is wrong, to the visitor
         traceback.print_exc()
