@@ -56,12 +56,25 @@ MAX_MENTIONS = 2  # citing sentences quoted after a caption
 TABLE_CANDIDATES = 2  # the best tables of the shortlist a lookup is tried in (the named one first)
 NOT_FOUND = "The paper does not seem to say."
 _QUANTITY = re.compile(
-    r"\b(?:how (?:many|much|large|big|long|fast|deep|wide|often|small)|"
-    r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount)|"
+    r"\b(?:how (?:many|much|large|big|long|fast|deep|wide|often|small|old)|"
+    r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount|"
+    r"fraction|proportion|share|temperature|age|concentration|dose|duration)|"
     r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps)\b",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"\d")
+# What no quantity is, though it prints digits: a citation ("[18]", "[5, 6]", "Zhu et al., 2015)"), a
+# figure's, table's, section's or equation's number, a list's marker ("(1)").
+_NOT_QUANTITY = re.compile(
+    r"\[[\d,;\s\u2013-]+\]|\b(?:19|20)\d{2}[a-z]?(?=[;)])|\(\d\)|"
+    r"\b(?:Fig(?:ure)?s?|Tables?|Sec(?:tion)?s?|Eqn?s?|Appendix|Alg(?:orithm)?|Step)\.?\s*[A-Z]?\d+(?:\.\d+)*",
+    re.IGNORECASE,
+)
+# A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50").
+_NUMBER = re.compile(r"(?<![\w\-./\u2013])\d")
+# "How large is X?" asks for X's size: "large" is how it asks, not what it is about ("too large").
+_HOW_MUCH = re.compile(r"\bhow (?:many|much|large|big|long|fast|deep|wide|often|small|old)\b", re.IGNORECASE)
+# A question that names a setting but asks where, why or how it is done asks for no quantity.
+_ASKS_ELSE = re.compile(r"\s*(?:where|why|how (?!many|much|large|big|long|fast|deep|wide|often|small|old)\w+)\b", re.IGNORECASE)
 _WHY = re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b", re.IGNORECASE)
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
@@ -133,22 +146,37 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     headed = heading_matches(paper, question) if paper is not None else {}
     index = BM25Index([f"{q.text} {headed.get(id(q.evidence.item), '')}" for q in quotes])
     lexical = np.zeros(len(quotes))
-    for query in (question, focus) if focus.strip() else (question,):
+    asked = _HOW_MUCH.sub("how", question)
+    for query in (asked, focus) if focus.strip() else (asked,):
         scores = index.scores(query)
         lexical += scores / scores.max() if scores.max() > 0 else scores
     if float(lexical.max()) <= 0:
         return None
-    if _QUANTITY.search(question):
-        lexical += NUMBER_BONUS * np.array([bool(_NUMBER.search(q.text)) for q in quotes])
+    if asks_quantity(question):
+        numbered = np.array([states_number(q.text) for q in quotes])
+        if numbered.any():  # a quantity asked is answered by a sentence that states one
+            lexical = np.where(numbered, lexical, 0.0)
+        lexical += NUMBER_BONUS * numbered
     lexical += HEADING_BONUS * np.array([id(q.evidence.item) in headed for q in quotes])
     if paper is not None:
-        lexical += COVERAGE_WEIGHT * _coverage(f"{question} {focus}", [q.text for q in quotes], paper)
+        lexical += COVERAGE_WEIGHT * _coverage(f"{asked} {focus}", [q.text for q in quotes], paper)
     top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
     best = max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
     if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
         return _with_reason(best)
     return best
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether `question` asks for a quantity: "How many ...?", "What learning rate ...?"; not "Where
+    is dropout applied?" nor "Why ... a warm-up learning rate?", which name a setting but ask something else."""
+    return _QUANTITY.search(question) is not None and not _ASKS_ELSE.match(question)
+
+
+def states_number(text: str) -> bool:
+    """Whether `text` states a number (see `_NOT_QUANTITY`): what a question asking for a quantity needs."""
+    return _NUMBER.search(_NOT_QUANTITY.sub(" ", text)) is not None
 
 
 def _with_reason(quote: Quote) -> Quote:
