@@ -65,7 +65,7 @@ _QUANTITY = re.compile(
 # What no quantity is, though it prints digits: a citation ("[18]", "[5, 6]", "Zhu et al., 2015)"), a
 # figure's, table's, section's or equation's number, a list's marker ("(1)").
 _NOT_QUANTITY = re.compile(
-    r"\[[\d,;\s\u2013-]+\]|\b(?:19|20)\d{2}[a-z]?(?=[;)])|\(\d\)|"
+    r"\[[\d,;\s\u2013-]+\]|\(\d{1,3}(?:\s?[,;\u2013-]\s?\d{1,3})*\)|\b(?:19|20)\d{2}[a-z]?(?=[;)])|"
     r"\b(?:Fig(?:ure)?s?|Tables?|Sec(?:tion)?s?|Eqn?s?|Appendix|Alg(?:orithm)?|Step)\.?\s*[A-Z]?\d+(?:\.\d+)*",
     re.IGNORECASE,
 )
@@ -80,6 +80,7 @@ _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[A-Z]")  # a short line led by a number is a section's heading ("4.2 Results.")
 HEADING_WORDS = 5  # a run of words this short without a sentence's end is a heading ("Parameter Settings")
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
 
@@ -122,7 +123,10 @@ class ExtractiveAnswer:
     not_found: bool = False
 
 
-def _candidates(evidence: Sequence[Evidence]) -> list[Quote]:
+def _candidates(evidence: Sequence[Evidence], quantity: bool = False) -> list[Quote]:
+    """Every sentence and adjacent pair of the shortlisted passages that may answer; shorter ones
+    than `MIN_QUOTE_WORDS` only when nothing longer is left, or, when a `quantity` is asked, when
+    they state a number ("We used warmup_steps = 4000.")."""
     quotes: list[Quote] = []
     for e in evidence:
         if e.passage is None:
@@ -130,7 +134,9 @@ def _candidates(evidence: Sequence[Evidence]) -> list[Quote]:
         sentences = [s for s in sentences_of(e.passage) if s]
         quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences) if not is_no_answer(s)]
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences)) if not (is_no_answer(a) or is_no_answer(b))]
-    return [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS] or quotes
+    long_enough = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS
+                   or (quantity and _states_quantity(q) and not _SECTION_NUMBER.match(q.text))]
+    return long_enough or quotes
 
 
 def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None) -> Quote | None:
@@ -140,11 +146,13 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     a word with the question."""
     from retrieval.lexical import BM25Index
 
-    quotes = _candidates(evidence)
+    quantity = asks_quantity(question)
+    quotes = _candidates(evidence, quantity)
     if not quotes:
         return None
     headed = heading_matches(paper, question) if paper is not None else {}
-    index = BM25Index([f"{q.text} {headed.get(id(q.evidence.item), '')}" for q in quotes])
+    # An identifier's words are words ("warmup_steps"): the question asks for "warmup steps".
+    index = BM25Index([f"{q.text.replace('_', ' ')} {headed.get(id(q.evidence.item), '')}" for q in quotes])
     lexical = np.zeros(len(quotes))
     asked = _HOW_MUCH.sub("how", question)
     for query in (asked, focus) if focus.strip() else (asked,):
@@ -152,8 +160,8 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
         lexical += scores / scores.max() if scores.max() > 0 else scores
     if float(lexical.max()) <= 0:
         return None
-    if asks_quantity(question):
-        numbered = np.array([states_number(q.text) for q in quotes])
+    if quantity:
+        numbered = _quantity_quotes(quotes, f"{question} {focus}", paper)
         if numbered.any():  # a quantity asked is answered by a sentence that states one
             lexical = np.where(numbered, lexical, 0.0)
         lexical += NUMBER_BONUS * numbered
@@ -166,6 +174,30 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
         return _with_reason(best)
     return best
+
+
+def _states_quantity(quote: Quote) -> bool:
+    """Every sentence of `quote` states a number: a pair whose other sentence states none pairs the
+    number of one thing with the words of another ("... 315,731 training images ... For testing,
+    the zero-shot setting ...")."""
+    return all(states_number(s) for s in quote.sentences)
+
+
+def _quantity_quotes(quotes: Sequence[Quote], question: str, paper: Paper | None) -> np.ndarray:
+    """Which `quotes` may answer a question asking for a quantity: those stating one
+    (`_states_quantity`), and of them those in a paragraph that holds enough of the question to be
+    said (`support`, the not-found threshold) when there are any: a number in a paragraph about
+    something else answers nothing."""
+    numbered = np.array([_states_quantity(q) for q in quotes])
+    if paper is None or not numbered.any():
+        return numbered
+    said: dict[int, bool] = {}
+    for q in quotes:
+        passage = q.evidence.passage
+        if passage is not None and id(passage) not in said:
+            said[id(passage)] = support(question, passage, paper) >= MIN_SUPPORT
+    held = numbered & np.array([said.get(id(q.evidence.passage), False) for q in quotes])
+    return held if held.any() else numbered
 
 
 def asks_quantity(question: str) -> bool:
