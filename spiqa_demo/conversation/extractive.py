@@ -10,8 +10,14 @@
   against the question (its length normalisation keeps a pair from winning on length alone), and the
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
   lead-in ending in ":"), a list of research questions ("RQ1: ..."), a question, another item's
-  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate")
-  prefers a candidate with a number in it. A candidate holding more of the question's distinct
+  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
+  `asks_quantity`) is answered by a candidate that states a number (`states_number`: a citation, a
+  figure's or section's number, a footnote's mark or a name's digits state none) in each of its
+  sentences, so that a pair does not join one thing's number to the words of another; of those, by
+  one in a paragraph that holds enough of the question to be said (`support`), where there is one,
+  so that a number about something else does not answer; a short sentence stating a number
+  ("We used warmup_steps = 4000.") may answer it. "How large" is how such a question asks, not what it is
+  about: "large" is not searched for ("too large"). A candidate holding more of the question's distinct
   words, each weighted by its rarity in the paper, is preferred (`_coverage`): BM25 alone lets a
   sentence repeating one word beat one that holds all that was asked. A one-sentence answer to a
   "why" question comes with the adjacent sentence that gives the reason (`_with_reason`): papers
