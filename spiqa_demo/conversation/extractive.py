@@ -61,8 +61,9 @@ MIN_SUPPORT = 0.35  # a best quote whose paragraph holds less of the question is
 MAX_MENTIONS = 2  # citing sentences quoted after a caption
 TABLE_CANDIDATES = 2  # the best tables of the shortlist a lookup is tried in (the named one first)
 NOT_FOUND = "The paper does not seem to say."
+_HOW = "many|much|large|big|long|fast|deep|wide|often|small|old"  # "how <this>" asks for a quantity
 _QUANTITY = re.compile(
-    r"\b(?:how (?:many|much|large|big|long|fast|deep|wide|often|small|old)|"
+    rf"\b(?:how (?:{_HOW})|"
     r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount|"
     r"fraction|proportion|share|temperature|age|concentration|dose|duration)|"
     r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps)\b",
@@ -78,9 +79,9 @@ _NOT_QUANTITY = re.compile(
 # A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50").
 _NUMBER = re.compile(r"(?<![\w\-./\u2013])\d")
 # "How large is X?" asks for X's size: "large" is how it asks, not what it is about ("too large").
-_HOW_MUCH = re.compile(r"\bhow (?:many|much|large|big|long|fast|deep|wide|often|small|old)\b", re.IGNORECASE)
+_HOW_MUCH = re.compile(rf"\bhow (?:{_HOW})\b", re.IGNORECASE)
 # A question that names a setting but asks where, why or how it is done asks for no quantity.
-_ASKS_ELSE = re.compile(r"\s*(?:where|why|how (?!many|much|large|big|long|fast|deep|wide|often|small|old)\w+)\b", re.IGNORECASE)
+_ASKS_ELSE = re.compile(rf"\s*(?:where|why|how (?!{_HOW})\w+)\b", re.IGNORECASE)
 _WHY = re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b", re.IGNORECASE)
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
