@@ -10,7 +10,7 @@ import pytest
 
 from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
 from spiqa_demo.conversation.evidence import passage_evidence
-from spiqa_demo.conversation.extractive import NOT_FOUND, _coverage, best_quote, is_no_answer
+from spiqa_demo.conversation.extractive import NOT_FOUND, _coverage, asks_quantity, best_quote, is_no_answer, states_number
 from spiqa_demo.conversation.table_lookup import cell_value, lookup
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
@@ -192,3 +192,39 @@ def test_coverage_counts_each_asked_word_once_weighted_by_its_rarity_in_the_pape
         "Training uses the SGD optimizer, and its step size follows a cosine schedule.",
     ], paper)
     assert every == pytest.approx(1.0) and 0 < repeated < every
+
+
+@pytest.mark.parametrize(("text", "states"), [
+    ("The resulting test set has 19,008 images.", True),
+    ("We fine-tune with a learning rate of 2e-5.", True),
+    ("Images come from the ImageNet validation set [18].", False),  # a citation
+    ("This step is shown in Figure 1 and Sec. 3.4.", False),  # an item's and a section's number
+    ("We train ResNet-50 on ImageNet-1K (Kingma & Ba, 2015).", False),  # names' digits, a year cited
+    ("We obtain our best results3 with Gibbs sampling.", False),  # a footnote's mark
+])
+def test_a_number_is_stated_only_where_it_is_a_quantity(text: str, states: bool) -> None:
+    assert states_number(text) is states
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("How large is the zero-shot test set?", True),
+    ("What fraction of the cell volume does the vacuole take up?", True),
+    ("What learning rate is used on Charades?", True),
+    ("Where is dropout applied in the model?", False),
+    ("Why did the deep network need a warm-up learning rate?", False),
+])
+def test_a_question_asks_for_a_quantity_when_it_asks_how_much_not_where_or_why(question: str, asks: bool) -> None:
+    assert asks_quantity(question) is asks
+
+
+def test_a_quantity_is_quoted_from_the_sentence_that_states_it_not_from_a_pair_joining_another_number() -> None:
+    """A pair holds the question's words in one sentence and another set's size in the other; the
+    answer is the sentence that states the asked size, though it holds fewer of the question's words."""
+    paper, evidence = _passages((
+        "This results in a total of 315,731 training images with 449,469 annotated boxes. "
+        "For testing, the traditional zero-shot recognition setting is used which considers only unseen classes. "
+        "The resulting test set has 19,008 images and 19,931 bounding boxes.",
+        "We report results on every task with the same solver, and we keep all settings unchanged.",
+    ))
+    quote = best_quote("How large is the zero-shot test set?", evidence, paper=paper)
+    assert quote is not None and quote.text == "The resulting test set has 19,008 images and 19,931 bounding boxes."

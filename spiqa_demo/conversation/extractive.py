@@ -10,8 +10,14 @@
   against the question (its length normalisation keeps a pair from winning on length alone), and the
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
   lead-in ending in ":"), a list of research questions ("RQ1: ..."), a question, another item's
-  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate")
-  prefers a candidate with a number in it. A candidate holding more of the question's distinct
+  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
+  `asks_quantity`) is answered by a candidate that states a number (`states_number`: a citation, a
+  figure's or section's number, a footnote's mark or a name's digits state none) in each of its
+  sentences, so that a pair does not join one thing's number to the words of another; of those, by
+  one in a paragraph that holds enough of the question to be said (`support`), where there is one,
+  so that a number about something else does not answer; a short sentence stating a number
+  ("We used warmup_steps = 4000.") may answer it. "How large" is how such a question asks, not what it is
+  about: "large" is not searched for ("too large"). A candidate holding more of the question's distinct
   words, each weighted by its rarity in the paper, is preferred (`_coverage`): BM25 alone lets a
   sentence repeating one word beat one that holds all that was asked. A one-sentence answer to a
   "why" question comes with the adjacent sentence that gives the reason (`_with_reason`): papers
@@ -55,18 +61,33 @@ MIN_SUPPORT = 0.35  # a best quote whose paragraph holds less of the question is
 MAX_MENTIONS = 2  # citing sentences quoted after a caption
 TABLE_CANDIDATES = 2  # the best tables of the shortlist a lookup is tried in (the named one first)
 NOT_FOUND = "The paper does not seem to say."
+_HOW = "many|much|large|big|long|fast|deep|wide|often|small|old"  # "how <this>" asks for a quantity
 _QUANTITY = re.compile(
-    r"\b(?:how (?:many|much|large|big|long|fast|deep|wide|often|small)|"
-    r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount)|"
+    rf"\b(?:how (?:{_HOW})|"
+    r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount|"
+    r"fraction|proportion|share|temperature|age|concentration|dose|duration)|"
     r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps)\b",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"\d")
+# What no quantity is, though it prints digits: a citation ("[18]", "[5, 6]", "Zhu et al., 2015)"), a
+# figure's, table's, section's or equation's number, a list's marker ("(1)").
+_NOT_QUANTITY = re.compile(
+    r"\[[\d,;\s\u2013-]+\]|\(\d{1,3}(?:\s?[,;\u2013-]\s?\d{1,3})*\)|\b(?:19|20)\d{2}[a-z]?(?=[;)])|"
+    r"\b(?:Fig(?:ure)?s?|Tables?|Sec(?:tion)?s?|Eqn?s?|Appendix|Alg(?:orithm)?|Step)\.?\s*[A-Z]?\d+(?:\.\d+)*",
+    re.IGNORECASE,
+)
+# A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50").
+_NUMBER = re.compile(r"(?<![\w\-./\u2013])\d")
+# "How large is X?" asks for X's size: "large" is how it asks, not what it is about ("too large").
+_HOW_MUCH = re.compile(rf"\bhow (?:{_HOW})\b", re.IGNORECASE)
+# A question that names a setting but asks where, why or how it is done asks for no quantity.
+_ASKS_ELSE = re.compile(rf"\s*(?:where|why|how (?!{_HOW})\w+)\b", re.IGNORECASE)
 _WHY = re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b", re.IGNORECASE)
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[A-Z]")  # a short line led by a number is a section's heading ("4.2 Results.")
 HEADING_WORDS = 5  # a run of words this short without a sentence's end is a heading ("Parameter Settings")
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
 
@@ -109,7 +130,10 @@ class ExtractiveAnswer:
     not_found: bool = False
 
 
-def _candidates(evidence: Sequence[Evidence]) -> list[Quote]:
+def _candidates(evidence: Sequence[Evidence], quantity: bool = False) -> list[Quote]:
+    """Every sentence and adjacent pair of the shortlisted passages that may answer; shorter ones
+    than `MIN_QUOTE_WORDS` only when nothing longer is left, or, when a `quantity` is asked, when
+    they state a number ("We used warmup_steps = 4000.")."""
     quotes: list[Quote] = []
     for e in evidence:
         if e.passage is None:
@@ -117,7 +141,9 @@ def _candidates(evidence: Sequence[Evidence]) -> list[Quote]:
         sentences = [s for s in sentences_of(e.passage) if s]
         quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences) if not is_no_answer(s)]
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences)) if not (is_no_answer(a) or is_no_answer(b))]
-    return [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS] or quotes
+    long_enough = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS
+                   or (quantity and _states_quantity(q) and not _SECTION_NUMBER.match(q.text))]
+    return long_enough or quotes
 
 
 def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None) -> Quote | None:
@@ -127,28 +153,69 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     a word with the question."""
     from retrieval.lexical import BM25Index
 
-    quotes = _candidates(evidence)
+    quantity = asks_quantity(question)
+    quotes = _candidates(evidence, quantity)
     if not quotes:
         return None
     headed = heading_matches(paper, question) if paper is not None else {}
-    index = BM25Index([f"{q.text} {headed.get(id(q.evidence.item), '')}" for q in quotes])
+    # An identifier's words are words ("warmup_steps"): the question asks for "warmup steps".
+    index = BM25Index([f"{q.text.replace('_', ' ')} {headed.get(id(q.evidence.item), '')}" for q in quotes])
     lexical = np.zeros(len(quotes))
-    for query in (question, focus) if focus.strip() else (question,):
+    asked = _HOW_MUCH.sub("how", question)
+    for query in (asked, focus) if focus.strip() else (asked,):
         scores = index.scores(query)
         lexical += scores / scores.max() if scores.max() > 0 else scores
     if float(lexical.max()) <= 0:
         return None
-    if _QUANTITY.search(question):
-        lexical += NUMBER_BONUS * np.array([bool(_NUMBER.search(q.text)) for q in quotes])
+    if quantity:
+        numbered = _quantity_quotes(quotes, f"{question} {focus}", paper)
+        if numbered.any():  # a quantity asked is answered by a sentence that states one
+            lexical = np.where(numbered, lexical, 0.0)
+        lexical += NUMBER_BONUS * numbered
     lexical += HEADING_BONUS * np.array([id(q.evidence.item) in headed for q in quotes])
     if paper is not None:
-        lexical += COVERAGE_WEIGHT * _coverage(f"{question} {focus}", [q.text for q in quotes], paper)
+        lexical += COVERAGE_WEIGHT * _coverage(f"{asked} {focus}", [q.text for q in quotes], paper)
     top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
     best = max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
     if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
         return _with_reason(best)
     return best
+
+
+def _states_quantity(quote: Quote) -> bool:
+    """Every sentence of `quote` states a number: a pair whose other sentence states none pairs the
+    number of one thing with the words of another ("... 315,731 training images ... For testing,
+    the zero-shot setting ...")."""
+    return all(states_number(s) for s in quote.sentences)
+
+
+def _quantity_quotes(quotes: Sequence[Quote], question: str, paper: Paper | None) -> np.ndarray:
+    """Which `quotes` may answer a question asking for a quantity: those stating one
+    (`_states_quantity`), and of them those in a paragraph that holds enough of the question to be
+    said (`support`, the not-found threshold) when there are any: a number in a paragraph about
+    something else answers nothing."""
+    numbered = np.array([_states_quantity(q) for q in quotes])
+    if paper is None or not numbered.any():
+        return numbered
+    said: dict[int, bool] = {}
+    for q in quotes:
+        passage = q.evidence.passage
+        if passage is not None and id(passage) not in said:
+            said[id(passage)] = support(question, passage, paper) >= MIN_SUPPORT
+    held = numbered & np.array([said.get(id(q.evidence.passage), False) for q in quotes])
+    return held if held.any() else numbered
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether `question` asks for a quantity: "How many ...?", "What learning rate ...?"; not "Where
+    is dropout applied?" nor "Why ... a warm-up learning rate?", which name a setting but ask something else."""
+    return _QUANTITY.search(question) is not None and not _ASKS_ELSE.match(question)
+
+
+def states_number(text: str) -> bool:
+    """Whether `text` states a number (see `_NOT_QUANTITY`): what a question asking for a quantity needs."""
+    return _NUMBER.search(_NOT_QUANTITY.sub(" ", text)) is not None
 
 
 def _with_reason(quote: Quote) -> Quote:
