@@ -29,6 +29,7 @@ def encoded_once() -> Iterator[None]:
     embed with this encoder) encodes each question once. The vectors are the encoder's own."""
     from spiqa_demo.settings import get_settings
 
+    get_settings.cache_clear()  # the run's settings, not those a test before this module left cached
     shared = get_embedder(get_settings().retrieval)
     shared.load()
     memo = MemoEmbedder(copy.copy(shared))  # the copy keeps the class's encode and shares the loaded model

@@ -43,6 +43,7 @@ def shared_papers(shared: Path, manifest: list[dict]) -> dict[str, Paper]:
     Workers that need the papers at once split the extraction: each starts at its own share of the
     list and extracts a paper under that paper's lock, so a worker reaching a paper another one is
     extracting waits for it and reads it from the cache instead of extracting it again."""
+    get_settings.cache_clear()  # the run's settings, not those a test before this fixture left cached
     settings = get_settings().extraction.with_overrides(dpi=TEST_DPI)
     files = list(dict.fromkeys(e["file"] for e in manifest))
     worker, workers = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
