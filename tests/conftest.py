@@ -71,3 +71,35 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     from spiqa_demo.settings import get_settings
 
     get_settings.cache_clear()
+
+
+# The files that run longest (a served app driven by Chromium, OCR of a scanned paper, sweeps over the
+# shared papers): every file over 15 s in a whole run, longest first. `--dist loadfile` hands a worker
+# whole files in the order it gets them, and xdist's own order (most tests first) leaves these
+# few-test files for last, where one of them can run on one worker while the other has nothing left:
+# started first, they overlap each other and the many short files fill in behind them.
+LONGEST_FIRST = (
+    "test_app_hostile.py", "test_app_browser.py", "test_extraction.py", "test_app_reader_chat_browser.py",
+    "test_app_untrusted.py", "test_app_client.py", "test_retrieval_benchmark.py", "test_evaluation_harness.py",
+    "test_ocr.py", "test_app_viewer_browser.py", "test_extractive_headings.py", "test_app_shared_use.py",
+    "test_app_across.py", "test_models_batching.py", "test_app_reader_browser.py", "test_app_across_browser.py",
+    "test_named_items.py", "test_models_openai.py", "test_fuzz_pdfs.py", "test_score.py", "test_layering.py",
+    "test_m3sciqa_answers.py", "test_overview.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # the workers' collection order below is the schedule
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under xdist, files in the order the workers should get them: `LONGEST_FIRST`, then the rest
+    as xdist orders them (most tests first). Tests keep their order within a file."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    count: dict[str, int] = {}
+    for item in items:
+        count[item.path.name] = count.get(item.path.name, 0) + 1
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: (rank.get(item.path.name, len(rank)), -count[item.path.name]))

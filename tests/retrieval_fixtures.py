@@ -1,12 +1,16 @@
-"""Retrieval test helpers: the shared embedder fixture, an embedder that counts, a small hand-built paper."""
+"""Retrieval test helpers: the shared embedder fixture, an embedder that counts, a memo of the query
+vectors a test module encodes, a small hand-built paper."""
 
 from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from retrieval import Embedder, get_embedder
-from retrieval.embedder import SentenceEncoder
+from retrieval.embedder import MemoEmbedder, SentenceEncoder
 from spiqa_demo.types import Figure, Mention, Paper, Passage
 
 BOX = (0.0, 0.0, 100.0, 100.0)
@@ -16,6 +20,22 @@ BOX = (0.0, 0.0, 100.0, 100.0)
 def embedder() -> Embedder:
     """The real offline MiniLM embedder, loaded once per test session (import it into a test module)."""
     return get_embedder()
+
+
+@pytest.fixture(scope="module")
+def encoded_once() -> Iterator[None]:
+    """The process's embedder (default settings) remembers every text it encodes while a module runs:
+    a module that asks the same questions through several flows (each ranks with its own code, all
+    embed with this encoder) encodes each question once. The vectors are the encoder's own."""
+    from spiqa_demo.settings import get_settings
+
+    get_settings.cache_clear()  # the run's settings, not those a test before this module left cached
+    shared = get_embedder(get_settings().retrieval)
+    shared.load()
+    memo = MemoEmbedder(copy.copy(shared))  # the copy keeps the class's encode and shares the loaded model
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(shared, "encode", memo.encode)
+        yield
 
 
 class CountingEmbedder(Embedder):

@@ -9,7 +9,9 @@ and share one extraction per paper, across pytest-xdist workers too.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,21 @@ def manifest(shared: Path, hard_manifest: list[dict]) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def shared_papers(shared: Path, manifest: list[dict]) -> dict[str, Paper]:
-    """Every manifest paper by file name, from the run's extraction cache."""
+    """Every manifest paper by file name (in the manifests' order), from the run's extraction cache.
+
+    Workers that need the papers at once split the extraction: each starts at its own share of the
+    list and extracts a paper under that paper's lock, so a worker reaching a paper another one is
+    extracting waits for it and reads it from the cache instead of extracting it again."""
+    get_settings.cache_clear()  # the run's settings, not those a test before this fixture left cached
     settings = get_settings().extraction.with_overrides(dpi=TEST_DPI)
-    return {e["file"]: load_paper(shared / "papers" / e["file"], settings) for e in manifest}
+    files = list(dict.fromkeys(e["file"] for e in manifest))
+    worker, workers = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    start = worker * len(files) // max(workers, 1)
+    locks = settings.cache_dir.parent / "shared-paper-locks"  # beside the run's cache, not in it
+    locks.mkdir(parents=True, exist_ok=True)
+    papers: dict[str, Paper] = {}
+    for file in files[start:] + files[:start]:
+        with open(locks / f"{file}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            papers[file] = load_paper(shared / "papers" / file, settings)
+    return {file: papers[file] for file in files}

@@ -1,6 +1,7 @@
-"""Over every shared paper's passages (../shared/papers and the hard ones, through the extraction
-cache): no extractive answer quotes a heading, a lead-in ending in ":", a list of research questions
-or an item's caption, even when the question is that very text, the strongest pull BM25 can have.
+"""Over every shared paper's passages (../shared/papers and the hard ones: the run's one extraction of
+them, `shared_papers`, since passages do not depend on the crops' resolution): no extractive answer
+quotes a heading, a lead-in ending in ":", a list of research questions or an item's caption, even
+when the question is that very text, the strongest pull BM25 can have.
 
 The quote is checked against what the paper prints as a heading (a paragraph too short to be body
 text), not only against the filter's own rule; and the test counts how often the best candidate by
@@ -9,17 +10,13 @@ BM25 alone was such a text, so it shows the filter at work rather than passing o
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
-import pytest
+from shared_papers import hard_manifest, manifest, shared_papers
 
 from retrieval.lexical import BM25Index
 from spiqa_demo.conversation.evidence import passage_evidence, sentences_of
 from spiqa_demo.conversation.extractive import extractive_answer, is_no_answer
-from spiqa_demo.library import open_paper
-from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper
 
 WINDOW = 2  # passages either side of the asked one in the shortlist the answer quotes from
@@ -27,20 +24,13 @@ MIN_PULLED = 20  # across the papers, at least this many questions must pull BM2
 _HEADING_WORDS = 6
 
 
-def _papers(shared: Path) -> list[Paper]:
-    files = [e["file"] for name in ("manifest.json", "manifest-hard.json")
-             for e in json.loads((shared / "papers" / name).read_text(encoding="utf-8"))]
-    settings = get_settings()
-    return [open_paper(shared / "papers" / f, settings).paper for f in dict.fromkeys(files)]
-
-
 def _printed_headings(paper: Paper) -> set[str]:
     return {" ".join(p.text.split()) for p in paper.passages if 0 < len(p.text.split()) <= _HEADING_WORDS}
 
 
-def test_no_extractive_answer_quotes_a_heading_a_research_question_list_or_a_caption(shared: Path) -> None:
+def test_no_extractive_answer_quotes_a_heading_a_research_question_list_or_a_caption(shared_papers: dict[str, Paper]) -> None:
     pulled = asked = 0
-    for paper in _papers(shared):
+    for paper in shared_papers.values():
         headings = _printed_headings(paper)
         for i, passage in enumerate(paper.passages):
             traps = [s for s in sentences_of(passage) if is_no_answer(s) and len(s.split()) >= 2]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from retrieval_fixtures import encoded_once
 from shared_papers import hard_manifest, manifest, shared_papers
 
 from spiqa_demo.conversation import Conversation, ask_turn
@@ -37,6 +38,8 @@ def _search(paper: Paper, question: str) -> str:
 def _across(paper: Paper, question: str) -> str:
     return anchor_figure_for(paper, paper_index(paper, get_settings().retrieval), question).id
 
+
+pytestmark = pytest.mark.usefixtures("encoded_once")  # the four flows embed the same questions
 
 RANKERS: dict[str, Ranker] = {"reader": _reader, "cot_shortlist": _cot_shortlist, "search": _search, "across": _across}
 
