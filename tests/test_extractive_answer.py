@@ -84,8 +84,8 @@ def test_a_superlative_picks_the_row_by_the_columns_numbers(question: str, row: 
 
 
 def test_cells_are_compared_as_printed_numbers() -> None:
-    assert [cell_value(c) for c in ("19.87", "1,234", "85.3%", "**91.2**", "12.3 ± 0.4", "\u22120.5", "1.2M", "-")] == [
-        19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, None]
+    assert [cell_value(c) for c in ("19.87", "1,234", "85.3%", "**91.2**", "12.3 ± 0.4", "\u22120.5", "1.2M", "392k", "-")] == [
+        19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, 392e3, None]
 
 
 def test_the_words_naming_the_column_name_no_row_and_ligatures_read_as_letters() -> None:

@@ -38,9 +38,9 @@ _HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|lo
 _LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
 _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
 _WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
-# A number as printed: sign, thousands separators, decimals, and a K/M/B/G magnitude right after it.
-_NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KMBG](?![a-z]))?")
-_MAGNITUDE = {"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
+# A number as printed: sign, thousands separators, decimals, and a K/k/M/B/G magnitude right after it.
+_NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KkMBG](?![a-z]))?")
+_MAGNITUDE = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
 
 
 def cell_value(cell: str) -> float | None:
