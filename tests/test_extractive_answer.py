@@ -114,6 +114,9 @@ def test_a_name_written_whole_beats_one_inside_it_and_a_matrix_pairs_row_and_col
     methods = TableStructure(header=(("Method", "5%"),), body=(("metapath2vec", "0.3033"), ("metapath2vec++", "0.3090")))
     found = lookup("What does metapath2vec++ reach with 5% training data?", methods)
     assert found is not None and [c.value for c in found.cells] == ["0.3090"]
+    solvers = TableStructure(header=(("", "Loopy-BP", "Ours"),), body=(("Synthetic Grid", "200", "0.30"), ("Protein Design", "88.9", "0.00061")))
+    found = lookup("How long does the proposed solver take on Protein Design?", solvers)  # "Ours" is the proposed one
+    assert found is not None and [c.value for c in found.cells] == ["0.00061"]
     identity = TableStructure(header=(("", "mCTRP1", "mCTRP6"),), body=(("mCTRP1", "100", ""), ("mCTRP6", "64", "100")))
     found = lookup("What identity do mCTRP6 and mCTRP1 share?", identity)
     assert found is not None and [(c.row_name, c.heading, c.value) for c in found.cells] == [("mCTRP6", "mCTRP1", "64")]

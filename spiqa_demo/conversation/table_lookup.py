@@ -34,6 +34,7 @@ _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _STOP = frozenset(
     ["a", "an", "and", "are", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have", "how", "in", "is", "it", "its", "of", "on", "or", "than", "that", "the", "their", "this", "to", "was", "were", "what", "which", "who", "with", "whose"]
 )
+_SAME_AS = {"ours": "proposed"}
 _HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|longest)\b", re.IGNORECASE)
 _LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
 _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
@@ -66,8 +67,10 @@ class Lookup:
 
 def _words(text: str) -> frozenset[str]:
     """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5);
-    ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages")."""
-    return frozenset(w for w in _WORD.findall(unicodedata.normalize("NFKC", text).lower()) if w not in _STOP)
+    ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages"); a table's "Ours" is
+    the paper's own method, which a reader asks about as "the proposed" one."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+    return frozenset(_SAME_AS.get(w, w) for w in words if w not in _STOP)
 
 
 def _same(a: str, b: str) -> bool:
