@@ -264,3 +264,6 @@ def test_a_heading_wrapped_over_two_lines_is_read_as_one() -> None:
     words = [*_line(0, (0, "23S rRNA"), (140, "Distance to")), *_line(10, (0, "position"), (60, "Modification"), (140, "A2451 (Å)"), (210, "Enzyme")),
              *_line(22, (0, "2069"), (65, "m7G"), (150, "23.9"), (210, "RlmKL")), *_line(34, (0, "2503"), (65, "m2A"), (150, "18.6"), (210, "RlmN"))]
     assert table_structure(words).column_headings() == ("23S rRNA position", "Modification", "Distance to A2451 (Å)", "Enzyme")
+    datasets = [*_line(0, (62, "Yelp"), (142, "Gowalla")), *_line(10, (0, "Method"), (60, "recall"), (100, "ndcg"), (140, "recall"), (180, "ndcg")),
+                *_line(22, (0, "NGCF"), (60, "0.0579"), (100, "0.0477"), (140, "0.1570"), (180, "0.1327"))]
+    assert table_structure(datasets).column_headings() == ("Method", "Yelp recall", "Yelp ndcg", "Gowalla recall", "Gowalla ndcg")

@@ -134,14 +134,18 @@ def _join_wrapped_headings(grid: list[list[list[Word]]], spanning: list[bool]) -
     a header line of several headings that spans no columns (`spanning`), each of whose headings
     sits over one of the line below, is joined to it when it leaves a column empty over a heading
     below (which `TableStructure.column_headings` would read as under the spanning heading to its
-    left). One heading alone on its line is a title over the columns below ("Dev Set"), kept."""
+    left). One heading alone on its line is a title over the columns below ("Dev Set"), and
+    headings over the first of sub-headings the line below repeats are datasets over their metrics:
+    both kept."""
     i = 0
     while i + 1 < len(spanning):
         line, below = grid[i], grid[i + 1]
         filled = [bool(c) for c in line]
         over = all(below[j] for j, f in enumerate(filled) if f)
-        gap = any(not f and below[j] and any(filled[:j]) for j, f in enumerate(filled))
-        if not spanning[i] and sum(filled) > 1 and over and gap:
+        under = [" ".join(w.text for w in below[j]) for j, f in enumerate(filled) if not f and below[j] and any(filled[:j])]
+        repeated = [" ".join(w.text for w in c) for c in below]
+        metrics = any(repeated.count(text) > 1 for text in under)  # "recall ndcg recall ndcg": datasets over their metrics
+        if not spanning[i] and sum(filled) > 1 and over and under and not metrics:
             grid[i + 1] = [a + b for a, b in zip(line, below, strict=True)]
             del grid[i], spanning[i]
         else:
