@@ -84,8 +84,8 @@ def test_a_superlative_picks_the_row_by_the_columns_numbers(question: str, row: 
 
 
 def test_cells_are_compared_as_printed_numbers() -> None:
-    assert [cell_value(c) for c in ("19.87", "1,234", "85.3%", "**91.2**", "12.3 ± 0.4", "\u22120.5", "1.2M", "-")] == [
-        19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, None]
+    assert [cell_value(c) for c in ("19.87", "1,234", "85.3%", "**91.2**", "12.3 ± 0.4", "\u22120.5", "1.2M", "392k", "-")] == [
+        19.87, 1234.0, 85.3, 91.2, 12.3, -0.5, 1.2e6, 392e3, None]
 
 
 def test_the_words_naming_the_column_name_no_row_and_ligatures_read_as_letters() -> None:
@@ -96,6 +96,30 @@ def test_the_words_naming_the_column_name_no_row_and_ligatures_read_as_letters()
     tools = TableStructure(header=(("", "Precision", "F1"),), body=(("Ours", "0.9", "0.8"), ("pd\ufb01mages", "0.1", "0.146")))
     found = lookup("What F1 does PDFimages get?", tools)
     assert found is not None and [c.value for c in found.cells] == ["0.146"]
+
+
+def test_a_row_is_named_by_the_columns_of_words_left_of_the_asked_one() -> None:
+    side_by_side = TableStructure(header=(("Algorithm", "Loss", "Algorithm", "WRC(%)"),),
+                                  body=(("KDE - Cortes", "0.92", "M3Ns", "87.0"), ("KDE - Cond. Covariance", "0.63", "KDE - Cortes", "88.5")))
+    found = lookup("What WRC does KDE - Cortes reach?", side_by_side)  # the right-hand table's own row names
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("KDE - Cortes", "88.5")]
+    grouped = TableStructure(header=(("Eval", "Method", "S1", "S2"),),
+                             body=(("SDR", "Oracle", "13.2", "13.4"), ("", "Baseline", "-0.8", "0.2"), ("", "Proposed", "9.2", "11.1"),
+                                   ("SIR", "Oracle", "17.8", "18.0"), ("", "Baseline", "0.5", "1.6"), ("", "Proposed", "17.4", "20.1")))
+    found = lookup("What SDR does the proposed method reach on song S2?", grouped)  # a group carried down, a name in prose
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("SDR Proposed", "11.1")]
+
+
+def test_a_name_written_whole_beats_one_inside_it_and_a_matrix_pairs_row_and_column() -> None:
+    methods = TableStructure(header=(("Method", "5%"),), body=(("metapath2vec", "0.3033"), ("metapath2vec++", "0.3090")))
+    found = lookup("What does metapath2vec++ reach with 5% training data?", methods)
+    assert found is not None and [c.value for c in found.cells] == ["0.3090"]
+    solvers = TableStructure(header=(("", "Loopy-BP", "Ours"),), body=(("Synthetic Grid", "200", "0.30"), ("Protein Design", "88.9", "0.00061")))
+    found = lookup("How long does the proposed solver take on Protein Design?", solvers)  # "Ours" is the proposed one
+    assert found is not None and [c.value for c in found.cells] == ["0.00061"]
+    identity = TableStructure(header=(("", "mCTRP1", "mCTRP6"),), body=(("mCTRP1", "100", ""), ("mCTRP6", "64", "100")))
+    found = lookup("What identity do mCTRP6 and mCTRP1 share?", identity)
+    assert found is not None and [(c.row_name, c.heading, c.value) for c in found.cells] == [("mCTRP6", "mCTRP1", "64")]
 
 
 def test_a_question_that_names_no_column_is_no_lookup() -> None:

@@ -16,7 +16,7 @@ from retrieval.table_match import values_in
 from spiqa_demo.extraction import extract_paper, ocr
 from spiqa_demo.extraction.layout import read_page
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.extraction.tables import grid_structure, is_number_cell, page_words
+from spiqa_demo.extraction.tables import Word, grid_structure, is_number_cell, page_words, table_structure
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, TableStructure
 
@@ -54,8 +54,9 @@ def test_real_table_keeps_spanning_header_sub_headers_row_names_and_cells(bert: 
 
 
 def test_results_table_without_spanning_header(bert: Paper) -> None:
-    glue = next(t for t in bert.tables if t.number == "1")  # GLUE results: one header row, systems as rows
-    assert glue.table is not None and len(glue.table.header) == 1
+    glue = next(t for t in bert.tables if t.number == "1")  # GLUE results: tasks over their training sizes, systems as rows
+    assert glue.table is not None and len(glue.table.header) == 2  # "392k" under "MNLI-(m/mm)" is a heading, not a result
+    assert glue.table.column_headings()[1] == "MNLI-(m/mm) 392k"
     assert any("BERTLARGE" in name for name in glue.table.row_names)
 
 
@@ -216,3 +217,53 @@ def test_a_raster_table_is_laid_out_from_its_ocr_words(tmp_path: Path) -> None:
     assert table.table.header == (("Method", "Yelp2018", "Gowalla"),)
     assert table.table.row_names == ("NGCF", "LightGCN")
     assert ("LightGCN", "0.0649", "0.1830") in table.table.body
+
+
+def _line(y: float, *cells: tuple[float, str]) -> list[Word]:
+    """Words of one printed line: each (x, text) cell's words 5 points a letter, a space of 2."""
+    words = []
+    for x, text in cells:
+        for part in text.split():
+            words.append(Word(x, y, x + 5 * len(part), y + 8, part))
+            x += 5 * len(part) + 2
+    return words
+
+
+def test_a_footnote_across_the_table_leaves_its_columns_apart() -> None:
+    words = [*_line(0, (0, "Cell"), (60, "Stiffness")), *_line(12, (0, "U87"), (60, "789")), *_line(24, (0, "IHA"), (60, "1398")),
+             *_line(36, (0, "a No significant difference between cells."))]
+    structure = table_structure(words)
+    assert structure.column_headings() == ("Cell", "Stiffness")
+    assert structure.body[:2] == (("U87", "789"), ("IHA", "1398"))
+    assert structure.body[2] == ("a No significant difference between cells.", "")
+
+
+def test_a_heading_spanning_two_columns_heads_both_and_numbers_printed_as_headings_are_a_header_row() -> None:
+    words = [*_line(0, (0, "Dataset"), (75, "AWA-10")), *_line(12, (0, "k"), (70, "1"), (110, "3")),  # AWA-10 centred over both
+             *_line(24, (0, "LME"), (60, "36.00"), (100, "52.00")), *_line(36, (0, "ASE"), (60, "64.00"), (100, "88.00"))]
+    structure = table_structure(words)
+    assert structure.column_headings() == ("Dataset k", "AWA-10 1", "AWA-10 3")
+    assert structure.row_names == ("LME", "ASE")
+
+
+@pytest.mark.parametrize(
+    ("grid", "header_rows"),
+    [
+        ([["Metric", "5%", "10%"], ["PTE", "0.1702", "0.3388"], ["LINE", "0.2245", "0.4629"]], 1),  # shares over results
+        ([["Eval", "S1", "S2"], ["SDR", "13.2", "13.4"], ["SIR", "17.8", "18.0"]], 1),
+        ([["Model", "Top-1"], ["SIFT", "—"], ["CNN", "40.7%"], ["CNNs", "38.1%"]], 1),  # a dash is no heading
+        ([["Model", "Acc", "F1"], ["Random", "50", "50"], ["Ours", "85.3", "81.2"], ["Base", "80.1", "79.9"]], 1),
+        ([["Pos.", "Mod.", "Dist.", "Enzyme"], ["2069", "m7G", "23.9", "RlmKL"], ["2503", "m2A", "18.6", "RlmN"]], 1),
+    ],
+)  # fmt: skip
+def test_the_header_ends_at_the_first_row_of_results(grid: list[list[str]], header_rows: int) -> None:
+    assert len(grid_structure(grid).header) == header_rows
+
+
+def test_a_heading_wrapped_over_two_lines_is_read_as_one() -> None:
+    words = [*_line(0, (0, "23S rRNA"), (140, "Distance to")), *_line(10, (0, "position"), (60, "Modification"), (140, "A2451 (Å)"), (210, "Enzyme")),
+             *_line(22, (0, "2069"), (65, "m7G"), (150, "23.9"), (210, "RlmKL")), *_line(34, (0, "2503"), (65, "m2A"), (150, "18.6"), (210, "RlmN"))]
+    assert table_structure(words).column_headings() == ("23S rRNA position", "Modification", "Distance to A2451 (Å)", "Enzyme")
+    datasets = [*_line(0, (62, "Yelp"), (142, "Gowalla")), *_line(10, (0, "Method"), (60, "recall"), (100, "ndcg"), (140, "recall"), (180, "ndcg")),
+                *_line(22, (0, "NGCF"), (60, "0.0579"), (100, "0.0477"), (140, "0.1570"), (180, "0.1327"))]
+    assert table_structure(datasets).column_headings() == ("Method", "Yelp recall", "Yelp ndcg", "Gowalla recall", "Gowalla ndcg")

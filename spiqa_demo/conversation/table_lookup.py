@@ -5,7 +5,11 @@ has the most users?" and "the best method on Yelp2018 in ndcg@20" name a column 
 a superlative. The question's words are matched against each column's heading path and each row's
 name (stemmed as BM25 reads them; a heading word that begins a question word matches it, so
 "err." is "error" and "#Users" is "users"); the column holding the most of them is the one asked
-about. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
+about. A row is named by the columns of words nearest left of that column (`row_names`: the
+right-hand one of two tables printed side by side has its own; a group's name printed once heads
+the rows under it), and a question names it by writing its name as a name or one of its cells
+whole ("the proposed method"); in a matrix ("mCTRP6 and mCTRP1") one name is the column's, the
+other the row's. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
 what follows a "±" is a spread, not the value). "Best" and "worst" depend on the column: its heading
 says whether lower is better (an error, a loss, a perplexity, a time; an arrow "↓" when printed).
 """
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 
 from spiqa_demo.conversation.types import Cell
 from spiqa_demo.crosspaper.rows import lower_is_better
+from spiqa_demo.extraction.tables import is_number_cell
 from spiqa_demo.types import TableStructure
 
 MIN_PREFIX = 3  # a heading word this long that begins a question word matches it ("err" of "error")
@@ -29,13 +34,14 @@ _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _STOP = frozenset(
     ["a", "an", "and", "are", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have", "how", "in", "is", "it", "its", "of", "on", "or", "than", "that", "the", "their", "this", "to", "was", "were", "what", "which", "who", "with", "whose"]
 )
+_SAME_AS = {"ours": "proposed"}
 _HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|longest)\b", re.IGNORECASE)
 _LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
 _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
 _WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
-# A number as printed: sign, thousands separators, decimals, and a K/M/B/G magnitude right after it.
-_NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KMBG](?![a-z]))?")
-_MAGNITUDE = {"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
+# A number as printed: sign, thousands separators, decimals, and a K/k/M/B/G magnitude right after it.
+_NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KkMBG](?![a-z]))?")
+_MAGNITUDE = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
 
 
 def cell_value(cell: str) -> float | None:
@@ -61,8 +67,10 @@ class Lookup:
 
 def _words(text: str) -> frozenset[str]:
     """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5);
-    ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages")."""
-    return frozenset(w for w in _WORD.findall(unicodedata.normalize("NFKC", text).lower()) if w not in _STOP)
+    ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages"); a table's "Ours" is
+    the paper's own method, which a reader asks about as "the proposed" one."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+    return frozenset(_SAME_AS.get(w, w) for w in words if w not in _STOP)
 
 
 def _same(a: str, b: str) -> bool:
@@ -91,29 +99,62 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
     words name no column, or neither a row nor a superlative."""
     asked = _words(question)
     headings = table.column_headings()
-    column_scores = [_matched(_words(h), asked) if j > 0 and len(h.split()) <= MAX_HEADING_WORDS else 0
+    column_scores = [_matched(_words(h), asked) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else 0
                      for j, h in enumerate(headings)]
     best_column = max(column_scores, default=0)
     if best_column == 0:
         return None
     columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
-    named = _named_row(question, table, frozenset().union(*(_words(headings[j]) for j in columns)))
-    if named is not None:
-        row = table.body[named]
-        cells = tuple(Cell(named, j, row[0], headings[j], row[j]) for j in columns if j < len(row) and row[j])
-        return Lookup(cells) if cells else None
-    chosen = []
+    picked = {j: superlative(question, headings[j]) for j in columns}
+    chosen: list[Cell] = []
     for j in columns:
-        picked = superlative(question, headings[j])
-        if picked is None:
+        names = row_names(table, j)
+        named = _named_row(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None)
+        if named is not None:
+            chosen.append(Cell(named, j, names[named], headings[j], table.body[named][j]))
+    if chosen:
+        return Lookup(tuple(chosen))
+    for j in columns:
+        found = picked[j]
+        if found is None:
             return None
-        word, highest = picked
-        values = [(v, i) for i, row in enumerate(table.body) if j < len(row) and row[0] and (v := cell_value(row[j])) is not None]
+        word, highest = found
+        names = row_names(table, j)
+        values = [(v, i) for i, row in enumerate(table.body) if j < len(row) and names[i] and (v := cell_value(row[j])) is not None]
         if not values:
             continue
         value = max(v for v, _ in values) if highest else min(v for v, _ in values)
-        chosen += [Cell(i, j, table.body[i][0], headings[j], table.body[i][j]) for v, i in values if v == value]
+        chosen += [Cell(i, j, names[i], headings[j], table.body[i][j]) for v, i in values if v == value]
     return Lookup(tuple(chosen[:MAX_CELLS]), word) if chosen else None
+
+
+def _is_name_column(table: TableStructure, j: int) -> bool:
+    """The first column, or one whose body cells are mostly words (methods, genes, a group's name)."""
+    cells = [row[j] for row in table.body if j < len(row) and row[j]]
+    return j == 0 or 2 * sum(is_number_cell(c) for c in cells) < len(cells)
+
+
+def row_names(table: TableStructure, column: int) -> list[str]:
+    """Per body row, its name for a cell of `column`: the columns of words nearest left of it, past
+    its block's numbers ("Algorithm" of the right-hand of two tables side by side, "Gene" and "Gene
+    name" together), a group's name carried down from above when that block's first column names
+    only a few rows and another column names them all ("SDR" over "Oracle", "Proposed", ...); ""
+    for a row with none."""
+    block: list[int] = []
+    for j in range(column - 1, -1, -1):
+        if _is_name_column(table, j):
+            block.insert(0, j)
+        elif block:
+            break
+    block = block or [0]
+    first = [row[block[0]] if block[0] < len(row) else "" for row in table.body]
+    grouped = len(block) > 1 and 2 * sum(1 for c in first if c) < len(first)  # a group's name, then the rows'
+    names, group = [], ""
+    for row, lead in zip(table.body, first, strict=True):
+        group = lead or (group if grouped else "")
+        cells = [group, *(row[j] for j in block[1:] if j < len(row))]
+        names.append(" ".join(c for c in cells if c))
+    return names
 
 
 def is_name(word: str, first: bool) -> bool:
@@ -122,26 +163,43 @@ def is_name(word: str, first: bool) -> bool:
     return any(c.isupper() or c.isdigit() for c in word[1:]) or word[:1].isdigit() or (not first and word[:1].isupper())
 
 
-def _named_row(question: str, table: TableStructure, column_words: frozenset[str] = frozenset()) -> int | None:
-    """The body row whose name the question holds most of (every word of a shorter name beats part
-    of a longer one: "ResNet-101" over "ResNet-101 + SE"); None when no row or several equally.
+def _written_whole(cell: str, question: str) -> bool:
+    """The question writes the cell whole, on its own (“pdfimages”, “the proposed method”,
+    “metapath2vec++” but not “metapath2vec” in it)."""
+    text = unicodedata.normalize("NFKC", cell).casefold().strip()
+    return bool(text) and re.search(rf"(?<![\w+\-]){re.escape(text)}(?![\w+\-])", unicodedata.normalize("NFKC", question).casefold()) is not None
+
+
+def _named_row(question: str, table: TableStructure, names: list[str], column: int,
+               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False) -> int | None:
+    """The body row with a cell in `column` whose name (`names`) the question holds most of; None
+    when no row or several equally.
+
     The question must write a row's name as a name (a capital or a digit in it: "ResNet-101",
-    "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big".
-    The words that name the asked column (`column_words`) name no row: the "5" of "top-5 error"
-    is the metric's, not the row "5 CNNs"."""
-    names = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0))) - column_words
+    "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big";
+    or write one of the row's cells whole ("pdfimages", "the proposed method") unless it asks a
+    superlative, whose row its values pick. The words that name the asked column (`column_words`)
+    name no row: the "5" of "top-5 error" is the metric's, not the row "5 CNNs". Then the more of
+    the name's words the question holds, in any form ("cond." of "conditional"), the better, and
+    every word of a shorter name beats part of a longer one ("ResNet-101" over "ResNet-101 + SE")."""
+    written = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0))) - column_words
+    asked = _words(question) - column_words
     scored = []
     for i, row in enumerate(table.body):
-        words = _words(row[0]) if row and row[0] else frozenset()
-        hits = sum(1 for w in words if w in names)
-        if hits:
-            scored.append((hits, hits - len(words), i))
+        if not (column < len(row) and row[column] and names[i]):
+            continue
+        words = _words(names[i])
+        hits = sum(1 for w in words if w in written)
+        whole = not asks_superlative and any(_written_whole(c, question) for c in (*row[:column], names[i]) if c and not is_number_cell(c) and _words(c) - column_words)
+        if hits or whole:
+            loose = _matched(words, asked)
+            scored.append((hits + whole, loose, loose - len(words), i))
     if not scored:
         return None
     scored.sort(reverse=True)
-    if len(scored) > 1 and scored[0][:2] == scored[1][:2]:
+    if len(scored) > 1 and scored[0][:3] == scored[1][:3]:
         return None
-    return scored[0][2]
+    return scored[0][3]
 
 
 def cell_sentence(label: str, found: Lookup) -> str:

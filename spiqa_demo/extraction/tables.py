@@ -2,9 +2,12 @@
 
 Table cells are rebuilt from the words already read for the page (rows by baseline, columns by
 the vertical gaps that run through every row, or through every body row under a header; see
-`table_grid`). The header is the rows above the first row of
-numbers (a spanning row of datasets above a row of metrics is two header rows); each body row's
-first cell is its name (`spiqa_demo.types.TableStructure`). PyMuPDF's `find_tables` and pdfplumber's
+`table_grid`); a row that is one line of text (a footnote, a title over the columns) rules no
+column and goes whole to the first column it reaches over. The header is the rows above the first
+row of numbers in the numeric columns (a spanning row of datasets above a row of metrics is two
+header rows), counting a row whose numbers are printed unlike those below it ("5%" over "0.3090")
+as headings, and a heading wrapped over two lines as one; each body row's first cell is its name
+(`spiqa_demo.types.TableStructure`). PyMuPDF's `find_tables` and pdfplumber's
 `extract_tables` were measured against it on every table of the shared papers
 (`benchmarks/table_text.py`): with ruling lines they find almost none of the booktabs tables
 papers print; aligned by text, PyMuPDF reorders digits ("0.1952" -> "01952.") and both split
@@ -15,6 +18,7 @@ matches more hand-checked cells at a small fraction of the cost.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -32,6 +36,8 @@ _COLUMN_GAP = 0.8
 # table whose numbers start late): then only the first row is the header.
 _MAX_HEADER_ROWS = 3
 _NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*")
+# A cell that says "no result" where a number would be.
+_NO_VALUE = re.compile(r"^(?:[-\u2010-\u2015\u2212/]+|n/?a)$", re.IGNORECASE)
 # What may sit around a number in a cell: signs, spreads, units, marks of best results and notes.
 _NUMBER_DECOR = re.compile(r"[\s%±()\[\]*†‡§¶/~<>=≈×x✓✗-]")
 
@@ -114,19 +120,113 @@ def _union(words: list[Word]) -> BBox | None:
 def _grid_words(words: list[Word]) -> list[list[list[Word]]]:
     """The words of each cell, row by row (see `table_grid`)."""
     rows = _rows(words)
-    grid = _cells(rows, _column_boundaries(rows))
+    grid = _cells(rows, _layout(rows))
     header = _header_rows([[" ".join(w.text for w in cell) for cell in row] for row in grid])
     if 0 < header < len(rows):
-        grid = _cells(rows, _column_boundaries(rows[header:]))
+        layout = _layout(rows[header:])
+        grid = _cells(rows, layout)
+        grid = _join_wrapped_headings(grid, [_spans(row, layout) for row in rows[:header]])
     return grid
 
 
-def _cells(rows: list[list[Word]], boundaries: list[float]) -> list[list[list[Word]]]:
+def _join_wrapped_headings(grid: list[list[list[Word]]], spanning: list[bool]) -> list[list[list[Word]]]:
+    """The header with a heading wrapped over two lines read as one ("23S rRNA" over "position"):
+    a header line of several headings that spans no columns (`spanning`), each of whose headings
+    sits over one of the line below, is joined to it when it leaves a column empty over a heading
+    below (which `TableStructure.column_headings` would read as under the spanning heading to its
+    left). One heading alone on its line is a title over the columns below ("Dev Set"), and
+    headings over the first of sub-headings the line below repeats are datasets over their metrics:
+    both kept."""
+    i = 0
+    while i + 1 < len(spanning):
+        line, below = grid[i], grid[i + 1]
+        filled = [bool(c) for c in line]
+        over = all(below[j] for j, f in enumerate(filled) if f)
+        under = [" ".join(w.text for w in below[j]) for j, f in enumerate(filled) if not f and below[j] and any(filled[:j])]
+        repeated = [" ".join(w.text for w in c) for c in below]
+        metrics = any(repeated.count(text) > 1 for text in under)  # "recall ndcg recall ndcg": datasets over their metrics
+        if not spanning[i] and sum(filled) > 1 and over and under and not metrics:
+            grid[i + 1] = [a + b for a, b in zip(line, below, strict=True)]
+            del grid[i], spanning[i]
+        else:
+            i += 1
+    return grid
+
+
+class _Layout(NamedTuple):
+    """Where a table's columns lie: the x positions between them, the x extent of the words of each
+    column in the rows that ruled them, and the gap wider than a space."""
+
+    boundaries: list[float]
+    extents: list[tuple[float, float] | None]
+    min_gap: float
+
+
+def _runs(row: list[Word], min_gap: float) -> list[list[Word]]:
+    """A row's words (left to right) in runs no wider gap than a space parts: one cell's words, or
+    a line of text that crosses columns."""
+    runs: list[list[Word]] = []
+    for w in row:
+        if runs and w.x0 - runs[-1][-1].x1 <= min_gap:
+            runs[-1].append(w)
+        else:
+            runs.append([w])
+    return runs
+
+
+def _layout(rows: list[list[Word]]) -> _Layout:
+    """The columns of `rows`, ruled by the rows of more than one run: a row that is one line of text
+    (a footnote, a heading spanning every column) has no gap to give and would block those of all
+    the others. A one-run row beside all their columns (a group's name left of the row names)
+    rules too: it is a column of its own."""
+    words = [w for row in rows for w in row]
+    if not words:
+        return _Layout([], [], 0.0)
+    min_gap = _COLUMN_GAP * sorted(w.y1 - w.y0 for w in words)[len(words) // 2]
+    ruling = [row for row in rows if len(_runs(row, min_gap)) > 1] or rows
+    spread = [w for row in ruling for w in row]
+    left, right = min(w.x0 for w in spread), max(w.x1 for w in spread)
+    ruling += [row for row in rows if row not in ruling and (row[-1].x1 < left or row[0].x0 > right)]
+    boundaries = _column_boundaries(ruling, min_gap)
+    extents: list[tuple[float, float] | None] = [None] * (len(boundaries) + 1)
+    for row in ruling:
+        for w in row:
+            j = _column_of(w, boundaries)
+            extent = extents[j]
+            extents[j] = (w.x0, w.x1) if extent is None else (min(extent[0], w.x0), max(extent[1], w.x1))
+    return _Layout(boundaries, extents, min_gap)
+
+
+def _covered(run: list[Word], layout: _Layout) -> list[int]:
+    """The columns whose words (in the rows that ruled them) a run reaches over."""
+    x0, x1 = run[0].x0, max(w.x1 for w in run)
+    return [j for j, e in enumerate(layout.extents) if e is not None and x0 < e[1] and e[0] < x1]
+
+
+def _spans(row: list[Word], layout: _Layout) -> bool:
+    """Some run of the row reaches over the words of several columns (a spanning heading)."""
+    return any(len(_covered(run, layout)) > 1 for run in _runs(row, layout.min_gap))
+
+
+def _column_of(word: Word, boundaries: list[float]) -> int:
+    return sum(1 for b in boundaries if word.cx > b)
+
+
+def _cells(rows: list[list[Word]], layout: _Layout) -> list[list[list[Word]]]:
+    """Each row's words in the columns of `layout`, run by run (`_runs`): a run over the words of
+    one column goes whole to it (a heading wider than its numbers); a run over the words of several
+    with a word across a boundary (a heading spanning them, a footnote) goes whole to the first of
+    them, where a spanning heading is read from (`TableStructure.column_headings`); any other word
+    goes to the column of its centre."""
     grid = []
     for row in rows:
-        cells: list[list[Word]] = [[] for _ in range(len(boundaries) + 1)]
-        for w in row:
-            cells[sum(1 for b in boundaries if w.cx > b)].append(w)
+        cells: list[list[Word]] = [[] for _ in range(len(layout.boundaries) + 1)]
+        for run in _runs(row, layout.min_gap):
+            covered = _covered(run, layout)
+            across = any(w.x0 < b < w.x1 for w in run for b in layout.boundaries)
+            whole = covered[0] if len(covered) == 1 or (covered and across) else None
+            for w in run:
+                cells[_column_of(w, layout.boundaries) if whole is None else whole].append(w)
         grid.append(cells)
     return grid
 
@@ -140,17 +240,70 @@ def is_number_cell(cell: str) -> bool:
     return len(rest) <= 1
 
 
-def _is_number_row(row: list[str]) -> bool:
-    cells = [c for c in row[1:] if c]
+def _shape(cell: str) -> tuple[bool, int, bool]:
+    """How a number cell is printed: letters beside the number ("S1", "k=3"), the number's decimals,
+    a percent sign."""
+    number = _NUMBER.search(cell)
+    decimals = len(number[0].rpartition(".")[2]) if number is not None and "." in number[0] else 0
+    return any(c.isalpha() for c in _NUMBER.sub("", cell)), decimals, "%" in cell
+
+
+def _numeric_columns(grid: list[list[str]]) -> list[int]:
+    """The columns (past the row names) whose cells are mostly numbers; every one past the first
+    when none is (a small grid)."""
+    width = max((len(r) for r in grid), default=0)
+    columns = []
+    for j in range(1, width):
+        cells = [r[j] for r in grid if j < len(r) and r[j] and not _NO_VALUE.match(r[j])]
+        numbers = sum(is_number_cell(c) for c in cells)
+        if numbers >= 2 and 2 * numbers >= len(cells):
+            columns.append(j)
+    return columns or list(range(1, width))
+
+
+def _is_number_row(row: list[str], columns: list[int]) -> bool:
+    """Half its cells in `columns` are numbers, a dash for "no result" ("—", "-", "n/a") not counted;
+    or all of them are such dashes (a row of results not reported)."""
+    printed = [row[j] for j in columns if j < len(row) and row[j]]
+    cells = [c for c in printed if not _NO_VALUE.match(c)]
+    if printed and not cells:
+        return True
     return bool(cells) and 2 * sum(is_number_cell(c) for c in cells) >= len(cells)
 
 
+def _prints_labels(grid: list[list[str]], i: int, columns: list[int]) -> bool:
+    """Row `i`'s numbers are printed unlike the numbers of their columns below ("5%" over "0.3090",
+    "S1" over "13.2", "36" over "768.1", "F1" over "81.2"), and are not one value repeated ("50" for
+    chance): headings (training shares, songs, sizes), not results."""
+    differs, printed = [], []
+    for j in columns:
+        cell = grid[i][j] if j < len(grid[i]) else ""
+        if not is_number_cell(cell):
+            continue
+        printed.append(cell)
+        below = Counter(_shape(r[j]) for r in grid[i + 1:] if j < len(r) and is_number_cell(r[j]))
+        total = sum(below.values())
+        if total < 2:
+            continue
+        usual, count = below.most_common(1)[0]
+        if 2 * count >= total:  # the column prints its values one way: a row printed otherwise stands out
+            differs.append(usual != _shape(cell))
+    return bool(differs) and all(differs) and (len(printed) == 1 or len(set(printed)) > 1)
+
+
 def _header_rows(grid: list[list[str]]) -> int:
-    """How many rows of `grid` are headings: those above the first row of numbers (see module docstring)."""
-    first_numbers = next((i for i, row in enumerate(grid) if _is_number_row(row)), None)
-    if first_numbers is None or first_numbers > _MAX_HEADER_ROWS:
+    """How many rows of `grid` are headings: those above the first row of numbers in the numeric
+    columns, less a row whose numbers are printed as headings (`_prints_labels`; see module docstring)."""
+    columns = _numeric_columns(grid)
+    numbered = [i for i, row in enumerate(grid) if _is_number_row(row, columns)]
+    first = next(iter(numbered), None)
+    for i in numbered[1:]:
+        if first is None or first >= _MAX_HEADER_ROWS or not _prints_labels(grid, first, columns):
+            break
+        first = i
+    if first is None or first > _MAX_HEADER_ROWS:
         return min(1, len(grid))
-    return first_numbers
+    return first
 
 
 def grid_structure(grid: list[list[str]]) -> TableStructure:
@@ -167,13 +320,11 @@ def table_structure(words: list[Word]) -> TableStructure:
     return replace(structure, boxes=tuple(tuple(None if b is None else round_bbox(b) for b in row) for row in boxes))
 
 
-def _column_boundaries(rows: list[list[Word]]) -> list[float]:
-    """x positions of gaps wider than a space that no word of any row crosses."""
+def _column_boundaries(rows: list[list[Word]], min_gap: float) -> list[float]:
+    """x positions of gaps wider than `min_gap` (a space) that no word of any row crosses."""
     spans = sorted((w.x0, w.x1) for row in rows for w in row)
     if not spans:
         return []
-    height = sorted(w.y1 - w.y0 for row in rows for w in row)[len(spans) // 2]
-    min_gap = _COLUMN_GAP * height
     boundaries = []
     end = spans[0][1]
     for x0, x1 in spans[1:]:
