@@ -4,8 +4,8 @@ Figures and tables are ranked by the paper's figure index (dense + BM25 + labels
 passages by BM25 over the paper's paragraphs (the store's passage index). The two scores live on
 different scales, so each kind's scores are rescaled to 0..1 (the best of the kind is 1) before the
 lists are merged: the reader always sees the best figure or table and the best passage on top.
-Passages lying inside a figure's or table's box or its caption's are the item's own words, not
-paragraphs, and are left out.
+Passages lying inside a figure's or table's caption box are its caption, not paragraphs, and are
+left out.
 A figure or table the question names by its label ("What does Figure 3 show?", "Table II in the
 supplement": read by the index as `search` reads it) comes first whatever the scores: rescaled,
 another item and the best passage score 1.0 as well, and a tie must not hand the reader Figure 1.
@@ -140,10 +140,11 @@ def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval
 
 
 def _inside_items(paper: Paper) -> set[tuple[int, BBox, str]]:
-    """The passages lying mostly inside a figure's or table's box or its caption's: extraction read
-    them as paragraphs, but they are the item's own words (a caption, a label inside a plot), shown
-    with the item, and as passages they crowd out the paragraphs that answer."""
-    boxes = [(item.page, box) for item in paper.items for box in (item.bbox, item.caption_bbox) if box is not None]
+    """The passages lying mostly inside a figure's or table's caption box: extraction read them as
+    paragraphs, but they are the item's caption, shown with the item, and as passages they crowd out
+    the paragraphs that answer. A region box is not used: a region drawn too large (an unlabelled
+    figure over a page's text) would take real paragraphs away."""
+    boxes = [(item.page, item.caption_bbox) for item in paper.items if item.caption_bbox is not None]
     return {_key(p) for p in paper.passages if any(page == p.page and _mostly_inside(p.bbox, box) for page, box in boxes)}
 
 
