@@ -4,6 +4,8 @@ Figures and tables are ranked by the paper's figure index (dense + BM25 + labels
 passages by BM25 over the paper's paragraphs (the store's passage index). The two scores live on
 different scales, so each kind's scores are rescaled to 0..1 (the best of the kind is 1) before the
 lists are merged: the reader always sees the best figure or table and the best passage on top.
+Passages lying inside a figure's or table's caption box are its caption, not paragraphs, and are
+left out.
 A figure or table the question names by its label ("What does Figure 3 show?", "Table II in the
 supplement": read by the index as `search` reads it) comes first whatever the scores: rescaled,
 another item and the best passage score 1.0 as well, and a tie must not hand the reader Figure 1.
@@ -30,6 +32,7 @@ import numpy as np
 from spiqa_demo.conversation.citations import parse_citations
 from spiqa_demo.conversation.meeting import meeting_scores
 from spiqa_demo.conversation.types import Evidence
+from spiqa_demo.extraction.geometry import area, overlap
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import BBox, Figure, Paper, Passage
@@ -122,9 +125,11 @@ def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval
     from retrieval.store import get_store
 
     index = get_store(get_embedder(retrieval)).passages({paper.sha256: paper})
+    inside = _inside_items(paper)
     scores: dict[tuple[int, BBox, str], float] = {}
     for query, weight in _queries(question, focus):
-        hits = [h for h in index.search(query, len(index)) if len(h.passage.text.split()) >= MIN_PASSAGE_WORDS]
+        hits = [h for h in index.search(query, len(index))
+                if len(h.passage.text.split()) >= MIN_PASSAGE_WORDS and _key(h.passage) not in inside]
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=False)):
             scores[_key(h.passage)] = scores.get(_key(h.passage), 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
@@ -132,6 +137,20 @@ def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval
     found = [p for p in paper.passages if _key(p) in scores]
     ranked = sorted(found, key=lambda p: (-scores[_key(p)], p.page, p.bbox[1]))
     return [passage_evidence(p, scores[_key(p)] / total) for p in ranked[:k]]
+
+
+def _inside_items(paper: Paper) -> set[tuple[int, BBox, str]]:
+    """The passages lying mostly inside a figure's or table's caption box: extraction read them as
+    paragraphs, but they are the item's caption, shown with the item, and as passages they crowd out
+    the paragraphs that answer. A region box is not used: a region drawn too large (an unlabelled
+    figure over a page's text) would take real paragraphs away."""
+    boxes = [(item.page, item.caption_bbox) for item in paper.items if item.caption_bbox is not None]
+    return {_key(p) for p in paper.passages if any(page == p.page and _mostly_inside(p.bbox, box) for page, box in boxes)}
+
+
+def _mostly_inside(inner: BBox, outer: BBox) -> bool:
+    """More than half of `inner`'s area lies inside `outer`."""
+    return overlap(inner, outer) > 0.5 * area(inner) > 0
 
 
 def _key(passage: Passage) -> tuple[int, BBox, str]:
