@@ -219,12 +219,17 @@ def _cells(rows: list[list[Word]], layout: _Layout) -> list[list[list[Word]]]:
     them, where a spanning heading is read from (`TableStructure.column_headings`); any other word
     goes to the column of its centre."""
     grid = []
-    for row in rows:
+    numbers = [sum(is_number_cell(" ".join(w.text for w in run)) for run in _runs(row, layout.min_gap)) > 1 for row in rows]
+    body = numbers.index(True) if True in numbers else len(rows)
+    for i, row in enumerate(rows):
         cells: list[list[Word]] = [[] for _ in range(len(layout.boundaries) + 1)]
         for run in _runs(row, layout.min_gap):
             covered = _covered(run, layout)
             across = any(w.x0 < b < w.x1 for w in run for b in layout.boundaries)
-            whole = covered[0] if len(covered) == 1 or (covered and across) else None
+            # Above the rows of numbers, a run with a word over each column it covers is headings set
+            # tight, read word by word (a footnote below them is one line of text).
+            tight = i < body and len(covered) > 1 and set(covered) <= {_column_of(w, layout.boundaries) for w in run}
+            whole = covered[0] if len(covered) == 1 or (covered and across and not tight) else None
             for w in run:
                 cells[_column_of(w, layout.boundaries) if whole is None else whole].append(w)
         grid.append(cells)
