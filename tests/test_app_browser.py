@@ -184,6 +184,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
 
     from evalsuite.openai_listener import openai_listener
     from spiqa_demo.ui.serving.files import storage
+    from spiqa_demo.ui.tabs.paper import chat
 
     # The load is held (in this process, where the app runs) until the question waits for it.
     reading, go_on = threading.Event(), threading.Event()
@@ -195,6 +196,8 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
         return accept_upload(*args, **kwargs)
 
     monkeypatch.setattr(storage, "accept_upload", held)
+    # The question waits for the held upload's load however long the test holds it (no 5-s grace to race).
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", TIMEOUT_MS / 1000)
     uploads: list = []  # the browser's upload, held too: the question is asked while the file is on its way
     page.route(UPLOAD_URL, lambda route: uploads.append(route))
     page.set_input_files("#upload input[type=file]", str(grnet_pdf))

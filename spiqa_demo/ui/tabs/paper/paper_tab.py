@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import gradio as gr
-from gradio.events import Dependency
 
 from spiqa_demo.paper_text import one_line, strip_caption_label
 from spiqa_demo.types import Figure, Paper
@@ -47,11 +46,6 @@ ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a v
 DOWNLOAD_JS = """(file) => { const f = Array.isArray(file) ? file[0] : file; if (!f?.url) return;
     const a = Object.assign(document.createElement('a'), {href: f.url, download: f.orig_name || 'chat.zip'});
     document.body.append(a); a.click(); a.remove(); }"""
-# A question asked while the paper is still uploading is sent once the upload is over, after the
-# upload's own event (which starts the load the question then waits for): however slow the upload,
-# the question never reads "Load a paper first".
-AFTER_UPLOAD_JS = """async () => { while (document.querySelector('#upload .uploading'))
-    await new Promise((done) => setTimeout(done, 100)); }"""
 DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
                "select a cited passage or figure in the chat to see it boxed on its page.")
 
@@ -336,11 +330,6 @@ def build(settings: Settings) -> PaperTab:
                     zoom_controls=zoom_controls, zoom_out=zoom_out, zoom_level=zoom_level, zoom_in=zoom_in, export=export, export_file=export_file, check=check, settings=settings_panel, model=model)
 
 
-def _after_upload(event: Dependency) -> Dependency:
-    """`event`, then a wait in the browser while a paper is still uploading (`AFTER_UPLOAD_JS`)."""
-    return event.then(None, js=AFTER_UPLOAD_JS)
-
-
 def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     """Connect the loaders, the browser and the chat; returns the events other panels chain on.
 
@@ -385,14 +374,14 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     answered = components(chat.AskOutputs, tab, session=session)
     # Stop shows first and Ask comes back last in one chain per question: as separate events, an
     # answer's Ask could arrive before its Stop (a question sent during an upload) and leave Stop showing.
-    typed = _after_upload(question_box.show_stop_on(tab.question.submit, tab.question)).then(
+    typed = question_box.show_stop_on(tab.question.submit, tab.question).then(
         queues.handler(chat.ask), asked, answered, api_name="ask", **queues.ask)
     clicked = tab.check.questions.click(spiqa_check.pick_question, [tab.check.questions], [tab.question], queue=False)
-    picked = _after_upload(question_box.show_stop_on(clicked.then, tab.question)).then(
+    picked = question_box.show_stop_on(clicked.then, tab.question).then(
         queues.handler(chat.ask_spiqa), asked, answered, api_visibility="private", **queues.ask)
     suggestion = tab.suggestions.click(spiqa_check.pick_question, [tab.suggestions], [tab.question], queue=False,
                                        api_name="pick_suggestion")
-    suggested = _after_upload(question_box.show_stop_on(suggestion.then, tab.question)).then(
+    suggested = question_box.show_stop_on(suggestion.then, tab.question).then(
         queues.handler(chat.ask), asked, answered, api_visibility="private", **queues.ask)
     for answer in (typed, picked, suggested):
         question_box.show_ask_after(answer, tab.question)
