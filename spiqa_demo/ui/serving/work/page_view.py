@@ -76,7 +76,7 @@ def write_page_text(report: Report, pdf: Path, page: int, scale: float, target: 
 
 
 def text_path(png: Path) -> Path:
-    """Where `draw_page` wrote the text layer of the page image `png`."""
+    """Where `write_page_text` writes the text layer of the page image `png`."""
     return png.with_suffix(".text.json")
 
 
