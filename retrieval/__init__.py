@@ -3,7 +3,8 @@
 Signals: dense sentence embeddings in FAISS (`embedder`, `dense`), BM25 over stemmed words and
 bigrams (`lexical`), labels the question names ("Table 3", `spiqa_demo.paper_text`), a small kind prior
 and, for tables with a structure, the question's words in their headings and row names and its
-numbers in their cells (`table_match`), fused by z-scored weighted sum (`fusion`). Documents are
+numbers in their cells (`table_match`), and the share of the question's rare words an item prints
+itself, in its caption or inside it (`lexical.WordShare`), fused by z-scored weighted sum (`fusion`). Documents are
 built from each item's label, caption, inner text and citing sentences (`documents`).
 
 - `FigureIndex.build(paper)` / `.search(question, k) -> list[Hit]` / `.save(folder)` /

@@ -2,6 +2,9 @@
 
 - `lexical`: label + caption + words inside the item (`text`, table cells) + the paragraphs that
   cite it (the `mentions`' passages; their sentences alone when the passages are not given), for BM25.
+- `own`: what the item itself prints, its caption and the words inside it (axis labels, legends,
+  cells), without the citing paragraphs: neighbouring figures of one experiment are cited by the
+  same paragraphs and told apart by what each prints (`fusion`'s own-words share).
 - `main`: label + caption, the item's summary for the embedder.
 - `views`: short texts embedded separately (the first caption sentences, the first citing
   sentences) so that a question matching one of them is not diluted by the rest; the dense
@@ -34,6 +37,7 @@ class ItemDocument:
     lexical: str
     main: str
     views: tuple[str, ...]
+    own: str = ""
 
 
 def _label(item: Figure) -> str:
@@ -64,4 +68,5 @@ def item_document(item: Figure, passages: Sequence[Passage] = ()) -> ItemDocumen
         main = label or item.kind
     lexical = " ".join(part for part in (label, caption, text, *(cited or mentions)) if part)
     views_unique = tuple(v for v in dict.fromkeys(views) if v and v != main)
-    return ItemDocument(lexical=lexical, main=main, views=views_unique)
+    own = " ".join(part for part in (caption, text) if part)
+    return ItemDocument(lexical=lexical, main=main, views=views_unique, own=own)

@@ -10,6 +10,13 @@ Default (`method="zsum"`): each signal is z-scored over the candidate items of t
 The table-structure match (`retrieval.table_match`: the question's dataset and metric in a table's
 headings, its methods in the row names, its numbers in the cells) is z-scored and added like the
 others; it is flat, so it changes nothing, where no item has a structure (SPIQA's captions).
+The own-words share (`retrieval.lexical.WordShare` over each item's caption and printed words,
+without the citing paragraphs) is z-scored and added too: neighbouring figures of one experiment
+have near-identical captions and are cited by the same paragraphs, so BM25 over the whole document
+and the embedding rate them alike, while the rare words of the question ("hybrid", "dimensions")
+are printed in only one of them, in its caption or on its axes and legend. It is off where no item
+prints words (SPIQA's JSON: captions only): there BM25 reads the captions alone already (test-A),
+and questions written from the citing text (test-B) lost by it.
 Items the question names by label ("Table 3") are ranked first (see `retrieval.index`); the
 fused score itself leaves labels out, so scores stay comparable.
 `method="rrf"` (reciprocal-rank fusion, k=60) is kept for comparison in the ablation.
@@ -45,6 +52,7 @@ class FusionConfig:
     results_table: float = 0.6  # results/comparison question -> table
     kind_word: float = 0.6  # "table" -> table, "figure"/"plot"/... -> figure
     table_structure: float = 0.5  # question words in a table's headings / row names, its numbers in cells
+    own_words: float = 0.35  # the rarity-weighted share of the question's words the item itself prints
     labels: bool = True  # items the question names by label rank first
     dense_views: bool = True  # dense score uses the best view too (False: main text only)
     rrf_k: float = 60.0
@@ -81,10 +89,16 @@ def kind_prior(question: str, kinds: list[str], config: FusionConfig) -> np.ndar
 
 
 def fuse(
-    dense: np.ndarray, bm25: np.ndarray, prior: np.ndarray, config: FusionConfig, structure: np.ndarray | None = None
+    dense: np.ndarray,
+    bm25: np.ndarray,
+    prior: np.ndarray,
+    config: FusionConfig,
+    structure: np.ndarray | None = None,
+    own: np.ndarray | None = None,
 ) -> np.ndarray:
     """The fused score of every candidate (higher is better; label hits are ranked separately).
-    `structure` is the table-structure match (none: no item has a structure)."""
+    `structure` is the table-structure match (none: no item has a structure), `own` the own-words
+    share (none: not measured)."""
     if config.method == "rrf":
         score = np.zeros(len(dense))
         if config.dense:
@@ -95,4 +109,6 @@ def fuse(
         score = config.dense * zscore(dense) + config.bm25 * zscore(bm25) + prior
         if structure is not None and config.table_structure:
             score = score + config.table_structure * zscore(structure)
+        if own is not None and config.own_words:
+            score = score + config.own_words * zscore(own)
     return score

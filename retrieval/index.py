@@ -23,7 +23,7 @@ from retrieval.documents import ItemDocument, item_document
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.fusion import FusionConfig, fuse, kind_prior
 from retrieval.hits import Hit
-from retrieval.lexical import BM25Index, tokenize
+from retrieval.lexical import BM25Index, WordShare, single_words, tokenize
 from retrieval.table_match import TableMatcher, TableTerms
 from spiqa_demo.files import write_whole
 from spiqa_demo.paper_text import find_label_refs, part_qualified
@@ -70,6 +70,7 @@ class Signals:
     labelled: np.ndarray  # the question names this item ("Table 3"); always False with labels off
     fused: np.ndarray
     structure: np.ndarray | None = None  # the table-structure match; None when no item has a structure
+    own: np.ndarray | None = None  # the own-words share (`retrieval.lexical.WordShare`); None: not measured
 
     def order(self) -> np.ndarray:
         """Candidate positions best first: label hits, then by fused score (ties keep input order)."""
@@ -83,13 +84,14 @@ def score_candidates(
     bm25: np.ndarray,
     config: FusionConfig,
     structure: np.ndarray | None = None,
+    own: np.ndarray | None = None,
 ) -> Signals:
     """Label hits, kind prior and fusion over one question's candidate items."""
     present = {(i.kind, i.number) for i in items}
     refs = set(part_qualified(find_label_refs(question), present)) if config.labels else set()
     labelled = np.array([bool(i.number) and (i.kind, i.number) in refs for i in items], dtype=bool)
     prior = kind_prior(question, [i.kind for i in items], config)
-    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config, structure), structure)
+    return Signals(dense, bm25, prior, labelled, fuse(dense, bm25, prior, config, structure, own), structure, own)
 
 
 def ranked_hits(items: list[Figure], signals: Signals, k: int) -> list[Hit]:
@@ -134,6 +136,8 @@ class FigureIndex:
         self._main_rows = main_rows
         self._bm25 = BM25Index([d.lexical for d in documents])
         self._tables = TableMatcher([TableTerms.of(item.table) for item in items], [d.lexical for d in documents])
+        # Off where no item prints words (SPIQA's captions): see `retrieval.fusion`.
+        self._own = WordShare([d.own for d in documents]) if any(item.text.strip() for item in items) else None
 
     def __len__(self) -> int:
         return len(self.items)
@@ -170,7 +174,8 @@ class FigureIndex:
         dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items), self.config.dense_views)
         tokens = tokenize([question])[0]
         structure = self._tables.scores(question, tokens) if self._tables.active else None
-        return score_candidates(question, self.items, dense, self._bm25.token_scores(tokens), self.config, structure)
+        own = None if self._own is None else self._own.shares(single_words(tokens))
+        return score_candidates(question, self.items, dense, self._bm25.token_scores(tokens), self.config, structure, own)
 
     def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:
         """The `k` items most likely to answer `question`, best first (fewer if the paper has fewer)."""

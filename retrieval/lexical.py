@@ -8,6 +8,9 @@ raise BM25's top-1 on SPIQA captions.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
 
@@ -34,6 +37,37 @@ def tokenize(texts: list[str]) -> list[list[str]]:
         [t or "" for t in texts], stopwords="en_plus", stemmer=_stemmer(), return_ids=False, show_progress=False
     )
     return [list(w) + [f"{a} {b}" for a, b in pairwise(w)] for w in words]
+
+
+def single_words(tokens: Iterable[str]) -> frozenset[str]:
+    """The words among `tokenize`'s tokens (its word-pair tokens left out)."""
+    return frozenset(t for t in tokens if " " not in t)
+
+
+def rarity(documents: list[frozenset[str]]) -> dict[str, float]:
+    """Each word's weight by how few of `documents` hold it (BM25's idf): a word every document
+    holds says little about which one is meant."""
+    counts = Counter(word for words in documents for word in words)
+    n = len(documents)
+    return {word: math.log(1 + (n - c + 0.5) / (c + 0.5)) for word, c in counts.items()}
+
+
+class WordShare:
+    """How much of a question's words each document holds: the rarity-weighted share (0..1) of the
+    asked words found in it. Unlike BM25 it neither rewards a word's repeats nor penalises a long
+    document: it asks only whether the document prints the words that tell it from the others."""
+
+    def __init__(self, documents: list[str]) -> None:
+        self._words = [single_words(tokens) for tokens in tokenize(documents)] if documents else []
+        self._weight = rarity(self._words)
+
+    def shares(self, asked: frozenset[str]) -> np.ndarray:
+        """Per document, the weighted share of `asked` (stemmed words, as `single_words` gives
+        them) it holds; zeros when no asked word is in any document."""
+        total = sum(self._weight.get(w, 0.0) for w in asked)
+        if total <= 0:
+            return np.zeros(len(self._words))
+        return np.array([sum(self._weight.get(w, 0.0) for w in asked & words) / total for words in self._words])
 
 
 class BM25Index:

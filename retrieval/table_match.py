@@ -13,14 +13,12 @@ score 0, so where no table has one the signal is flat and changes no ranking.
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from retrieval.lexical import tokenize
+from retrieval.lexical import rarity, single_words, tokenize
 from spiqa_demo.types import TableStructure
 
 # A number as printed: not part of a word ("Yelp2018", "F1"), thousands separators allowed.
@@ -40,12 +38,7 @@ def values_in(text: str) -> frozenset[float]:
 
 def _words(text: str) -> frozenset[str]:
     """Stemmed words of `text` as BM25 reads them."""
-    return _single(tokenize([text])[0])
-
-
-def _single(tokens: list[str]) -> frozenset[str]:
-    """The words among BM25's tokens (its word-pair tokens left out)."""
-    return frozenset(t for t in tokens if " " not in t)
+    return single_words(tokenize([text])[0])
 
 
 @dataclass(frozen=True)
@@ -79,16 +72,14 @@ class TableMatcher:
         self.active = any(t.headings or t.rows or t.values for t in terms)
         self._weight: dict[str, float] = {}
         if self.active:
-            counts = Counter(word for tokens in tokenize(documents) for word in _single(tokens))
-            n = len(documents)
-            self._weight = {word: math.log(1 + (n - c + 0.5) / (c + 0.5)) for word, c in counts.items()}
+            self._weight = rarity([single_words(tokens) for tokens in tokenize(documents)])
 
     def scores(self, question: str, tokens: list[str]) -> np.ndarray:
         """The structure match of every item for `question`, whose BM25 `tokens` the caller has
         (zeros when no item has a structure)."""
         if not self.active:
             return np.zeros(len(self.terms))
-        words = _single(tokens)
+        words = single_words(tokens)
         values = values_in(question)
         out = np.zeros(len(self.terms))
         for i, terms in enumerate(self.terms):

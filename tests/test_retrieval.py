@@ -12,9 +12,9 @@ from retrieval_fixtures import CountingEmbedder, embedder, item, small_paper
 from retrieval import Embedder, FigureIndex, FusionConfig, find_label_refs
 from retrieval.embedder import default_model
 from retrieval.fusion import kind_prior, zscore
-from retrieval.lexical import BM25Index, tokenize
+from retrieval.lexical import BM25Index, WordShare, single_words, tokenize
 from spiqa_demo.errors import PaperError
-from spiqa_demo.types import Paper
+from spiqa_demo.types import Mention, Paper, Passage
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +233,34 @@ def test_the_store_keeps_one_passage_index_per_set_of_papers(embedder: Embedder)
     assert store.passages({"one": paper}) is not both and len(both) == len(paper.passages) + 1
     hits = both.search("dropout overfitting", 3, ["one"])
     assert hits and {h.paper for h in hits} == {"one"} and "dropout" in hits[0].passage.text.lower()
+
+
+def test_word_share_weighs_the_asked_words_by_rarity() -> None:
+    share = WordShare(["training loss curves", "training time curves", "loss over dimensions", ""])
+    asked = single_words(tokenize(["How does the training time grow with the dimensions?"])[0])
+    shares = share.shares(asked)
+    assert shares[3] == 0.0 and all(0.0 < s < 1.0 for s in shares[:3])
+    assert shares[1] > shares[0]  # "time" is rarer than "training", which two documents hold
+    assert WordShare(["a plot"]).shares(frozenset({"unknown"})).tolist() == [0.0]
+
+
+def test_neighbouring_figures_are_told_apart_by_what_each_prints(embedder: Embedder) -> None:
+    """Two plots of one experiment: near-identical captions and one paragraph citing both, so BM25
+    over the whole documents and the embedding rate them alike; the question's rare words are
+    printed on the second one's axis only."""
+    cited = "Figures 1 and 2 compare the kernel learning methods: ours converges fastest and is as accurate."
+    mentions = [Mention(0, cited)]
+    paper = Paper(sha256="b" * 64, source="twins.pdf", title="Two plots", arxiv_id=None, page_sizes=[(612.0, 792.0)],
+                  passages=[Passage(text=cited, page=1, bbox=(0.0, 0.0, 100.0, 100.0))],
+                  items=[item("figure", "1", "Figure 1: Comparison of kernel learning methods and our method.",
+                              text="objective function time (sec.) german ionosphere Stoch Kloft", mentions=mentions),
+                         item("figure", "2", "Figure 2: Comparison of kernel learning methods in terms of test error.",
+                              text="MSE training time (sec.) number of dimensions of input space Stoch Kloft", mentions=mentions)])
+    question = "Which method trains fastest as the number of input dimensions grows?"
+    signals = FigureIndex.build(paper, embedder).signals(question)
+    off = FigureIndex.build(paper, embedder, FusionConfig(own_words=0.0)).signals(question)
+    assert signals.own is not None and signals.own[1] > signals.own[0]
+    assert signals.fused[1] - signals.fused[0] > off.fused[1] - off.fused[0]
+    assert FigureIndex.build(paper, embedder).search(question, 1)[0].item.id == "figure-2"
+    captions_only = replace(paper, items=[replace(i, text="") for i in paper.items])  # SPIQA's JSON: no printed words
+    assert FigureIndex.build(captions_only, embedder).signals(question).own is None

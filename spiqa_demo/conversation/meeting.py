@@ -12,16 +12,10 @@ meet in it.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from collections.abc import Sequence
 
-from retrieval.lexical import tokenize
+from retrieval.lexical import WordShare, single_words, tokenize
 from spiqa_demo.types import Figure
-
-
-def _words(tokens: list[str]) -> frozenset[str]:
-    return frozenset(t for t in tokens if " " not in t)  # BM25's word pairs left out
 
 
 def _printed(item: Figure) -> str:
@@ -35,16 +29,8 @@ def meeting_scores(items: Sequence[Figure], question: str, focus: str) -> list[f
     """Per item, 0..1: how much of `focus` and of the rest of `question` it prints (module docstring)."""
     if not items or not focus.strip():
         return [0.0] * len(items)
-    tokens = tokenize([_printed(i) for i in items] + [question, focus])
-    printed = [_words(t) for t in tokens[: len(items)]]
-    new = _words(tokens[-1])
-    rest = _words(tokens[-2]) - new
-    counts = Counter(w for words in printed for w in words)
-    n = len(items)
-    weight = {w: math.log(1 + (n - c + 0.5) / (c + 0.5)) for w, c in counts.items()}
-
-    def share(asked: frozenset[str], words: frozenset[str]) -> float:
-        total = sum(weight.get(w, 0.0) for w in asked)
-        return sum(weight.get(w, 0.0) for w in asked & words) / total if total > 0 else 0.0
-
-    return [share(new, words) * share(rest, words) for words in printed]
+    printed = WordShare([_printed(i) for i in items])
+    question_tokens, focus_tokens = tokenize([question, focus])
+    new = single_words(focus_tokens)
+    rest = single_words(question_tokens) - new
+    return (printed.shares(new) * printed.shares(rest)).tolist()
