@@ -1,7 +1,8 @@
 """Combine the retrieval signals into one ranking.
 
 Default (`method="zsum"`): each signal is z-scored over the candidate items of the question
-(scales differ: cosine vs BM25) and summed with tuned weights, plus a small kind prior:
+(scales differ: cosine vs BM25) and summed with tuned weights (the own-words share, below, is a
+0..1 share and added as it is), plus a small kind prior:
 - questions that compare or rank results ("which method performs best", "higher accuracy") are
   answered by tables far more often than tables' share of the candidates, on test-A and on the
   held-out test-C alike. Trend words ("as X increases") were not kept: they pointed to figures on
@@ -11,12 +12,15 @@ The table-structure match (`retrieval.table_match`: the question's dataset and m
 headings, its methods in the row names, its numbers in the cells) is z-scored and added like the
 others; it is flat, so it changes nothing, where no item has a structure (SPIQA's captions).
 The own-words share (`retrieval.lexical.WordShare` over each item's caption and printed words,
-without the citing paragraphs) is z-scored and added too: neighbouring figures of one experiment
-have near-identical captions and are cited by the same paragraphs, so BM25 over the whole document
-and the embedding rate them alike, while the rare words of the question ("hybrid", "dimensions")
-are printed in only one of them, in its caption or on its axes and legend. It is off where no item
-prints words (SPIQA's JSON: captions only): there BM25 reads the captions alone already (test-A),
-and questions written from the citing text (test-B) lost by it.
+without the citing paragraphs) is added as well: neighbouring figures of one experiment have
+near-identical captions and are cited by the same paragraphs, so BM25 over the whole document and
+the embedding rate them alike, while the rare words of the question ("hybrid", "dimensions") are
+printed in only one of them, in its caption or on its axes and legend. It is the share of all the
+question's words (those no item prints count too) and is added as it is, not z-scored: an item
+holding the only one of five asked words that any item prints holds little of the question, and
+z-scoring would make that spread count as much as a real one. It is off where no item prints
+words (SPIQA's JSON: captions only): there BM25 reads the captions alone already (test-A), and
+questions written from the citing text (test-B) lost by it.
 Items the question names by label ("Table 3") are ranked first (see `retrieval.index`); the
 fused score itself leaves labels out, so scores stay comparable.
 `method="rrf"` (reciprocal-rank fusion, k=60) is kept for comparison in the ablation.
@@ -52,7 +56,7 @@ class FusionConfig:
     results_table: float = 0.6  # results/comparison question -> table
     kind_word: float = 0.6  # "table" -> table, "figure"/"plot"/... -> figure
     table_structure: float = 0.5  # question words in a table's headings / row names, its numbers in cells
-    own_words: float = 0.35  # the rarity-weighted share of the question's words the item itself prints
+    own_words: float = 3.0  # times the rarity-weighted share (0..1) of the question's words the item itself prints
     labels: bool = True  # items the question names by label rank first
     dense_views: bool = True  # dense score uses the best view too (False: main text only)
     rrf_k: float = 60.0
@@ -110,5 +114,5 @@ def fuse(
         if structure is not None and config.table_structure:
             score = score + config.table_structure * zscore(structure)
         if own is not None and config.own_words:
-            score = score + config.own_words * zscore(own)
+            score = score + config.own_words * own
     return score

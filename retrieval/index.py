@@ -174,7 +174,7 @@ class FigureIndex:
         dense = dense_ops.item_scores(vector_scores, self._owners, self._main_rows, len(self.items), self.config.dense_views)
         tokens = tokenize([question])[0]
         structure = self._tables.scores(question, tokens) if self._tables.active else None
-        own = None if self._own is None else self._own.shares(single_words(tokens))
+        own = None if self._own is None else self._own.shares(single_words(tokens), unseen=True)
         return score_candidates(question, self.items, dense, self._bm25.token_scores(tokens), self.config, structure, own)
 
     def search(self, question: str, k: int = 5, query_vector: np.ndarray | None = None) -> list[Hit]:

@@ -48,8 +48,11 @@ def rarity(documents: list[frozenset[str]]) -> dict[str, float]:
     """Each word's weight by how few of `documents` hold it (BM25's idf): a word every document
     holds says little about which one is meant."""
     counts = Counter(word for words in documents for word in words)
-    n = len(documents)
-    return {word: math.log(1 + (n - c + 0.5) / (c + 0.5)) for word, c in counts.items()}
+    return {word: _idf(len(documents), c) for word, c in counts.items()}
+
+
+def _idf(documents: int, holding: int) -> float:
+    return math.log(1 + (documents - holding + 0.5) / (holding + 0.5))
 
 
 class WordShare:
@@ -60,11 +63,14 @@ class WordShare:
     def __init__(self, documents: list[str]) -> None:
         self._words = [single_words(tokens) for tokens in tokenize(documents)] if documents else []
         self._weight = rarity(self._words)
+        self._unseen = _idf(len(self._words), 0)
 
-    def shares(self, asked: frozenset[str]) -> np.ndarray:
+    def shares(self, asked: frozenset[str], unseen: bool = False) -> np.ndarray:
         """Per document, the weighted share of `asked` (stemmed words, as `single_words` gives
-        them) it holds; zeros when no asked word is in any document."""
-        total = sum(self._weight.get(w, 0.0) for w in asked)
+        them) it holds; zeros when no asked word is in any document. `unseen`: the asked words no
+        document holds count in the whole, as the rarest words, so that a document holding the
+        only one of five asked words the documents know does not hold "all" of the question."""
+        total = sum(self._weight.get(w, self._unseen if unseen else 0.0) for w in asked)
         if total <= 0:
             return np.zeros(len(self._words))
         return np.array([sum(self._weight.get(w, 0.0) for w in asked & words) / total for words in self._words])

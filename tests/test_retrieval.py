@@ -242,6 +242,11 @@ def test_word_share_weighs_the_asked_words_by_rarity() -> None:
     assert shares[3] == 0.0 and all(0.0 < s < 1.0 for s in shares[:3])
     assert shares[1] > shares[0]  # "time" is rarer than "training", which two documents hold
     assert WordShare(["a plot"]).shares(frozenset({"unknown"})).tolist() == [0.0]
+    # "plot" is the only asked word any document prints: alone it is all of the known question,
+    # counted with the words no document prints it is a small part of it
+    few = WordShare(["a plot", "a table"]).shares(frozenset({"plot", "nucleus", "fungal"}), unseen=True)
+    assert 0.0 < few[0] < 0.5 and few[1] == 0.0
+    assert WordShare(["a plot", "a table"]).shares(frozenset({"plot", "nucleus", "fungal"})).tolist() == [1.0, 0.0]
 
 
 def test_neighbouring_figures_are_told_apart_by_what_each_prints(embedder: Embedder) -> None:
