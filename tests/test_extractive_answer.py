@@ -10,7 +10,15 @@ import pytest
 
 from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
 from spiqa_demo.conversation.evidence import passage_evidence
-from spiqa_demo.conversation.extractive import NOT_FOUND, _coverage, asks_quantity, best_quote, is_no_answer, states_number
+from spiqa_demo.conversation.extractive import (
+    NOT_FOUND,
+    _coverage,
+    _unit_of,
+    asks_quantity,
+    best_quote,
+    is_no_answer,
+    states_number,
+)
 from spiqa_demo.conversation.table_lookup import cell_value, lookup
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
@@ -236,6 +244,7 @@ def test_a_number_is_stated_only_where_it_is_a_quantity(text: str, states: bool)
     ("What learning rate is used on Charades?", True),
     ("Where is dropout applied in the model?", False),
     ("Why did the deep network need a warm-up learning rate?", False),
+    ("Which hyper-parameters change for the smaller model?", True),  # settings are asked for their values
 ])
 def test_a_question_asks_for_a_quantity_when_it_asks_how_much_not_where_or_why(question: str, asks: bool) -> None:
     assert asks_quantity(question) is asks
@@ -252,3 +261,45 @@ def test_a_quantity_is_quoted_from_the_sentence_that_states_it_not_from_a_pair_j
     ))
     quote = best_quote("How large is the zero-shot test set?", evidence, paper=paper)
     assert quote is not None and quote.text == "The resulting test set has 19,008 images and 19,931 bounding boxes."
+
+
+def test_a_quantity_of_a_kind_is_quoted_from_the_sentence_that_prints_its_unit() -> None:
+    """A temperature asked is answered by a number in degrees, not by another number beside more of
+    the question's words ("a probability above 0.92")."""
+    paper, evidence = _passages((
+        "The reconstructed ancestral protein had a mean posterior probability above 0.92 across sites, "
+        "which indicates a high confidence in the reconstruction of the ancestral protein.",
+        "We expressed and purified it and measured its thermal stability and the dependence of its GDP binding on temperature, "
+        "observing the optimum at 52.9 °C.",
+        "We report results on every task with the same solver, and we keep all settings of the previous section unchanged.",
+    ))
+    quote = best_quote("At what temperature does the reconstructed ancestral protein bind GDP best?", evidence, paper=paper)
+    assert quote is not None and quote.text.endswith("observing the optimum at 52.9 °C.")
+
+
+@pytest.mark.parametrize(("question", "unit", "other"), [
+    ("How long does training take?", "It takes 5 days on 8 GPUs.", "It uses 8 GPUs."),
+    ("What dose of the drug was injected?", "Mice received 5 mg/kg of it.", "Mice (n = 45) received it."),
+    ("How old was the patient?", "The patient was 54 years old.", "The patient had 3 visits."),
+])
+def test_the_unit_of_a_kind_of_quantity(question: str, unit: str, other: str) -> None:
+    units = _unit_of(question)
+    assert units is not None and units.search(unit) and not units.search(other)
+
+
+def test_no_unit_is_asked_for_a_quantity_without_a_kind() -> None:
+    assert _unit_of("How many layers does the network have?") is None
+
+
+def test_a_sentence_whose_paragraph_holds_what_was_asked_about_answers_it() -> None:
+    """Two paragraphs state a learning rate and a batch size in sentences alike; only one of them is
+    about the task asked ("SWAG") and says so in another sentence: its sentence is the answer."""
+    paper, evidence = _passages((
+        "On the question answering benchmark, a span is predicted from the start and end vectors of the answering head. "
+        "We fine-tune for 2 epochs with a learning rate of 5e-5 and a batch size of 48.",
+        "The SWAG dataset contains 113k sentence-pair completion examples that evaluate grounded commonsense inference. "
+        "We fine-tune the model for 3 epochs with a learning rate of 2e-5 and a batch size of 16.",
+        "We report results on every task with the same solver, and we keep all settings of the previous section unchanged.",
+    ))
+    quote = best_quote("What learning rate and batch size were used to fine-tune on SWAG?", evidence, paper=paper)
+    assert quote is not None and quote.text == "We fine-tune the model for 3 epochs with a learning rate of 2e-5 and a batch size of 16."

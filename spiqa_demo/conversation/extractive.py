@@ -16,10 +16,16 @@
   sentences, so that a pair does not join one thing's number to the words of another; of those, by
   one in a paragraph that holds enough of the question to be said (`support`), where there is one,
   so that a number about something else does not answer; a short sentence stating a number
-  ("We used warmup_steps = 4000.") may answer it. "How large" is how such a question asks, not what it is
+  ("We used warmup_steps = 4000.") may answer it. Where the question names the kind of quantity
+  ("At what temperature ...?", "How long ...?", "What dose ...?"), of those by one printing a number
+  in that kind's unit ("52.9 °C"), where there is one: another number beside the question's names
+  ("a probability >0.92") is no temperature. "Which hyperparameters ...?" asks for their values. "How large" is how such a question asks, not what it is
   about: "large" is not searched for ("too large"). A candidate holding more of the question's distinct
   words, each weighted by its rarity in the paper, is preferred (`_coverage`): BM25 alone lets a
-  sentence repeating one word beat one that holds all that was asked. A one-sentence answer to a
+  sentence repeating one word beat one that holds all that was asked. The candidate's paragraph
+  holding the question counts as well (`support`): an answer often leaves what it is about to the
+  paragraph's other sentences ("We fine-tune the model ... with a learning rate of 2e-5" in the
+  paragraph on SWAG, beside the same sentence in a paragraph on another task). A one-sentence answer to a
   "why" question comes with the adjacent sentence that gives the reason (`_with_reason`): papers
   restate the claim asked about ("... are comparable.") and give the reason beside it ("This is
   because ..."). A paragraph under a heading that names what the question
@@ -57,6 +63,7 @@ MIN_QUOTE_WORDS = 6  # shorter candidates are headings or fragments, quoted only
 NUMBER_BONUS = 0.3  # added to the (rescaled) lexical score of a candidate with a number, for a quantity question
 HEADING_BONUS = 0.3  # added likewise to a candidate under a heading the question names
 COVERAGE_WEIGHT = 0.5  # added likewise times the share of the question's rarity-weighted words a candidate holds
+PARAGRAPH_WEIGHT = 0.3  # added likewise times the `support` of the candidate's paragraph
 MIN_SUPPORT = 0.35  # a best quote whose paragraph holds less of the question is no answer (see `support`; calibrated in benchmarks/extractive_calibration.py)
 MAX_MENTIONS = 2  # citing sentences quoted after a caption
 TABLE_CANDIDATES = 2  # the best tables of the shortlist a lookup is tried in (the named one first)
@@ -66,7 +73,7 @@ _QUANTITY = re.compile(
     rf"\b(?:how (?:{_HOW})|"
     r"(?:what|which) (?:\w+ )?(?:values?|sizes?|numbers?|rates?|ratios?|betas?|dimensions?|percentage|amount|"
     r"fraction|proportion|share|temperature|age|concentration|dose|duration)|"
-    r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps)\b",
+    r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps|hyper-?parameters?)\b",
     re.IGNORECASE,
 )
 # What no quantity is, though it prints digits: a citation ("[18]", "[5, 6]", "Zhu et al., 2015)"), a
@@ -83,6 +90,18 @@ _HOW_MUCH = re.compile(rf"\bhow (?:{_HOW})\b", re.IGNORECASE)
 # A question that names a setting but asks where, why or how it is done asks for no quantity.
 _ASKS_ELSE = re.compile(rf"\s*(?:where|why|how (?!{_HOW})\w+)\b", re.IGNORECASE)
 _WHY = re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b", re.IGNORECASE)
+# The units a kind of quantity asked for is printed in, each after a number: "52.9 °C", "2 h", "5 mg/mL".
+_NUMBER_THEN = r"\d(?:[\d.,]*)\s?"
+_UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(kind, re.IGNORECASE), re.compile(_NUMBER_THEN + unit))
+    for kind, unit in (
+        (r"\btemperatures?\b", r"(?:°\s?[CFK]|℃|degrees?\b)"),
+        (r"\bhow long\b|\bduration\b|\bhow much time\b",
+         r"(?:s|sec|seconds?|min|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b"),
+        (r"\bhow old\b|\bage\b", r"(?:years?|yrs?|months?|weeks?|days?)\b"),
+        (r"\bdoses?\b|\bconcentrations?\b", r"(?:[mµμnp]?g\b|[mµμnp]M\b|[mµμ][lL]\b|%|IU\b|[mµμnp]?g/)"),
+    )
+)
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
@@ -175,12 +194,29 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     lexical += HEADING_BONUS * np.array([id(q.evidence.item) in headed for q in quotes])
     if paper is not None:
         lexical += COVERAGE_WEIGHT * _coverage(f"{asked} {focus}", [q.text for q in quotes], paper)
+        lexical += PARAGRAPH_WEIGHT * _paragraph_support(f"{asked} {focus}", quotes, paper)
     top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
     best = max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
     if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
         return _with_reason(best)
     return best
+
+
+def _paragraph_support(question: str, quotes: Sequence[Quote], paper: Paper) -> np.ndarray:
+    """Per candidate, how much of the question its paragraph holds (`support`): an answer often
+    leaves to its paragraph's other sentences what it is about ("We fine-tune the model ... with a
+    learning rate of 2e-5" in the paragraph on SWAG)."""
+    held: dict[int, float] = {}
+    for q in quotes:
+        if id(q.evidence.item) not in held and q.evidence.passage is not None:
+            held[id(q.evidence.item)] = support(question, q.evidence.passage, paper)
+    return np.array([held.get(id(q.evidence.item), 0.0) for q in quotes])
+
+
+def _unit_of(question: str) -> re.Pattern[str] | None:
+    """A number in the unit the kind of quantity asked for takes ("At what temperature ...?": "52.9 °C"), if the question names one."""
+    return next((unit for kind, unit in _UNITS if kind.search(question)), None)
 
 
 def _states_quantity(quote: Quote) -> bool:
@@ -204,7 +240,12 @@ def _quantity_quotes(quotes: Sequence[Quote], question: str, paper: Paper | None
         if passage is not None and id(passage) not in said:
             said[id(passage)] = support(question, passage, paper) >= MIN_SUPPORT
     held = numbered & np.array([said.get(id(q.evidence.passage), False) for q in quotes])
-    return held if held.any() else numbered
+    numbered = held if held.any() else numbered
+    units = _unit_of(question)
+    if units is None:
+        return numbered
+    in_unit = numbered & np.array([units.search(q.text) is not None for q in quotes])
+    return in_unit if in_unit.any() else numbered
 
 
 def asks_quantity(question: str) -> bool:
