@@ -303,3 +303,18 @@ def test_a_sentence_whose_paragraph_holds_what_was_asked_about_answers_it() -> N
     ))
     quote = best_quote("What learning rate and batch size were used to fine-tune on SWAG?", evidence, paper=paper)
     assert quote is not None and quote.text == "We fine-tune the model for 3 epochs with a learning rate of 2e-5 and a batch size of 16."
+
+
+@pytest.mark.parametrize("question", [
+    "How much does ResNet-101 improve the top-1 error over the plain network?",  # a difference between two things
+    "How many networks have a lower top-1 error than VGG-16?",
+    "Why does ResNet-101 have a lower top-1 error?",  # a reason
+])
+def test_a_reason_or_a_difference_is_not_answered_by_one_cell(question: str) -> None:
+    """One cell ("ResNet-101 has a top-1 err. of 19.87") answers neither; the text is quoted instead."""
+    turn = _ask(question)
+    assert "(row “" not in turn.answer and all(not e.cells for e in turn.evidence)
+
+
+def test_a_comparison_with_a_printed_number_is_still_answered_by_the_cell() -> None:
+    assert "(row “ResNet-101”, column “top-1 err.”)" in _ask("Is the top-1 error of ResNet-101 lower than 20?").answer

@@ -4,7 +4,9 @@
   caption, then the sentences of the text that cite it.
 - A lookup in a table whose structure was read ("What is ResNet-101's top-1 error?", "which dataset
   has the most users?") is answered by the cells (`table_lookup`), stated as a sentence, and the
-  table's evidence carries them so the app can box them on its crop.
+  table's evidence carries them so the app can box them on its crop. A reason ("why ...?") or a
+  difference between two things ("How much does A improve the error over B?", "... in A than in
+  B?") is no one cell's, and is answered from the text (`_BEYOND_A_CELL`).
 - Otherwise the answer quotes the sentence or the two adjacent sentences of the shortlisted passages
   that best answer the question. BM25 ranks every sentence and every adjacent pair of one paragraph
   against the question (its length normalisation keeps a pair from winning on length alone), and the
@@ -101,6 +103,12 @@ _UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (r"\bhow old\b|\bage\b", r"(?:years?|yrs?|months?|weeks?|days?)\b"),
         (r"\bdoses?\b|\bconcentrations?\b", r"(?:[mµμnp]?g\b|[mµμnp]M\b|[mµμ][lL]\b|%|IU\b|[mµμnp]?g/)"),
     )
+)
+# What one table cell cannot answer: a reason, or a difference between two things ("How much does A
+# improve the error over B?", "How many proteins were less abundant in A than in B?"; "lower than 20?" a cell answers).
+_BEYOND_A_CELL = re.compile(
+    r"\bwhy\b|\bthan\b(?!\s*[-+\u2212]?\d)|\bcompared (?:to|with)\b|\b(?:improve|reduce|increase|decrease|gain)s?\b.*\bover\b",
+    re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
@@ -361,7 +369,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
     """The answer for what was asked (see the module docstring) and the evidence with what it cites marked."""
     named = _named_item(question, evidence)
     marked = list(evidence)
-    cells = _table_lookup(question, evidence, named)
+    cells = None if _BEYOND_A_CELL.search(question) else _table_lookup(question, evidence, named)
     if cells is not None:
         table, found = cells
         text = f"{cell_sentence(table.label, found)} [p. {table.page}]"
