@@ -131,6 +131,7 @@ class Session(Chat):
     spiqa_figures: dict[str, Figure | None] = field(default_factory=dict)
     last_answer: Answer | None = None
     load_job: PaperLoad | None = None
+    uploading: bool = False  # the browser is uploading a PDF whose load has not begun (`upload_watch`)
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
     annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
     # The reader's conversation about the paper, and what each of its chat messages rests on (by the id
