@@ -8,7 +8,8 @@ sentence; a second paper starts clean (no gallery selection, no zoom controls) a
 chat's export. Then a phone's viewport. With a model chosen before a paper is loaded, the start
 gains the model's three-sentence summary citing pages, written into the chat; Stop while it is
 written closes the model's request (a loopback listener that sends each piece only when the test
-releases it sees the hang-up and sends nothing more), and so does a question asked meanwhile; Stop
+releases it sees the hang-up and sends nothing more), and so does a question asked meanwhile (one asked
+before the summary began is answered instead of it); Stop
 while a model server still holds its reply's headers hangs up as well. Screenshots go to test-artifacts/.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -289,5 +291,42 @@ def test_stop_before_the_model_servers_headers(app: str, chromium: Any, grnet_pd
         ask(page, HDM05, answer)
         assert not holding.go.is_set() and len(holding.requests) == 1  # asked once, never retried
         shot(page, "reader-chat-8-stopped-before-headers")
+    patch.undo()
+    page.close()
+
+
+def test_a_question_asked_as_the_paper_becomes_ready_goes_before_the_summary(app: str, chromium: Any, grnet_pdf: Path) -> None:
+    """The summary's handler is held (in this process, where the app runs) after it found no question
+    being answered, while the reader asks: the question is answered, and the summary, starting after
+    it, gives way instead of stopping it."""
+    from spiqa_demo.ui.tabs.paper import start
+
+    summary_checked, go_on = threading.Event(), threading.Event()
+    resolve_backend = start.resolve_backend
+
+    def held(*args: Any) -> Any:
+        summary_checked.set()
+        assert go_on.wait(TIMEOUT_MS / 1000), "the test never let the summary go on"
+        return resolve_backend(*args)
+
+    page = open_app(chromium, app, 1440, 900)
+    patch = pytest.MonkeyPatch()
+    patch.setattr(start, "resolve_backend", held)
+    with openai_listener(answer_first=0) as model:  # the answer's first piece, then dots until go
+        use_model(page, model, patch)
+        page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+        assert summary_checked.wait(4 * TIMEOUT_MS / 1000)
+        page.fill("#question textarea", FIRST)
+        page.keyboard.press("Enter")
+        assert model.held.wait(TIMEOUT_MS / 1000)  # the question's answer is being written
+        go_on.set()
+        wait_for_text(page, "#chat", "Rationale")
+        model.go.set()
+        assert model.finished.wait(TIMEOUT_MS / 1000)
+        page.locator("#question button", has_text="Ask").wait_for()
+        wait_for_text(page, "#chat", "Evidence:")
+    chat = page.inner_text("#chat")
+    assert "Stopped" not in chat and "The paper in three sentences" not in chat and len(model.requests) == 1, chat
+    shot(page, "reader-chat-9-question-before-summary")
     patch.undo()
     page.close()
