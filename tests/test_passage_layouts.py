@@ -1,7 +1,8 @@
 """Passages of journal layouts the body-text rules once dropped, on synthetic pages built here: an
 abstract across a two-column body, an abstract set a point smaller than the body, a main text set
-larger than the methods and references that outweigh it, ragged-right prose, and a preprint's line
-numbers. Each case also checks what must stay out (names, affiliations, a bibliography's numbers)."""
+larger than the methods and references that outweigh it, ragged-right prose, a preprint's line
+numbers, and a paragraph PyMuPDF cut in two blocks. Each case also checks what must stay out (names,
+a footnote, a bibliography's numbers, a caption, an algorithm's step)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from spiqa_demo.extraction.layout import analyse_document, classify_page, read_page
+from spiqa_demo.extraction.layout import Block, DocumentLayout, Line, PageLayout, Span, analyse_document, classify_page, read_page
 from spiqa_demo.extraction.passages import page_passages
 from spiqa_demo.types import Passage
 
@@ -124,3 +125,40 @@ def test_a_bibliographys_numbers_are_kept(tmp_path: Path) -> None:
     with pymupdf.open(_save(doc, tmp_path)) as pdf:
         lines = [ln.text for ln in read_page(pdf[0]).lines]
     assert sum(text.strip().isdigit() or text.split()[0].isdigit() for text in lines) == 8
+
+
+def test_a_footnote_on_the_first_page_is_no_abstract(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _box(page, (150, 60, 550, 180), f"smallmark {PROSE * 2}", 9)
+    _two_columns(page, 200, "body")
+    _box(page, (50, 700, 550, 780), f"*notemark {PROSE * 2}", 9)
+    passages = _passages(_save(doc, tmp_path))
+    assert any(p.text.startswith("smallmark") for p in passages)
+    assert not any("notemark" in p.text for p in passages)
+
+
+def _block(number: int, top: float, texts: list[str], size: float = 10, pitch: float = 12) -> Block:
+    lines = []
+    for i, text in enumerate(texts):
+        box = (72.0, top + pitch * i, 72.0 + 5.0 * len(text), top + pitch * i + size)
+        lines.append(Line(text, box, size, [Span(text, box, size, "Helvetica", False, box[3] - 2)], number, i))
+    return Block(number, lines)
+
+
+@pytest.mark.parametrize(
+    "rest, joined",
+    [
+        (["and what it measured of the plates over"], True),
+        (["Figure 2: growth of all the strains"], False),
+        (["11: On chip, compute"], False),
+    ],
+)
+def test_the_rest_of_a_paragraph_cut_off_its_block_is_body_text(rest: list[str], joined: bool) -> None:
+    """PyMuPDF sometimes cuts a paragraph in two blocks; the rest, at the paragraph's line pitch
+    under it and within its sides, reads as its sentences (not a caption, not an algorithm's step)."""
+    line = "the cells were grown in rich medium for two days and then moved to a plate"
+    paragraph = _block(0, 100, [line] * 4)
+    page = PageLayout(2, 612, 792, [paragraph, _block(1, 148, rest)], [], [])
+    layout = DocumentLayout(body_size=10, columns=[(72, 450)])
+    assert (1 in classify_page(page, layout).body_blocks) is joined

@@ -131,8 +131,13 @@ _RAGGED_LONG = 0.75
 # Prose: at least this share of its words open in lower case.
 _PROSE_LOWER = 0.6
 _WORD = re.compile(r"[(\[\"“]?[^\W\d_]+(-[^\W\d_]+)*[)\]\"”,.;:]*")
-# The first page's abstract may be set this much smaller than the body (pt).
-_FRONT_SMALLER = 1.0
+# The first page's abstract may be set a point smaller than the body (pt; the sizes PyMuPDF reports
+# for one font vary by a tenth or two).
+_FRONT_SMALLER = 1.2
+# Footnote marks.
+_NOTE_MARKS = "*∗†‡§¶#"
+# Two blocks set within this many points of each other are in one size.
+_SAME_SIZE = 0.3
 # A paragraph wrapped around a figure at one side of the column: at least this many lines before its
 # last cut at one wrap edge (within `_JUSTIFIED` points), each at least this share of the column wide,
 # the others reaching the column's edge on that side.
@@ -595,14 +600,35 @@ def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
             drawings=[b for b in page.drawings if _graphic_key(b) not in doc.running_graphics],
             images=[b for b in page.images if _graphic_key(b) not in doc.running_graphics],
         )
-    body = frozenset(
+    body = {
         block.number for block in page.blocks
         if is_body_block(block, doc, front=page.number == 1) and not _inside_graphic(block.bbox, page)
-    )
+    }
+    for block in sorted(page.blocks, key=lambda b: b.bbox[1]):
+        if block.number not in body and any(_continues(block, page.blocks[n]) for n in body):
+            body.add(block.number)
     return ClassifiedPage(
         page.number, page.width, page.height, page.blocks, page.drawings, page.images, words=page.words,
-        header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running), body_blocks=body,
+        header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running),
+        body_blocks=frozenset(body),
     )  # fmt: skip
+
+
+def _continues(block: Block, above: Block) -> bool:
+    """`block` is the rest of the paragraph `above` (PyMuPDF cut it in two): its first line comes
+    at the paragraph's line pitch under its last, in its size, within its sides, and it reads as
+    sentences (a few words at least: an algorithm's numbered steps are set as lines too) and opens
+    with no caption label."""
+    if len(above.lines) < 2 or abs(block.size - above.size) > _SAME_SIZE:
+        return False
+    pitch = (above.lines[-1].y0 - above.lines[0].y0) / (len(above.lines) - 1)
+    step = block.lines[0].y0 - above.lines[-1].y0
+    if not 0 < step <= pitch + _JUSTIFIED:
+        return False
+    if abs(block.bbox[0] - above.bbox[0]) > _JUSTIFIED or block.bbox[2] > above.bbox[2] + _JUSTIFIED:
+        return False
+    words = len(block.text.split())
+    return words >= _ONE_LINE_WORDS and parse_caption_label(block.lines[0].text) is None and _reads_as_prose(block)
 
 
 def _inside_graphic(box: BBox, page: PageLayout) -> bool:
@@ -629,7 +655,8 @@ def is_body_block(block: Block, doc: DocumentLayout, front: bool = False) -> boo
     if _is_heading_block(block, doc):
         return True
     labelled = parse_caption_label(block.lines[0].text) is not None
-    if not doc.is_prose_size(block.size, _FRONT_SMALLER if front and not labelled else _BODY_SMALLER):
+    abstract = front and not labelled and not _opens_with_note_mark(block)
+    if not doc.is_prose_size(block.size, _FRONT_SMALLER if abstract else _BODY_SMALLER):
         return False  # sub-captions and footnotes are set smaller than the body
     # What only the rules for other sizes and shapes admit must read as sentences: author lists,
     # affiliations and bibliographies are set that way too.
@@ -683,6 +710,13 @@ def _is_ragged_paragraph(block: Block, width: float) -> bool:
     if any(ln.x0 - start > _MAX_INDENT for ln in block.lines):
         return False
     return sum(ln.width >= _MOST_OF_COLUMN * width for ln in lines) >= _RAGGED_LONG * len(lines)
+
+
+def _opens_with_note_mark(block: Block) -> bool:
+    """A footnote opens with its mark: a symbol ("∗", "†") or a raised, smaller number."""
+    first = block.lines[0].spans[0]
+    raised = first.size < block.size - _SAME_SIZE and first.text.strip().isdigit()
+    return raised or first.text.strip()[:1] in _NOTE_MARKS
 
 
 def _reads_as_prose(block: Block) -> bool:
