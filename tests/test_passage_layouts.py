@@ -11,7 +11,17 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from spiqa_demo.extraction.layout import Block, DocumentLayout, Line, PageLayout, Span, analyse_document, classify_page, read_page
+from spiqa_demo.extraction.layout import (
+    Block,
+    DocumentLayout,
+    Line,
+    PageLayout,
+    Span,
+    analyse_document,
+    classify_page,
+    join_lines,
+    read_page,
+)
 from spiqa_demo.extraction.passages import page_passages
 from spiqa_demo.types import Passage
 
@@ -162,3 +172,15 @@ def test_the_rest_of_a_paragraph_cut_off_its_block_is_body_text(rest: list[str],
     page = PageLayout(2, 612, 792, [paragraph, _block(1, 148, rest)], [], [])
     layout = DocumentLayout(body_size=10, columns=[(72, 450)])
     assert (1 in classify_page(page, layout).body_blocks) is joined
+
+
+@pytest.mark.parametrize(
+    "lines, joined",
+    [
+        (["a word split by analo-", "gies across lines"], "a word split by analogies across lines"),
+        (["attention made IO-", "aware"], "attention made IO-aware"),
+        (["the ResNet-", "50 backbone"], "the ResNet-50 backbone"),
+    ],
+)
+def test_a_line_end_hyphen_joins_a_split_word_and_keeps_a_compounds(lines: list[str], joined: str) -> None:
+    assert join_lines(lines) == joined

@@ -331,16 +331,17 @@ class DocumentLayout:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Join text lines into one string: a hyphen at a line end after a letter joins a word split in
-    two ("analo-" + "gies"), and is kept, without a space, before anything else ("JHU-" + "HLTCOE",
-    "ResNet-" + "50")."""
+    """Join text lines into one string: a hyphen at a line end between lower-case letters joins a
+    word split in two ("analo-" + "gies"), and is kept, without a space, anywhere else after a letter:
+    a compound's hyphen after a capital ("IO-" + "aware", "JHU-" + "HLTCOE") or before a digit
+    ("ResNet-" + "50")."""
     out = ""
     for raw in lines:
         line = raw.strip()
         if not line:
             continue
         if out.endswith("-") and len(out) > 1 and out[-2].isalpha():
-            out = out[:-1] + line if line[:1].islower() else out + line
+            out = out[:-1] + line if line[:1].islower() and out[-2].islower() else out + line
         else:
             out = f"{out} {line}" if out else line
     return out
