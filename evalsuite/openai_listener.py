@@ -39,7 +39,7 @@ class Listener:
     finished: threading.Event = field(default_factory=threading.Event)  # a streamed reply was fully sent
     held: threading.Event = field(default_factory=threading.Event)  # a request is waiting for `go`
     go: threading.Event = field(default_factory=threading.Event)  # held requests are answered once set
-    disconnected: threading.Event = field(default_factory=threading.Event)  # the app hung up mid-stream
+    disconnected: threading.Event = field(default_factory=threading.Event)  # the app hung up before the end
     pieces_sent: int = 0  # streamed pieces written, all requests together
     pieces_at_stop: int | None = None  # `pieces_sent` when the test stopped the answer
     _go_ahead: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
@@ -86,8 +86,10 @@ def openai_listener(
     (leaving the block sets it): a plain reply is not sent before, and a streamed one sends its
     first piece (the image choice and rationale), then a "." every `HELD_PIECE_S`, so it never ends
     before `go` however slow the machine. `silent`: a held request gets no byte at all before `go`
-    (a server that accepts and never replies). `reply(request_body)` gives the reply's text instead
-    (sent whole, streamed as one piece): a test answers each request as a model would. `paced`: a
+    (a server that accepts and never replies, or a model queued before it starts), and a hang-up
+    meanwhile sets `disconnected` (a request stopped before its headers). `reply(request_body)`
+    gives the reply's text instead (sent whole, streamed as one piece): a test answers each request
+    as a model would. `paced`: a
     streamed reply's pieces after the first wait for `release()` (or `go`), and a hang-up meanwhile
     ends the stream and sets `disconnected`.
     """
@@ -105,7 +107,8 @@ def openai_listener(
             record.started.set()
             if hold and silent:
                 record.held.set()
-                record.go.wait()
+                if not self._go_or_hang_up():
+                    return
             request = json.loads(body or b"{}")
             if request.get("stream"):
                 self._stream(hold, None if reply is None else reply(request))
@@ -146,6 +149,14 @@ def openai_listener(
                 record.disconnected.set()  # the app hung up (a stopped answer)
                 return
             record.finished.set()
+
+        def _go_or_hang_up(self) -> bool:
+            """Hold the reply (its headers too) until `go`; False when the app hung up meanwhile."""
+            while not record.go.wait(CHECK_S):
+                if self._hung_up():
+                    record.disconnected.set()
+                    return False
+            return True
 
         def _released(self) -> bool:
             """Wait for the test's go-ahead for one more piece; False when the app hung up meanwhile."""

@@ -2,7 +2,7 @@
 
 Load Coordinate Attention in the Paper tab, open Across papers, add the CBAM PDF it cites, ask a
 question naming the method, and see the answer (retrieval only): the anchor figure, the cited paper
-and why, and the supporting passage boxed on its page. Then with a model (a loopback listener that
+and why, and the supporting passage boxed on its page, its text selectable as in the viewer. Then with a model (a loopback listener that
 sends each piece of its reply only when the test releases it): ask again, press Stop while the reply
 is being written, and the listener sees the request closed with nothing sent after the Stop. The
 screenshots go to test-artifacts/.
@@ -10,6 +10,7 @@ screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from app_harness import _served_app, app_url
 from test_app_across import ANCHOR, CITED, QUESTION
 from test_app_browser import browser, page, pytestmark, shot, wait_for_text
 from test_app_reader_chat_browser import use_model
+from test_app_viewer_browser import page_words, select_text
 
 from evalsuite.openai_listener import openai_listener
 
@@ -42,6 +44,8 @@ def test_answer_from_a_cited_paper_with_its_passage_on_the_page(page, shared: Pa
     page.wait_for_function("(document.querySelector('#across-question button')?.innerText ?? '').trim() === 'Ask'")  # Stop is gone
     assert page.locator("#cited-page img").count() >= 1  # the page, with the passage's box drawn over it
     page.locator("#cited-page").scroll_into_view_if_needed()
+    shown = int(re.search(r"page (\d+)", page.inner_text("#cited-passage")).group(1))
+    select_text(page, "#cited-page", page_words(shared / "papers" / CITED, shown))  # selectable, as in the viewer
     page.wait_for_timeout(500)  # the progress overlay fades out
     shot(page, "8-across-papers")
 

@@ -196,24 +196,42 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
         return accept_upload(*args, **kwargs)
 
     monkeypatch.setattr(storage, "accept_upload", held)
-    # The question waits for the held upload's load however long the test holds it (no 5-s grace to race).
-    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", TIMEOUT_MS / 1000)
-    uploads: list = []  # the browser's upload, held too: the question is asked while the file is on its way
+    # No grace for the upload's start: the question waits because the browser said the paper is
+    # uploading (each mark is awaited below), however long the upload is held.
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    uploads: list = []  # the browser's uploads, held: questions are asked while the file is on its way
     page.route(UPLOAD_URL, lambda route: uploads.append(route))
-    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
-    page.wait_for_selector("#upload .uploading")
-    page.fill("#question textarea", "Which method is best on HDM05?")
-    page.keyboard.press("Enter")
+
+    def marked(response) -> bool:
+        return "/run/" in response.url  # an upload mark's event (not queued), answered
+
+    with page.expect_response(marked):  # "uploading"
+        page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     while not uploads:
         page.wait_for_timeout(50)  # (lets Playwright hand over the held request)
+    with page.expect_response(marked):  # an upload that fails ends its mark
+        uploads.pop().abort()
+    page.fill("#question textarea", "Which method is best on HDM05?")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", "Load a paper first")  # no upload in flight now: said at once
+    page.locator("#question button", has_text="Ask").wait_for()
+
+    with page.expect_response(marked):
+        page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    page.fill("#question textarea", "Which method is best on HDM05?")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", chat.UPLOADING)  # the question waits for the held upload
+    shot(page, "6b-asked-while-uploading")
+    while not uploads:
+        page.wait_for_timeout(50)
     uploads[0].continue_()
     page.unroute(UPLOAD_URL)
     assert reading.wait(TIMEOUT_MS / 1000), "the upload never started a load"
-    wait_for_text(page, "#chat", "Loading the paper")  # the question waits for the held load
+    wait_for_text(page, "#chat", "Waiting for the paper to be read")  # then for the held load
     go_on.set()
     # The app's first load also starts its reader processes, which takes long on a busy machine.
     wait_for_text(page, "#chat", "Evidence:", timeout_ms=4 * TIMEOUT_MS)  # the reader's answer, its evidence ranked
-    assert "Load a paper first" not in page.inner_text("#chat")
+    assert "Load a paper first" not in page.inner_text("#chat")  # the first one's answer went with its paper's new chat
     page.locator("#question button", has_text="Ask").wait_for()  # its Stop came before its Ask, not after
 
     with openai_listener(answer_first=0) as slow:  # the reply never ends before the block does: Stop lands mid-stream

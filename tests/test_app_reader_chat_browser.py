@@ -8,13 +8,16 @@ sentence; a second paper starts clean (no gallery selection, no zoom controls) a
 chat's export. Then a phone's viewport. With a model chosen before a paper is loaded, the start
 gains the model's three-sentence summary citing pages, written into the chat; Stop while it is
 written closes the model's request (a loopback listener that sends each piece only when the test
-releases it sees the hang-up and sends nothing more), and so does a question asked meanwhile. Screenshots go to test-artifacts/.
+releases it sees the hang-up and sends nothing more), and so does a question asked meanwhile (one asked
+before the summary began is answered instead of it); Stop
+while a model server still holds its reply's headers hangs up as well. Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +39,7 @@ MATHS = r"with accuracy $\alpha < 0.5$ and \[ \sum_{i=1}^{n} x_i \]"
 PIXEL = "/pixel.png"  # an image a reply asks for: nothing may fetch it
 HELD = "Which variant converges fastest?"
 NOT_SAID = "How many GPUs were used?"
+HDM05 = "Which method is best on HDM05?"
 SUMMARY = ("GrNet learns on Grassmann manifolds [p. 1]. It stacks projection and pooling blocks [p. 1]. "
            "It matches SPDNet on AFEW [p. 2].")
 
@@ -257,5 +261,72 @@ def test_a_summary_on_load_with_a_model_and_stopped(app: str, chromium: Any, grn
         page.locator("#question button", has_text="Ask").wait_for()
         wait_for_text(page, "#chat", "Evidence:")
         assert len(model.requests) == 2 and "(stopped)" in page.inner_text("#chat")
+    patch.undo()
+    page.close()
+
+
+def test_stop_before_the_model_servers_headers(app: str, chromium: Any, grnet_pdf: Path) -> None:
+    """A model server that sends not even its reply's headers (slow, or queued): Stop hangs up its
+    request at once, and the next question, to a server that answers, is answered while the first
+    server still holds its reply (a first-byte limit of 600 s would otherwise keep the session's
+    one model call busy)."""
+    page = open_app(chromium, app, 1440, 900)
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    wait_for_text(page, "#chat", "follow-up questions are read in the context", timeout_ms=4 * TIMEOUT_MS)
+    patch = pytest.MonkeyPatch()
+    answer = "SPDNet is best on HDM05 [Table 1]"
+    with openai_listener(answer_first=0, silent=True) as holding, \
+            openai_listener(reply=lambda r: HDM05 if "Standalone question:" in json.dumps(r) else answer) as answering:
+        reconfigure(patch, SPIQA_MODEL_FIRST_BYTE_TIMEOUT_S="600")
+        use_model(page, holding, patch)
+        page.fill("#question textarea", FIRST)
+        page.keyboard.press("Enter")
+        assert holding.held.wait(TIMEOUT_MS / 1000)  # the request is in, its headers held
+        page.locator("#question button", has_text="Stop").click()
+        assert holding.disconnected.wait(30), "the model request stayed open after Stop"
+        wait_for_text(page, "#chat", "Stopped")  # nothing was written: the turn's status says it
+        page.locator("#question button", has_text="Ask").wait_for()
+
+        use_model(page, answering, patch)
+        ask(page, HDM05, answer)
+        assert not holding.go.is_set() and len(holding.requests) == 1  # asked once, never retried
+        shot(page, "reader-chat-8-stopped-before-headers")
+    patch.undo()
+    page.close()
+
+
+def test_a_question_asked_as_the_paper_becomes_ready_goes_before_the_summary(app: str, chromium: Any, grnet_pdf: Path) -> None:
+    """The summary's handler is held (in this process, where the app runs) after it found no question
+    being answered, while the reader asks: the question is answered, and the summary, starting after
+    it, gives way instead of stopping it."""
+    from spiqa_demo.ui.tabs.paper import start
+
+    summary_checked, go_on = threading.Event(), threading.Event()
+    resolve_backend = start.resolve_backend
+
+    def held(*args: Any) -> Any:
+        summary_checked.set()
+        assert go_on.wait(TIMEOUT_MS / 1000), "the test never let the summary go on"
+        return resolve_backend(*args)
+
+    page = open_app(chromium, app, 1440, 900)
+    patch = pytest.MonkeyPatch()
+    patch.setattr(start, "resolve_backend", held)
+    with openai_listener(answer_first=0) as model:  # the answer's first piece, then dots until go
+        use_model(page, model, patch)
+        page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+        assert summary_checked.wait(4 * TIMEOUT_MS / 1000)
+        page.fill("#question textarea", FIRST)
+        page.keyboard.press("Enter")
+        assert model.held.wait(TIMEOUT_MS / 1000)  # the question's answer is being written
+        go_on.set()
+        wait_for_text(page, "#chat", "Rationale")
+        model.go.set()
+        assert model.finished.wait(TIMEOUT_MS / 1000)
+        page.locator("#question button", has_text="Ask").wait_for()
+        wait_for_text(page, "#chat", "Evidence:")
+    chat = page.inner_text("#chat")
+    assert "Stopped" not in chat and "The paper in three sentences" not in chat and len(model.requests) == 1, chat
+    shot(page, "reader-chat-9-question-before-summary")
     patch.undo()
     page.close()

@@ -53,6 +53,23 @@ def test_a_locked_space_ignores_the_model_a_client_sends(monkeypatch: pytest.Mon
     assert resolve_backend(choice, "sk-visitor")[0] is None
 
 
+def test_a_question_asked_while_the_paper_uploads_waits_for_the_upload(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However long the browser says the upload takes; a failed upload ends the wait ("Load a paper first")."""
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import chat, upload_watch
+
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    session = Session()
+    upload_watch.started(session)
+    turns = blocking(chat.ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))
+    history, *_ = next(turns)
+    assert history[-1]["content"] == chat.UPLOADING
+    upload_watch.ended(session)  # the upload failed
+    history, *_ = list(turns)[-1]
+    assert history[-1]["content"] == chat.NO_PAPER and not session.uploading
+
+
 def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from spiqa_demo.ui.serving.work.loading import PaperLoad
     from spiqa_demo.ui.serving.work.steps import blocking

@@ -19,19 +19,20 @@ from test_app_browser import ARTIFACTS, PAPER, TIMEOUT_MS, browser, pytestmark, 
 
 __all__ = ["_served_app", "browser", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
 
-# The text layer's lines that are wholly in view (inside the page's frame and the viewport), with their place on
-# screen and their text; null until the layer is laid over the image shown.
-LINES_IN_VIEW = """() => {
-    const view = document.querySelector('#page-view'), img = view?.querySelector('img.base-image');
+# The text layer's lines of the page view `selector` that are wholly in view (inside the page's frame and the
+# viewport), with their place on screen and their text; null until the layer is laid over the image shown.
+LINES_IN_VIEW = """(selector) => {
+    const view = document.querySelector(selector), img = view?.querySelector('img.base-image');
     const layer = view?.querySelector('.text-layer'), frame = view?.querySelector('.image-container');
     if (!img || !layer || !img.src.includes(layer.dataset.image)) return null;
     const f = frame.getBoundingClientRect(), i = img.getBoundingClientRect();
     const seen = [Math.max(0, f.left), Math.max(0, f.top), Math.min(innerWidth, f.right), Math.min(innerHeight, f.bottom)];
-    const s = i.width / img.naturalWidth;  // the printed place, in the image's pixels, on screen
+    // The printed place, in the image's pixels, on screen: the page drawn in the image's box, fitted (object-fit: contain).
+    const s = Math.min(i.width / img.naturalWidth, i.height / img.naturalHeight), left = i.left + (i.width - s * img.naturalWidth) / 2;
     const lines = [...layer.querySelectorAll('span')].map((line, index) => {
         const r = line.getBoundingClientRect(), x0 = Number(line.style.left.match(/([\\d.]+)px/)[1]);
         return {index, text: line.textContent, rect: [r.left, r.top, r.right, r.bottom], color: getComputedStyle(line).color,
-                printed: [i.left + s * x0, i.left + s * (x0 + Number(line.dataset.width))]};
+                printed: [left + s * x0, left + s * (x0 + Number(line.dataset.width))]};
     }).filter(l => l.rect[0] >= seen[0] && l.rect[1] >= seen[1] && l.rect[2] <= seen[2] && l.rect[3] <= seen[3]);
     return {lines, image: [i.left, i.top, i.right, i.bottom], natural: [img.naturalWidth, img.naturalHeight],
             boxes: view.querySelectorAll('img.mask').length}; }"""
@@ -92,10 +93,10 @@ def shot(tab, name: str) -> None:
     tab.screenshot(path=str(ARTIFACTS / f"app-{name}.png"))
 
 
-def _page_words(shared: Path, page: int) -> set[str]:
+def page_words(pdf: Path, page: int) -> set[str]:
     import pymupdf
 
-    with pymupdf.open(shared / "papers" / PAPER) as doc:
+    with pymupdf.open(pdf) as doc:
         return {word[4] for word in doc[page - 1].get_text("words")}
 
 
@@ -110,11 +111,17 @@ def _drag(tab, start: list[float], end: list[float]) -> str:
 
 
 def _select_text(tab, shared: Path) -> None:
-    """Select one printed line, then three, on the page shown: the selection is that page's words (a word
-    glued to the next line's, or text of another page, is not one of them); the layer's text is invisible."""
-    shown = tab.wait_for_function(f"({LINES_IN_VIEW})()?.lines.length > 3 && ({LINES_IN_VIEW})()", timeout=30_000).json_value()
+    """`select_text` in the viewer, on the page of the paper it shows."""
     page = int(tab.locator("#page-number").inner_text().split()[1])
-    words = _page_words(shared, page)
+    select_text(tab, "#page-view", page_words(shared / "papers" / PAPER, page))
+
+
+def select_text(tab, view: str, words: set[str]) -> None:
+    """Select one printed line, then three, on the page shown in `view`: the selection is of the page's
+    `words` (a word glued to the next line's, or text of another page, is not one of them); the layer's
+    text is invisible."""
+    shown = tab.wait_for_function(f"(view) => ({LINES_IN_VIEW})(view)?.lines.length > 3 && ({LINES_IN_VIEW})(view)",
+                                  arg=view, timeout=30_000).json_value()
     lines = [line for line in shown["lines"] if len(line["text"].split()) >= 4]
     assert lines, shown
     assert all(line["color"] == "rgba(0, 0, 0, 0)" for line in shown["lines"]), shown["lines"][:3]  # nothing drawn twice
@@ -125,15 +132,33 @@ def _select_text(tab, shared: Path) -> None:
     x0, y0, x1, y1 = line["rect"]
     selected = _drag(tab, [x0 + 1, (y0 + y1) / 2], [x1 - 1, (y0 + y1) / 2])
     assert selected.split() == line["text"].split(), (selected, line["text"])
-    assert set(selected.split()) <= words, (selected, page)
+    assert set(selected.split()) <= words, (selected, view)
     after = {other["index"]: other for other in shown["lines"]}
-    following = [after.get(line["index"] + n) for n in (1, 2)]
-    if all(following):
+    middle = len(lines) // 2
+    for line in sorted(lines, key=lambda line: abs(lines.index(line) - middle)):  # the middle's block, or the nearest
+        following = [after.get(line["index"] + n) for n in (1, 2)]
+        if not all(following):
+            continue
+        x0, y0, x1, y1 = line["rect"]
         last = following[-1]["rect"]
-        selected = _drag(tab, [x0 + 1, (y0 + y1) / 2], [last[2] - 1, (last[1] + last[3]) / 2])
+        end = [last[2] - 1, (last[1] + last[3]) / 2]
+        if not _alone_at(end, shown["lines"], {line["index"], *(part["index"] for part in following)}):
+            continue
+        selected = _drag(tab, [x0 + 1, (y0 + y1) / 2], end)
         expected = " ".join(part["text"] for part in (line, *following)).split()
         assert selected.split() == expected, (selected, expected)
-        assert set(selected.split()) <= words, (selected, page)
+        assert set(selected.split()) <= words, (selected, view)
+        break
+    else:
+        raise AssertionError(f"no three lines in view to select: {shown['lines']}")
+
+
+def _alone_at(point: list[float], lines: list[dict], own: set[int]) -> bool:
+    """Whether no line but those of `own` (indices) lies under `point`: a subscript printed as a line of its
+    own may lie at the end of its line, and a drag ending there selects it too."""
+    x, y = point
+    return not any(other["index"] not in own and other["rect"][0] <= x <= other["rect"][2]
+                   and other["rect"][1] <= y <= other["rect"][3] for other in lines)
 
 
 def _open(tab, message) -> None:

@@ -2,7 +2,8 @@
 
 Against the real loopback listener (`evalsuite.openai_listener`), streaming a piece only when the
 test releases it: the test stops while the stream is held, so the listener sees the hang-up only if
-the app closed the connection itself, and counts the pieces it sent after the stop.
+the app closed the connection itself, and counts the pieces it sent after the stop. A server that
+holds even its headers (`silent`: a slow or queued model) is hung up on too, and nothing is retried.
 """
 
 from __future__ import annotations
@@ -47,6 +48,34 @@ def test_stopping_from_another_thread_hangs_up_a_stream_waiting_for_its_next_pie
                 next(pieces)
         assert server.disconnected.wait(HANG_UP_S)
         assert server.sent_after_stop == 0
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])
+def test_stopping_before_the_servers_headers_hangs_up_at_once_and_retries_nothing(streamed: bool) -> None:
+    """The server holds its reply's headers (until the test's go, which never comes before the
+    check): the stop hangs up the connection it waits on, and the call ends in `Stopped`."""
+    with openai_listener(answer_first=0, silent=True) as server:
+        stop = CallStop()
+        backend = OpenAIBackend("m", base_url=server.url, first_byte_timeout_s=600, max_retries=3)
+        messages = [Message("user", ["Which method is best?"])]
+        ended: list[BaseException] = []
+
+        def ask() -> None:
+            with stoppable(stop):
+                try:
+                    list(backend.stream(messages)) if streamed else backend.generate(messages)
+                except Exception as exc:
+                    ended.append(exc)
+
+        asking = threading.Thread(target=ask)
+        asking.start()
+        assert server.held.wait(HANG_UP_S)
+        stop.stop()
+        assert server.disconnected.wait(HANG_UP_S), "the request stayed open after Stop"
+        asking.join(HANG_UP_S)
+        assert not asking.is_alive() and not server.go.is_set()
+        assert len(ended) == 1 and isinstance(ended[0], Stopped), ended
+        assert len(server.requests) == 1  # no retry asked again
 
 
 def test_a_stopped_model_call_in_the_apps_pool_closes_its_request() -> None:

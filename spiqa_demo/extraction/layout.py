@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import pairwise
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
@@ -50,6 +51,13 @@ _ROW_OVERLAP = 0.6
 _ROW_MAX_GAP = 3
 # ... unless the piece opens a caption set beside another one.
 _CAPTION_START = re.compile(r"(Fig|FIG|Table|TABLE)")
+# Line numbers in a page's margin: bare integers, at least this many on the page, and this share of
+# them greater than the one above.
+_LINE_NUMBER = re.compile(r"\d{1,5}")
+_MIN_LINE_NUMBERS = 5
+_LINE_NUMBERS_RISING = 0.8
+# Text lines whose middles lie within this many points of each other are one printed row.
+_SAME_ROW = 2
 
 # -- document statistics (`analyse_document`) ----------------------------------------------------
 # What a document with no text or no pages is taken to be: 10 pt body text on US Letter paper (pt).
@@ -88,6 +96,9 @@ _RULE_RUN = 0.8
 # Body text is set at the body size: from this much smaller (pt) to this much larger.
 _BODY_SMALLER = 0.6
 _BODY_LARGER = 1.0
+# A size larger than the body's holding at least this share of a paper's characters is a second
+# paragraph size (titles and headings hold far less).
+_SECOND_PROSE_SHARE = 0.25
 # Where a block starts against its column's left edge (pt): a paragraph within `_MAX_INDENT` (first
 # lines are indented), a heading within `_EDGE_SLACK`; a block of at least `_MIN_INSET_LINES` lines
 # inside the column's edges (give or take `_EDGE_SLACK`) may start further in (a list, a quotation).
@@ -115,6 +126,18 @@ _HEADING_SMALLER = 0.5
 _INDENTED_MIN_LINES = 3
 _JUSTIFIED = 2
 _INDENTED_WORDS = 0.8
+# A ragged-right paragraph: this share of its lines before the last is most of the column wide.
+_RAGGED_LONG = 0.75
+# Prose: at least this share of its words open in lower case.
+_PROSE_LOWER = 0.6
+_WORD = re.compile(r"[(\[\"“]?[^\W\d_]+(-[^\W\d_]+)*[)\]\"”,.;:]*")
+# The first page's abstract may be set a point smaller than the body (pt; the sizes PyMuPDF reports
+# for one font vary by a tenth or two).
+_FRONT_SMALLER = 1.2
+# Footnote marks.
+_NOTE_MARKS = "*∗†‡§¶#"
+# Two blocks set within this many points of each other are in one size.
+_SAME_SIZE = 0.3
 # A paragraph wrapped around a figure at one side of the column: at least this many lines before its
 # last cut at one wrap edge (within `_JUSTIFIED` points), each at least this share of the column wide,
 # the others reaching the column's edge on that side.
@@ -279,6 +302,14 @@ class DocumentLayout:
     columns: list[tuple[float, float]]
     running: set[tuple[int, str]] = field(default_factory=set)
     running_graphics: set[tuple[int, int, int, int]] = field(default_factory=set)  # `_graphic_key`s
+    # The sizes paragraphs are set in: the body size and any larger size holding a large share of
+    # the text (a journal setting its main text larger than the methods, legends and references
+    # that outweigh it: those take the body size).
+    prose_sizes: tuple[float, ...] = ()
+
+    def is_prose_size(self, size: float, smaller: float = _BODY_SMALLER) -> bool:
+        """`size` is within `smaller` below to `_BODY_LARGER` above one of the paragraph sizes."""
+        return any(-smaller <= size - prose <= _BODY_LARGER for prose in self.prose_sizes or (self.body_size,))
 
     @property
     def text_left(self) -> float:
@@ -300,16 +331,17 @@ class DocumentLayout:
 
 
 def join_lines(lines: list[str]) -> str:
-    """Join text lines into one string: a hyphen at a line end after a letter joins a word split in
-    two ("analo-" + "gies"), and is kept, without a space, before anything else ("JHU-" + "HLTCOE",
-    "ResNet-" + "50")."""
+    """Join text lines into one string: a hyphen at a line end between lower-case letters joins a
+    word split in two ("analo-" + "gies"), and is kept, without a space, anywhere else after a letter:
+    a compound's hyphen after a capital ("IO-" + "aware", "JHU-" + "HLTCOE") or before a digit
+    ("ResNet-" + "50")."""
     out = ""
     for raw in lines:
         line = raw.strip()
         if not line:
             continue
         if out.endswith("-") and len(out) > 1 and out[-2].isalpha():
-            out = out[:-1] + line if line[:1].islower() else out + line
+            out = out[:-1] + line if line[:1].islower() and out[-2].islower() else out + line
         else:
             out = f"{out} {line}" if out else line
     return out
@@ -383,7 +415,7 @@ def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLa
     # PyMuPDF's flags for "dict" less images are its flags for "words": one text page serves both.
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES)
     data = page.get_text("dict", textpage=textpage, sort=False)
-    blocks: list[Block] = []
+    read: list[list[Line]] = []
     for raw in data["blocks"]:
         if raw.get("type") != 0:
             continue
@@ -395,11 +427,15 @@ def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLa
                 for s in raw_line["spans"]
                 if s["text"].strip()
             ]
-            if not spans:
-                continue
-            lines.append(Line(text, union([s.bbox for s in spans]), _main_size(spans), spans, len(blocks), len(lines)))
-        if lines:
-            blocks.append(Block(len(blocks), _merge_rows(lines)))
+            if spans:
+                lines.append(Line(text, union([s.bbox for s in spans]), _main_size(spans), spans, 0, 0))
+        read.append(lines)
+    numbers = _line_numbers([line for lines in read for line in lines], page.rect.width, page.rect.height)
+    blocks: list[Block] = []
+    for lines in read:
+        kept = [replace(line, block=len(blocks), index=i) for i, line in enumerate(ln for ln in lines if id(ln) not in numbers)]
+        if kept:
+            blocks.append(Block(len(blocks), _merge_rows(kept)))
     rect = page.rect
     page_area = rect.width * rect.height
     raw_lines = [tuple(ln["bbox"]) for b in data["blocks"] if b.get("type") == 0 for ln in b["lines"]]
@@ -420,6 +456,40 @@ def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLa
     labelled = any(parse_caption_label(line.text) is not None for block in blocks for line in block.lines)
     words = page_words(page, textpage) if labelled else []
     return PageLayout(page.number + 1, rect.width, rect.height, blocks, drawings, images, words=words)
+
+
+def _line_numbers(lines: list[Line], width: float, height: float) -> set[int]:
+    """The `id`s of the lines that number the text lines in a page's margin (preprints and
+    manuscripts under review): bare integers, at least `_MIN_LINE_NUMBERS` of them, wholly left of
+    (or right of) every wide text line between the running header and footer bands, counting up
+    down the page. Left in, they join the lines beside them and push the blocks out of their column.
+    A table's row numbers lie inside the text area, and a bibliography's numbers one per entry, not
+    one per line: neither is taken."""
+    inside = [ln for ln in lines if _TOP_BAND * height <= ln.y0 and ln.y1 <= _BOTTOM_BAND * height]
+    wide = [ln for ln in inside if ln.width > _MIN_BODY_LINE_WIDTH * width and re.search("[A-Za-z]", ln.text)]
+    if not wide:
+        return set()
+    left, right = min(ln.x0 for ln in wide), max(ln.x1 for ln in wide)
+    out: set[int] = set()
+    for side in (
+        [ln for ln in inside if _LINE_NUMBER.fullmatch(ln.text) and ln.x1 < left],
+        [ln for ln in inside if _LINE_NUMBER.fullmatch(ln.text) and ln.x0 > right],
+    ):
+        values = [int(ln.text) for ln in sorted(side, key=lambda ln: ln.y0)]
+        rising = sum(b > a for a, b in pairwise(values))
+        if len(values) < _MIN_LINE_NUMBERS or rising < _LINE_NUMBERS_RISING * (len(values) - 1):
+            continue
+        top, bottom = min(ln.y0 for ln in side), max(ln.y1 for ln in side)
+        rows = _rows([ln for ln in inside if re.search("[A-Za-z]", ln.text) and top <= (ln.y0 + ln.y1) / 2 <= bottom])
+        if len(values) >= _LINE_NUMBERS_RISING * rows:  # a number on each line, not one per entry (a bibliography's)
+            out |= {id(ln) for ln in side}
+    return out
+
+
+def _rows(lines: list[Line]) -> int:
+    """How many printed rows `lines` lie on (pieces of one row share its height)."""
+    centres = sorted((ln.y0 + ln.y1) / 2 for ln in lines)
+    return sum(1 for i, c in enumerate(centres) if i == 0 or c - centres[i - 1] > _SAME_ROW)
 
 
 def _main_size(runs: Iterable[Span | Line]) -> float:
@@ -458,6 +528,8 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
         for line in page.lines:
             sizes[round(line.size)] += len(line.text)
     body_size = float(sizes.most_common(1)[0][0]) if sizes else _DEFAULT_BODY_SIZE
+    total = sum(sizes.values())
+    prose_sizes = tuple(float(size) for size, n in sizes.items() if size > body_size + _BODY_LARGER and n >= _SECOND_PROSE_SHARE * total)
     width = pages[0].width if pages else _DEFAULT_PAGE_WIDTH
     lefts: Counter[int] = Counter()
     rights: Counter[int] = Counter()
@@ -466,7 +538,7 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
         line
         for page in pages
         for line in page.lines
-        if abs(line.size - body_size) <= _BODY_SIZE_SLACK and line.width > _MIN_BODY_LINE_WIDTH * page.width
+        if any(abs(line.size - size) <= _BODY_SIZE_SLACK for size in (body_size, *prose_sizes)) and line.width > _MIN_BODY_LINE_WIDTH * page.width
     ]
     for line in body_lines:
         left, right = round(line.x0 / _EDGE_GRID) * _EDGE_GRID, round(line.x1 / _EDGE_GRID) * _EDGE_GRID
@@ -474,7 +546,10 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
         rights[right] += 1
         pairs[left, right] += 1
     columns = _columns(lefts, rights, pairs, len(body_lines), width)
-    return DocumentLayout(body_size=body_size, columns=columns, running=running_lines(pages), running_graphics=running_graphics(pages, columns))
+    return DocumentLayout(
+        body_size=body_size, columns=columns, running=running_lines(pages), running_graphics=running_graphics(pages, columns),
+        prose_sizes=(body_size, *prose_sizes),
+    )
 
 
 def _columns(
@@ -526,13 +601,35 @@ def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
             drawings=[b for b in page.drawings if _graphic_key(b) not in doc.running_graphics],
             images=[b for b in page.images if _graphic_key(b) not in doc.running_graphics],
         )
-    body = frozenset(
-        block.number for block in page.blocks if is_body_block(block, doc) and not _inside_graphic(block.bbox, page)
-    )
+    body = {
+        block.number for block in page.blocks
+        if is_body_block(block, doc, front=page.number == 1) and not _inside_graphic(block.bbox, page)
+    }
+    for block in sorted(page.blocks, key=lambda b: b.bbox[1]):
+        if block.number not in body and any(_continues(block, page.blocks[n]) for n in body):
+            body.add(block.number)
     return ClassifiedPage(
         page.number, page.width, page.height, page.blocks, page.drawings, page.images, words=page.words,
-        header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running), body_blocks=body,
+        header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running),
+        body_blocks=frozenset(body),
     )  # fmt: skip
+
+
+def _continues(block: Block, above: Block) -> bool:
+    """`block` is the rest of the paragraph `above` (PyMuPDF cut it in two): its first line comes
+    at the paragraph's line pitch under its last, in its size, within its sides, and it reads as
+    sentences (a few words at least: an algorithm's numbered steps are set as lines too) and opens
+    with no caption label."""
+    if len(above.lines) < 2 or abs(block.size - above.size) > _SAME_SIZE:
+        return False
+    pitch = (above.lines[-1].y0 - above.lines[0].y0) / (len(above.lines) - 1)
+    step = block.lines[0].y0 - above.lines[-1].y0
+    if not 0 < step <= pitch + _JUSTIFIED:
+        return False
+    if abs(block.bbox[0] - above.bbox[0]) > _JUSTIFIED or block.bbox[2] > above.bbox[2] + _JUSTIFIED:
+        return False
+    words = len(block.text.split())
+    return words >= _ONE_LINE_WORDS and parse_caption_label(block.lines[0].text) is None and _reads_as_prose(block)
 
 
 def _inside_graphic(box: BBox, page: PageLayout) -> bool:
@@ -548,18 +645,28 @@ def _inside_graphic(box: BBox, page: PageLayout) -> bool:
     return False
 
 
-def is_body_block(block: Block, doc: DocumentLayout) -> bool:
+def is_body_block(block: Block, doc: DocumentLayout, front: bool = False) -> bool:
     """Paragraph text: body font size, starting at a column's left edge, running to its right edge.
 
     Figure-internal text (axis labels, legends, table cells) is smaller, shorter or not aligned to a
-    column, which is what separates it from prose here.
+    column, which is what separates it from prose here. On the `front` page (the first), the
+    abstract may be set a point smaller than the body, and on a page of columns a paragraph may
+    run across them all (an abstract or summary over a two-column body, often boxed).
     """
     if _is_heading_block(block, doc):
         return True
-    if not -_BODY_SMALLER <= block.size - doc.body_size <= _BODY_LARGER:
+    labelled = parse_caption_label(block.lines[0].text) is not None
+    abstract = front and not labelled and not _opens_with_note_mark(block)
+    if not doc.is_prose_size(block.size, _FRONT_SMALLER if abstract else _BODY_SMALLER):
         return False  # sub-captions and footnotes are set smaller than the body
+    # What only the rules for other sizes and shapes admit must read as sentences: author lists,
+    # affiliations and bibliographies are set that way too.
+    prose = not labelled and _reads_as_prose(block)
+    if not (prose or -_BODY_SMALLER <= block.size - doc.body_size <= _BODY_LARGER):
+        return False
     x0, _, x1, _ = block.bbox
-    for left, right in doc.columns:
+    across = [(doc.text_left, doc.text_right)] if len(doc.columns) > 1 and prose else []
+    for left, right in doc.columns + across:
         width = right - left
         if abs(x0 - left) > _MAX_INDENT and not (left - _EDGE_SLACK <= x0 and x1 <= right + _EDGE_SLACK and len(block.lines) >= _MIN_INSET_LINES):
             continue
@@ -568,7 +675,7 @@ def is_body_block(block: Block, doc: DocumentLayout) -> bool:
         full = [ln for ln in block.lines if ln.x1 >= right - _FULL_LINE_END and ln.width >= _FULL_LINE_WIDTH * width]
         if len(block.lines) >= 2 and len(full) >= max(1, (len(block.lines) - 1) // 2):
             return True
-        if _is_indented_paragraph(block, width) or _is_wrapped_paragraph(block, left, right):
+        if _is_indented_paragraph(block, width) or (prose and _is_ragged_paragraph(block, width)) or _is_wrapped_paragraph(block, left, right):
             return True
         if len(block.lines) == 1:
             line = block.lines[0]
@@ -591,6 +698,33 @@ def _is_indented_paragraph(block: Block, width: float) -> bool:
         return False
     edge = max(ln.x1 for ln in lines)
     return _mostly_words(block) and all(edge - ln.x1 <= _JUSTIFIED and ln.width >= _MOST_OF_COLUMN * width for ln in lines)
+
+
+def _is_ragged_paragraph(block: Block, width: float) -> bool:
+    """Prose set ragged right (word processors' default, boxed abstracts): at least
+    `_INDENTED_MIN_LINES` lines before its last, all starting at one left edge (a first-line indent
+    aside), most of them (`_RAGGED_LONG`) most of the column wide, and words rather than numbers."""
+    lines = block.lines[:-1]
+    if len(lines) < _INDENTED_MIN_LINES or not _mostly_words(block):
+        return False
+    start = min(ln.x0 for ln in block.lines)
+    if any(ln.x0 - start > _MAX_INDENT for ln in block.lines):
+        return False
+    return sum(ln.width >= _MOST_OF_COLUMN * width for ln in lines) >= _RAGGED_LONG * len(lines)
+
+
+def _opens_with_note_mark(block: Block) -> bool:
+    """A footnote opens with its mark: a symbol ("∗", "†") or a raised, smaller number."""
+    first = block.lines[0].spans[0]
+    raised = first.size < block.size - _SAME_SIZE and first.text.strip().isdigit()
+    return raised or first.text.strip()[:1] in _NOTE_MARKS
+
+
+def _reads_as_prose(block: Block) -> bool:
+    """At least `_PROSE_LOWER` of the block's words open in lower case, as sentences' words do;
+    names, affiliations and references are mostly capitalised."""
+    words = [token for token in block.text.split() if _WORD.fullmatch(token)]
+    return bool(words) and sum(w[0].islower() for w in words) >= _PROSE_LOWER * len(words)
 
 
 def _mostly_words(block: Block) -> bool:

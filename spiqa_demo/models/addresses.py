@@ -12,11 +12,6 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import httpx2
-
 
 # RFC 8215's local-use NAT64 prefix: where in it the IPv4 address sits is the network's choice, so
 # none of it is taken as public.
@@ -62,23 +57,3 @@ def public_address(host: str, port: int) -> str | None:
     addresses = [str(info[4][0]) for info in found]
     return addresses[0] if addresses and all(is_public(a) for a in addresses) else None
 
-
-def public_only_client() -> httpx2.Client:
-    """An HTTP client (for the `openai` client) whose every connection, redirects included, goes to a
-    checked public address; no proxy from the environment, since the connection itself is what is checked."""
-    import httpcore2  # what the `openai` client is built on
-    import httpx2
-    import openai
-
-    class PublicOnlyNetwork(httpcore2.SyncBackend):
-        def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                        socket_options: Any = None) -> httpcore2.NetworkStream:
-            address = public_address(host, port)
-            if address is None:
-                raise httpcore2.ConnectError(f"{host} is not a public address")
-            return super().connect_tcp(address, port, timeout, local_address, socket_options)
-
-    transport = httpx2.HTTPTransport(trust_env=False)
-    # httpx takes no network backend of its own; its pool does (tests/test_endpoints.py checks this still holds).
-    transport._pool._network_backend = PublicOnlyNetwork()
-    return openai.DefaultHttpxClient(transport=transport, trust_env=False)

@@ -17,9 +17,7 @@ ports answer where.
 from __future__ import annotations
 
 import logging
-import socket
 from collections.abc import Iterator
-from contextlib import nullcontext, suppress
 from typing import Any
 
 from spiqa_demo.errors import BackendError
@@ -60,7 +58,7 @@ class OpenAIBackend:
     ) -> None:
         import openai
 
-        from spiqa_demo.models.addresses import public_only_client
+        from spiqa_demo.models.connections import model_http_client
 
         self.base_url = (base_url or OPENAI_URL).rstrip("/")
         if not api_key and self.base_url == OPENAI_URL:
@@ -88,7 +86,7 @@ class OpenAIBackend:
         self._client = openai.OpenAI(
             base_url=self.base_url, api_key=api_key or "none", max_retries=max_retries,
             timeout=openai.Timeout(timeout_s, connect=self.first_byte_timeout_s),
-            http_client=public_only_client() if untrusted else None,
+            http_client=model_http_client(untrusted),
             default_headers=identity,
         )
 
@@ -180,7 +178,9 @@ class OpenAIBackend:
 
     def _stream(self, request: dict[str, Any], usage: Usage | None) -> Iterator[str]:
         """The reply's pieces; however the reading ends (closed by its reader, stopped from another
-        thread, failed) the request is closed at once, so the server stops sending (and billing)."""
+        thread, failed) the request is closed at once, so the server stops sending (and billing).
+        A stop from another thread hangs up the connection while it waits, for the headers or a
+        piece (`connections`), and ends the reading in `Stopped`."""
         import openai
 
         stop = current_stop()
@@ -191,16 +191,11 @@ class OpenAIBackend:
         except openai.OpenAIError as exc:
             raise self._error(exc, streamed=True) from exc
         try:
-            with stop.on_stop(lambda: _hang_up(chunks.response)) if stop is not None else nullcontext():
-                for chunk in chunks:
-                    _fill_usage(usage, chunk)
-                    if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
-                        yield chunk.choices[0].delta.content
-            if stop is not None and stop.stopped:
-                raise Stopped()  # a reply without a length reads a hang-up as its end
+            for chunk in chunks:
+                _fill_usage(usage, chunk)
+                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
         except openai.OpenAIError as exc:
-            if stop is not None and stop.stopped:
-                raise Stopped() from exc  # the hang-up, not the server, ended the stream
             raise self._error(exc, streamed=True) from exc
         finally:
             chunks.close()  # the stream would otherwise stay open until garbage collection finds it
@@ -260,17 +255,6 @@ class OpenAIBackend:
                 retryable=status in RETRYABLE_STATUS or (status is not None and status >= 500),
             )
         return BackendError(f"the API at {where} failed (the reason is logged)", retryable=False)
-
-
-def _hang_up(response: Any) -> None:
-    """Shut down the socket a streamed reply is read from: unlike closing it, this wakes the thread
-    blocked reading it and tells the server at once (httpx's `network_stream` response extension)."""
-    network = response.extensions.get("network_stream")
-    sock = network.get_extra_info("socket") if network is not None else None
-    if sock is None:
-        return  # not a plain HTTP/1.1 connection: the stream ends at its next piece, when its reader closes it
-    with suppress(OSError):  # already closed: the reply had ended
-        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _fill_usage(usage: Usage | None, response: Any) -> None:

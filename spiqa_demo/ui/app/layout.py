@@ -29,7 +29,7 @@ from spiqa_demo.ui.shared.spiqa_images import image_roots
 from spiqa_demo.ui.state.session import Session
 from spiqa_demo.ui.tabs.across import across_tab
 from spiqa_demo.ui.tabs.errors import error_analysis
-from spiqa_demo.ui.tabs.paper import paper_tab, spiqa_check
+from spiqa_demo.ui.tabs.paper import paper_tab, spiqa_check, upload_watch
 
 ASSETS = Path(__file__).resolve().parents[3] / "assets"
 TITLE = "SPIQA paper QA"
@@ -65,6 +65,7 @@ def build_demo(settings: Settings) -> gr.Blocks:
         spiqa_check.wire(paper.check, session, paper.model, events, queues)
         across_tab.wire(across, session, paper.model, events.loads, queues)
         error_analysis.wire(errors, queues)
+        demo.load(None, js=upload_watch.WATCH_JS)  # the browser tells the server while a paper uploads
     demo.queue(max_size=settings.ui.ui_queue_size)
     return demo
 

@@ -14,11 +14,8 @@ drawn in worker processes (`page_renders`): the handlers are `steps`, waiting fo
 holding a thread, and a page that cannot be drawn within its limits leaves its text and a sentence
 saying why.
 
-The page's text is selectable: the worker that draws a page also writes its printed lines with their
-boxes (`page_view.page_text`), and the browser lays them over the image as transparent text
-(`TEXT_LAYER`), each line stretched to its printed width and scaled with the zoom, so a reader selects
-and copies the paper's words where they are printed. The lines are set as DOM text (`textContent`),
-never as markup, so a PDF's text stays inert there too.
+The page's text is selectable: its printed lines are laid over the image as transparent text
+(`text_layer`), scaled with the zoom.
 """
 
 from __future__ import annotations
@@ -38,6 +35,7 @@ from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, AnnotatedPage, Annotation, box_on_page, figure_on_page, page_text
 from spiqa_demo.ui.serving.work.steps import Wait
+from spiqa_demo.ui.shared.text_layer import SHOWN_IMAGE, TEXT_LAYER
 from spiqa_demo.ui.state.session import PageShown, Session
 from spiqa_demo.ui.tabs.paper.reader_chat import passage_quote
 
@@ -67,40 +65,6 @@ class ViewerOutputs(NamedTuple):
     page_text: Any = gr.skip()  # the page's text layer (`page_view.page_text`), "" for none
 
 
-# The page's text laid over its image (`text` parsed from `page_text`), replacing the previous page's:
-# one transparent line per printed line, placed in the image's own pixels times `--s` (the shown size over
-# the natural one), so a zoom or a resize only sets `--s`. Each line is stretched to its printed width,
-# measured once at `--s` 1 (a font's width grows with its size, so the stretch holds at any zoom).
-TEXT_LAYER = """(view, img, text) => {
-    const frame = img.parentElement, layer = document.createElement('div');
-    layer.className = 'text-layer';
-    layer.dataset.image = text.image;
-    layer.style.setProperty('--s', '1');
-    for (const [x0, y0, x1, y1, words] of text.lines) {
-        const line = document.createElement('span');
-        line.textContent = words;
-        line.style.left = `calc(var(--s) * ${x0}px)`; line.style.top = `calc(var(--s) * ${y0}px)`;
-        line.style.fontSize = `calc(var(--s) * ${y1 - y0}px)`;
-        line.dataset.width = x1 - x0;
-        layer.append(line, document.createElement('br'));
-    }
-    frame.append(layer);
-    const lines = [...layer.querySelectorAll('span')], widths = lines.map(line => line.getBoundingClientRect().width);
-    lines.forEach((line, i) => { if (widths[i] > 0) line.style.transform = `scaleX(${line.dataset.width / widths[i]})`; });
-    const place = () => {  // on the image as shown: Gradio may fit it in its box (object-fit: contain)
-        if (!img.isConnected || !img.naturalWidth) return;
-        const s = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
-        layer.style.left = `${img.offsetLeft + (img.clientWidth - s * img.naturalWidth) / 2}px`;
-        layer.style.top = `${img.offsetTop + (img.clientHeight - s * img.naturalHeight) / 2}px`;
-        layer.style.width = `${s * img.naturalWidth}px`; layer.style.height = `${s * img.naturalHeight}px`;
-        layer.style.setProperty('--s', String(s));
-    };
-    place();
-    const follow = new ResizeObserver(() => layer.isConnected ? place() : follow.disconnect());
-    follow.observe(img); follow.observe(frame);
-}"""
-
-
 # Run in the browser after the viewer shows a page (its inputs: `page_focus`, `page_text`). REVEAL (a page opened from
 # the chat or the gallery): on a phone the viewer is laid over the chat (the `viewer-open` class on its
 # column, whose own class Gradio sets once; Gradio prefixes the app's CSS, so `body` cannot carry it). Then, once the page's image is the one named in `page_focus` and has loaded (Gradio
@@ -120,26 +84,23 @@ _REVEAL = """async (focus, pageText) => {
     const shown = text?.image || name;
     document.querySelector('#page-view .text-layer')?.remove();
     if (box.length !== 4 && !text) return;
-    for (let frames = 0; frames < 1200; frames++, await frameDone()) {  // about 20 s: a page still being fetched
-        const view = document.getElementById('page-view'), img = view?.querySelector('img.base-image');
-        const frame = view?.querySelector('.image-container');
-        if (!img || !frame || !img.src.includes(shown) || !img.complete || !img.naturalHeight) continue;
-        if (text) (%s)(view, img, text);
-        if (box.length !== 4) return;
-        const [x0, y0, x1, y1] = box.map(Number);
-        // Measured once the page is shown: before, the view may be hidden or still the previous page's size.
-        if (reveal && !phone) { const r = view.getBoundingClientRect();
-            if (r.top < 0 || r.bottom > window.innerHeight) pane.scrollIntoView({block: 'start'}); }
-        const i = img.getBoundingClientRect(), f = frame.getBoundingClientRect(), s = i.height / img.naturalHeight;
-        frame.scrollTop += i.top - f.top + s * (y0 + y1) / 2 - frame.clientHeight / 2;
-        frame.scrollLeft += i.left - f.left + s * (x0 + x1) / 2 - frame.clientWidth / 2;
-        view.dataset.revealed = focus;  // what the frame was scrolled to: a browser test waits on it
-        return;
-    }
+    const found = await (%s)('page-view', shown);
+    if (!found) return;
+    const [view, img, frame] = found;
+    if (text) (%s)(view, img, text);
+    if (box.length !== 4) return;
+    const [x0, y0, x1, y1] = box.map(Number);
+    // Measured once the page is shown: before, the view may be hidden or still the previous page's size.
+    if (reveal && !phone) { const r = view.getBoundingClientRect();
+        if (r.top < 0 || r.bottom > window.innerHeight) pane.scrollIntoView({block: 'start'}); }
+    const i = img.getBoundingClientRect(), f = frame.getBoundingClientRect(), s = i.height / img.naturalHeight;
+    frame.scrollTop += i.top - f.top + s * (y0 + y1) / 2 - frame.clientHeight / 2;
+    frame.scrollLeft += i.left - f.left + s * (x0 + x1) / 2 - frame.clientWidth / 2;
+    view.dataset.revealed = focus;  // what the frame was scrolled to: a browser test waits on it
 }"""
 PHONE_WIDTH = 768  # at most this wide, the viewer opens over the chat
-REVEAL = _REVEAL % ("true", PHONE_WIDTH, TEXT_LAYER)  # after a page opened from the chat or the gallery
-REFOCUS = _REVEAL % ("false", PHONE_WIDTH, TEXT_LAYER)  # after the viewer's own controls: only the frame follows the box
+REVEAL = _REVEAL % ("true", PHONE_WIDTH, SHOWN_IMAGE, TEXT_LAYER)  # after a page opened from the chat or the gallery
+REFOCUS = _REVEAL % ("false", PHONE_WIDTH, SHOWN_IMAGE, TEXT_LAYER)  # after the viewer's own controls: only the frame follows the box
 BACK_TO_CHAT = """() => { document.getElementById('paper-side')?.classList.remove('viewer-open');
     document.getElementById('chat')?.scrollIntoView({block: 'nearest'}); }"""
 

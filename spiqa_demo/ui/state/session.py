@@ -7,6 +7,7 @@ never kept, logged or written. A session left idle is forgotten (`session_expiry
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,10 @@ class PageShown:
     evidence: Evidence | Figure | None = None
 
 
+# Starting a turn checks and sets `Chat.turn` in one step (a lock for all sessions: it is held for no time).
+_TURNS = threading.RLock()
+
+
 @dataclass
 class Chat:
     """A chat with its history and at most one answer being written (`turn`)."""
@@ -105,9 +110,20 @@ class Chat:
 
     def start_turn(self, thought: Message) -> Answering:
         """A new answer; an older one still marked as being written was abandoned, so it is stopped."""
-        self.stop_turn()
-        self.turn = Answering(thought)
-        return self.turn
+        with _TURNS:
+            self.stop_turn()
+            self.turn = Answering(thought)
+            return self.turn
+
+    def start_turn_when_idle(self, thought: Message) -> Answering | None:
+        """A turn nobody asked for (the summary on load), started only while no answer is being written:
+        None when one is (a question asked meanwhile goes first). Checked and started at once, as a
+        question's `start_turn` may run in another thread at the same moment."""
+        with _TURNS:
+            if self.turn is not None:
+                return None
+            self.turn = Answering(thought)
+            return self.turn
 
     def stop_turn(self) -> None:
         if self.turn is not None:
@@ -131,6 +147,7 @@ class Session(Chat):
     spiqa_figures: dict[str, Figure | None] = field(default_factory=dict)
     last_answer: Answer | None = None
     load_job: PaperLoad | None = None
+    uploading: bool = False  # the browser is uploading a PDF whose load has not begun (`upload_watch`)
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
     annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
     # The reader's conversation about the paper, and what each of its chat messages rests on (by the id

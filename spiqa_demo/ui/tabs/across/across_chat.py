@@ -30,7 +30,7 @@ from spiqa_demo.ui.serving.messages import figure_name, full_sentence, public_na
 from spiqa_demo.ui.serving.untrusted import code, inert
 from spiqa_demo.ui.serving.work import model_calls
 from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
-from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page
+from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, box_on_page, page_text
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
 from spiqa_demo.ui.shared.chat_stream import Streamed, chat_message, question_message, stream_reply
 from spiqa_demo.ui.shared.model_settings import ModelChoice, PanelChoice, PanelValue, model_notes, resolve_backend, worded
@@ -63,6 +63,7 @@ class AskOutputs(NamedTuple):
     question: str  # the box, emptied
     page: Any = gr.skip()  # the supporting passage on its page, once answered
     detail: Any = gr.skip()
+    page_text: Any = gr.skip()  # the page's selectable text (`page_view.page_text`), laid over it in the browser
 
 
 
@@ -253,7 +254,8 @@ def _answer(question: str, library: PaperLibrary, session: Session, across: Acro
     if render is not None and not render.done:
         yield Wait(lambda: render.done)
     page, detail = passage_view(answer, render)
-    yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail)
+    text = page_text(render.image) if render is not None and render.image is not None else ""
+    yield AskOutputs(chatbot=list(history), state=across, question="", page=page, detail=detail, page_text=text)
 
 
 def stop(across: AcrossSession | None) -> StopOutputs:

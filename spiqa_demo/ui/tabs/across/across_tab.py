@@ -23,7 +23,7 @@ from spiqa_demo.ui.serving.messages import public_name
 from spiqa_demo.ui.serving.untrusted import LATEX_DELIMITERS, code, inert
 from spiqa_demo.ui.serving.work.cited_loading import CitedLoad
 from spiqa_demo.ui.serving.work.steps import POLL_S, Wait
-from spiqa_demo.ui.shared import follow, question_box
+from spiqa_demo.ui.shared import follow, question_box, text_layer
 from spiqa_demo.ui.shared.outputs import components
 from spiqa_demo.ui.state.across_session import AcrossSession
 from spiqa_demo.ui.state.session import Session
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from spiqa_demo.ui.shared.events import Load
     from spiqa_demo.ui.shared.model_settings import ModelPanel
 
+CITED_PAGE = "cited-page"  # the page view's element id (assets/app.css styles its text layer)
 NOTHING_TO_ADD = "Choose one or more PDFs of papers this paper cites, or type an arXiv id."
 
 
@@ -159,6 +160,7 @@ class AcrossTab:
     settings_link: gr.Button  # opens the model settings, which live under the Paper tab's chat
     page: gr.AnnotatedImage
     detail: gr.Markdown
+    page_text: gr.Textbox  # the page's text layer, for the browser (`text_layer`)
 
 
 def open_model_settings() -> tuple[gr.Tabs, gr.Accordion]:
@@ -190,12 +192,13 @@ def build() -> AcrossTab:
                 question = question_box.build("Question across papers", "In the paper that proposed X, how is Y computed?",
                                               "across-question")
                 settings_link = gr.Button("Model settings (shared with the Paper tab)", size="sm", elem_id="across-settings")
-                page = gr.AnnotatedImage(label="Supporting passage on its page", height=620, elem_id="cited-page",
+                page = gr.AnnotatedImage(label="Supporting passage on its page", height=620, elem_id=CITED_PAGE,
                                          visible=False)
                 detail = gr.Markdown(across_chat.PASSAGE_HINT, elem_id="cited-passage")
+                page_text = gr.Textbox(visible="hidden", elem_id="cited-page-text", interactive=False)
     return AcrossTab(tab_item=tab_item, state=state, status=status, upload=upload, arxiv=arxiv, report=report,
                      references=references, chatbot=chatbot, question=question, settings_link=settings_link, page=page,
-                     detail=detail)
+                     detail=detail, page_text=page_text)
 
 
 def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[Load], queues: Queues) -> None:
@@ -217,6 +220,7 @@ def wire(tab: AcrossTab, session: gr.State, model: ModelPanel, loads: Sequence[L
         queues.handler(across_chat.ask), [tab.question, session, tab.state, *model.inputs()],
         components(across_chat.AskOutputs, tab), api_name="ask_cited", **queues.ask)
     question_box.show_ask_after(asking, tab.question)
+    asking.then(None, [tab.page_text], None, js=text_layer.text_layer_js(CITED_PAGE))  # selectable, as in the viewer
     stopped = tab.question.stop(across_chat.stop, [tab.state], components(across_chat.StopOutputs, tab), cancels=[asking],
                                 api_name="stop_cited")
     question_box.show_ask_after(stopped, tab.question)

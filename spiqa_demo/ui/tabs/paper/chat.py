@@ -50,9 +50,11 @@ SHOWS = "the figure or table that best matches your question"  # SPIQA's tasks, 
 
 EMPTY_QUESTION = "*(an empty question)*"
 NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
-# A file dropped just before Enter is still travelling to the server when the question arrives;
-# a question with no paper waits this long for that upload's load to begin.
+# A question sent just after a file was dropped can reach the server before the browser's word that
+# the file is uploading (`upload_watch`): a question with no paper waits this long for that word, or
+# for a load to begin. Once the word came, it waits for the upload however long it takes.
 UPLOAD_GRACE_S = 5.0
+UPLOADING = "Waiting for the paper to arrive: it is still uploading…"
 
 
 class ClearOutputs(NamedTuple):
@@ -147,9 +149,14 @@ def answer_messages(answer: Answer, notes: list[str]) -> History:
 
 
 def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
-    """While the session's paper is being read and indexed, say so (None: show it) and wait."""
+    """While the session's paper is uploading, then read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
-    yield Wait(lambda: session.paper is not None or session.load_job is not None or turn.stopped, UPLOAD_GRACE_S)
+    yield Wait(lambda: session.paper is not None or session.load_job is not None or session.uploading or turn.stopped,
+               UPLOAD_GRACE_S)
+    while session.uploading and not turn.stopped:  # ended by its load's start, or by a failed upload
+        turn.think(UPLOADING, {"title": "Loading the paper", "status": "pending"})
+        yield None
+        yield Wait(lambda: not session.uploading or turn.stopped, POLL_S)
     while (job := session.load_job) is not None and not job.done and not turn.stopped:
         turn.think(f"Waiting for the paper to be read and indexed: {inert(job.waiting_message())}…",
                    {"title": "Loading the paper", "status": "pending"})
@@ -180,7 +187,8 @@ def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool 
                     metadata={"title": SHORTLIST_TITLE, "status": "pending"})
     turn = session.start_turn(thought)
     session.add_question(user, thought)
-    asked_while_loading = session.loading or session.paper is None  # a load failing later is this question's answer
+    # a load failing later is this question's answer
+    asked_while_loading = session.loading or session.uploading or session.paper is None
     for step in _wait_for_paper(session, turn):
         yield step or shown_turn(session.history, session)
     if not any(message is user for message in session.history):  # the new paper started a new chat

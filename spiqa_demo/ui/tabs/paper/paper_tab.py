@@ -31,7 +31,7 @@ from spiqa_demo.ui.shared import follow, model_settings, page_viewer, question_b
 from spiqa_demo.ui.shared.events import Load, PaperEvents
 from spiqa_demo.ui.shared.outputs import components
 from spiqa_demo.ui.state.session import Session
-from spiqa_demo.ui.tabs.paper import chat, examples, spiqa_check, start
+from spiqa_demo.ui.tabs.paper import chat, examples, spiqa_check, start, upload_watch
 
 if TYPE_CHECKING:
 
@@ -139,6 +139,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     session = session or Session()
     storage.in_use(session)
     job = PaperLoad(fetch, session, holds)
+    upload_watch.ended(session)  # after the load is the session's: a question waiting for the upload waits for it now
     yield LoadOutputs(session, status="Loading…")
     shown, last = False, time.monotonic()
     try:
@@ -181,6 +182,7 @@ def load_upload(file: str | None, session: Session | None,
                 progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
     """Load an uploaded PDF (a cleared upload changes nothing)."""
     if not file:
+        upload_watch.ended(session)
         yield from _unchanged(session)
         return
     yield from _load(lambda: Path(file), session, progress, holds=[Path(file)])
@@ -234,6 +236,7 @@ class PaperTab:
     """The tab's widgets; the SPIQA check and the model settings are placed under its chat."""
 
     upload: gr.File
+    upload_marks: upload_watch.UploadMarks
     arxiv: gr.Textbox
     example: gr.Dropdown
     status: gr.Markdown
@@ -274,6 +277,7 @@ def build(settings: Settings) -> PaperTab:
         with gr.Row(equal_height=True):
             upload = gr.File(label=f"Upload a paper (PDF, up to {settings.extraction.max_file_mb} MB)", file_types=[".pdf"],
                              type="filepath", file_count="single", elem_id="upload", scale=3, height=110)
+            upload_marks = upload_watch.build()
             arxiv = gr.Textbox(label="…or an arXiv id or link", placeholder="1706.03762", elem_id="arxiv",
                                max_lines=1, submit_btn="Fetch", scale=2, max_length=limit("arxiv"))
             names = list(examples.example_papers())
@@ -323,7 +327,7 @@ def build(settings: Settings) -> PaperTab:
                 check = spiqa_check.build()
                 with gr.Accordion("Settings", open=False, elem_id="settings") as settings_panel:
                     model = model_settings.build(settings)
-    return PaperTab(upload=upload, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
+    return PaperTab(upload=upload, upload_marks=upload_marks, arxiv=arxiv, example=example, status=status, gallery=gallery, page=page,
                     detail=detail, annotations=annotations, chatbot=chatbot, overview=overview, suggestions=suggestions, question=question, download_all=download_all,
                     viewer_controls=viewer_controls, previous_page=previous_page, page_number=page_number, page_jump=page_jump,
                     next_page=next_page, back_to_chat=back_to_chat, page_focus=page_focus, page_text=page_text,
@@ -337,6 +341,7 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     the typed one: the chat's Stop must cancel whichever is answering.
     """
     shown = components(LoadOutputs, tab, session=session)
+    upload_watch.wire(tab.upload_marks, session)
     loads = tuple(
         Load(trigger(queues.handler(fn), [source, session], shown, api_name=name, show_progress_on=tab.gallery,
                      **queues.paper), name)

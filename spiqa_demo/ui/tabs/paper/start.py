@@ -5,7 +5,8 @@ a model, the model's three-sentence summary citing pages, written into the chat 
 The summary is a turn of the chat without a question (`Session.start_turn`): it streams through the
 session's model call (`model_calls`, in the model pools, bounded like an answer, and only ever to the
 model `resolve_backend` allows), Stop stops it with what was written kept and marked, and a question
-asked meanwhile stops it the same way. Without a model the start is the overview alone.
+asked meanwhile stops it the same way; a question asked as the paper became ready, before the summary
+began, is answered instead of it. Without a model the start is the overview alone.
 """
 
 from __future__ import annotations
@@ -67,18 +68,20 @@ def _just_loaded(session: Session) -> Paper | None:
 
 def summarise(session: Session | None, *panel: PanelValue) -> Iterator[SummaryOutputs | Wait]:
     """After a load: with a model chosen, its summary of the paper just loaded, streamed into the chat (as
-    `steps`); without one, once a question is being answered, or with `SPIQA_UI_SUMMARY_ON_LOAD` off, nothing."""
+    `steps`); without one, once a question was asked about it, or with `SPIQA_UI_SUMMARY_ON_LOAD` off, nothing."""
     session = session or Session()
-    paper = _just_loaded(session) if app_settings().ui.ui_summary_on_load and session.turn is None else None
+    asked = session.turn is not None or session.asked
+    paper = _just_loaded(session) if app_settings().ui.ui_summary_on_load and not asked else None
     chosen = PanelChoice.from_values(panel)
     backend = resolve_backend(chosen.choice, chosen.api_key)[0] if paper is not None else None
-    if paper is None or backend is None:
+    thought = chat_message("assistant", "Asking the model for a summary…", metadata={"title": SUMMARY_TITLE, "status": "pending"})
+    # Checked again as it starts: a question asked while the backend was being made goes first.
+    turn = session.start_turn_when_idle(thought) if paper is not None and backend is not None else None
+    if paper is None or backend is None or turn is None:
         yield SummaryOutputs(gr.skip(), session)
         return
     storage.in_use(session)
     history = session.history
-    thought = chat_message("assistant", "Asking the model for a summary…", metadata={"title": SUMMARY_TITLE, "status": "pending"})
-    turn = session.start_turn(thought)
     history.append(thought)
     yield SummaryOutputs(list(history), session, question_box.stop_button())
     result: Streamed[Summary] = Streamed()

@@ -1,0 +1,186 @@
+"""Passages of journal layouts the body-text rules once dropped, on synthetic pages built here: an
+abstract across a two-column body, an abstract set a point smaller than the body, a main text set
+larger than the methods and references that outweigh it, ragged-right prose, a preprint's line
+numbers, and a paragraph PyMuPDF cut in two blocks. Each case also checks what must stay out (names,
+a footnote, a bibliography's numbers, a caption, an algorithm's step)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from spiqa_demo.extraction.layout import (
+    Block,
+    DocumentLayout,
+    Line,
+    PageLayout,
+    Span,
+    analyse_document,
+    classify_page,
+    join_lines,
+    read_page,
+)
+from spiqa_demo.extraction.passages import page_passages
+from spiqa_demo.types import Passage
+
+PROSE = (
+    "the cells were grown in rich medium for two days and then moved to a fresh plate where the "
+    "growth of each strain was followed over time with a plate reader that measured the optical density "
+)
+NAMES = "Alice Baker, Carlos Diaz, Emma Fischer, George Hansen, Irene Jansen, Karl Larsen and Maria Nilsen " * 3
+JUSTIFY = pymupdf.TEXT_ALIGN_JUSTIFY
+
+
+def _box(page: pymupdf.Page, rect: tuple[float, float, float, float], text: str, size: float, align: int = JUSTIFY) -> None:
+    """`text` set in `rect`, which must hold it (MuPDF writes nothing where it does not fit)."""
+    assert page.insert_textbox(pymupdf.Rect(*rect), text, fontsize=size, fontname="helv", align=align) >= 0, rect
+
+
+def _two_columns(page: pymupdf.Page, top: float, tag: str) -> None:
+    for x0, x1 in ((50, 290), (310, 550)):
+        _box(page, (x0, top, x1, top + 300), f"{tag} {PROSE * 3}", 10)
+
+
+def _passages(path: Path) -> list[Passage]:
+    with pymupdf.open(path) as doc:
+        pages = [read_page(page) for page in doc]
+    layout = analyse_document(pages)
+    return [p for page in pages for p in page_passages(classify_page(page, layout), layout)]
+
+
+def _save(doc: pymupdf.Document, tmp_path: Path) -> Path:
+    path = tmp_path / "paper.pdf"
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_an_abstract_across_a_two_column_body_is_a_passage_and_the_author_list_is_not(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    first = doc.new_page()
+    _box(first, (50, 60, 550, 120), NAMES, 10)
+    _box(first, (50, 140, 550, 260), f"abstractmark {PROSE * 3}", 10)
+    _two_columns(first, 290, "bodyone")
+    _two_columns(doc.new_page(), 80, "bodytwo")
+    passages = _passages(_save(doc, tmp_path))
+    assert any(p.text.startswith("abstractmark") and p.page == 1 for p in passages)
+    assert any(p.text.startswith("bodytwo") for p in passages)
+    assert not any("Carlos Diaz" in p.text for p in passages)
+
+
+@pytest.mark.parametrize("page_number, kept", [(1, True), (2, False)])
+def test_a_paragraph_a_point_smaller_than_the_body_is_a_passage_on_the_first_page_only(tmp_path: Path, page_number: int, kept: bool) -> None:
+    doc = pymupdf.open()
+    for number in (1, 2):
+        page = doc.new_page()
+        if number == page_number:
+            _box(page, (150, 80, 550, 200), f"smallmark {PROSE * 2}", 9)
+            _two_columns(page, 230, "body")
+        else:
+            _two_columns(page, 80, "body")
+    passages = _passages(_save(doc, tmp_path))
+    assert any(p.text.startswith("smallmark") for p in passages) is kept
+
+
+def test_a_main_text_set_larger_than_the_text_that_outweighs_it_is_passages(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    for number in range(3):
+        page = doc.new_page()
+        if number == 0:
+            _box(page, (50, 60, 550, 130), NAMES, 10)
+        _box(page, (50, 150, 290, 700), f"mainmark {PROSE * 4}", 10)
+        _box(page, (310, 150, 550, 700), f"smallmethods {PROSE * 7}", 8)
+    passages = _passages(_save(doc, tmp_path))
+    assert sum(p.text.startswith("mainmark") for p in passages) == 3
+    assert not any("Carlos Diaz" in p.text for p in passages)
+
+
+def test_ragged_right_prose_is_passages(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    for _ in range(2):
+        page = doc.new_page()
+        for top in (80, 300, 520):
+            _box(page, (72, top, 540, top + 200), f"raggedmark {PROSE * 4}", 11, pymupdf.TEXT_ALIGN_LEFT)
+    passages = _passages(_save(doc, tmp_path))
+    assert sum(p.text.startswith("raggedmark") for p in passages) == 6
+
+
+def _numbered_lines(page: pymupdf.Page, texts: list[str], first: int, every: int) -> None:
+    """`texts` as lines from the top, and the numbers `first`, `first + 1`, ... in the left margin
+    beside every `every`-th line."""
+    for i, text in enumerate(texts):
+        y = 90 + 24 * i
+        page.insert_text((72, y), text, fontsize=12, fontname="helv")
+        if i % every == 0:
+            page.insert_text((40, y), str(first + i // every), fontsize=11, fontname="helv")
+
+
+def test_a_preprints_line_numbers_are_left_out_and_its_text_is_passages(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    line = "the cells were grown in rich medium for two days and then moved to a fresh plate"
+    for page_number in range(2):
+        _numbered_lines(doc.new_page(), [line] * 25, 1 + 25 * page_number, every=1)
+    passages = _passages(_save(doc, tmp_path))
+    assert passages, "the numbered text gave no passage"
+    assert all(line in p.text for p in passages)
+    assert not any(token.isdigit() for p in passages for token in p.text.split())
+
+
+def test_a_bibliographys_numbers_are_kept(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    entry = ["Baker, A. and Diaz, C. Growth of cells in rich medium over two days and", "what the plate reader measured of them.", "Journal of Cells 12, 3-4 (2020)."]
+    _numbered_lines(doc.new_page(), entry * 8, 1, every=3)
+    with pymupdf.open(_save(doc, tmp_path)) as pdf:
+        lines = [ln.text for ln in read_page(pdf[0]).lines]
+    assert sum(text.strip().isdigit() or text.split()[0].isdigit() for text in lines) == 8
+
+
+def test_a_footnote_on_the_first_page_is_no_abstract(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _box(page, (150, 60, 550, 180), f"smallmark {PROSE * 2}", 9)
+    _two_columns(page, 200, "body")
+    _box(page, (50, 700, 550, 780), f"*notemark {PROSE * 2}", 9)
+    passages = _passages(_save(doc, tmp_path))
+    assert any(p.text.startswith("smallmark") for p in passages)
+    assert not any("notemark" in p.text for p in passages)
+
+
+def _block(number: int, top: float, texts: list[str], size: float = 10, pitch: float = 12) -> Block:
+    lines = []
+    for i, text in enumerate(texts):
+        box = (72.0, top + pitch * i, 72.0 + 5.0 * len(text), top + pitch * i + size)
+        lines.append(Line(text, box, size, [Span(text, box, size, "Helvetica", False, box[3] - 2)], number, i))
+    return Block(number, lines)
+
+
+@pytest.mark.parametrize(
+    "rest, joined",
+    [
+        (["and what it measured of the plates over"], True),
+        (["Figure 2: growth of all the strains"], False),
+        (["11: On chip, compute"], False),
+    ],
+)
+def test_the_rest_of_a_paragraph_cut_off_its_block_is_body_text(rest: list[str], joined: bool) -> None:
+    """PyMuPDF sometimes cuts a paragraph in two blocks; the rest, at the paragraph's line pitch
+    under it and within its sides, reads as its sentences (not a caption, not an algorithm's step)."""
+    line = "the cells were grown in rich medium for two days and then moved to a plate"
+    paragraph = _block(0, 100, [line] * 4)
+    page = PageLayout(2, 612, 792, [paragraph, _block(1, 148, rest)], [], [])
+    layout = DocumentLayout(body_size=10, columns=[(72, 450)])
+    assert (1 in classify_page(page, layout).body_blocks) is joined
+
+
+@pytest.mark.parametrize(
+    "lines, joined",
+    [
+        (["a word split by analo-", "gies across lines"], "a word split by analogies across lines"),
+        (["attention made IO-", "aware"], "attention made IO-aware"),
+        (["the ResNet-", "50 backbone"], "the ResNet-50 backbone"),
+    ],
+)
+def test_a_line_end_hyphen_joins_a_split_word_and_keeps_a_compounds(lines: list[str], joined: str) -> None:
+    assert join_lines(lines) == joined
