@@ -281,6 +281,7 @@ def test_a_quantity_of_a_kind_is_quoted_from_the_sentence_that_prints_its_unit()
     ("How long does training take?", "It takes 5 days on 8 GPUs.", "It uses 8 GPUs."),
     ("What dose of the drug was injected?", "Mice received 5 mg/kg of it.", "Mice (n = 45) received it."),
     ("How old was the patient?", "The patient was 54 years old.", "The patient had 3 visits."),
+    ("How old was the patient?", "A 31-year-old woman was seen.", "A woman was seen 3 times."),
 ])
 def test_the_unit_of_a_kind_of_quantity(question: str, unit: str, other: str) -> None:
     units = _unit_of(question)

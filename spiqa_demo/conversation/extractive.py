@@ -93,7 +93,7 @@ _HOW_MUCH = re.compile(rf"\bhow (?:{_HOW})\b", re.IGNORECASE)
 _ASKS_ELSE = re.compile(rf"\s*(?:where|why|how (?!{_HOW})\w+)\b", re.IGNORECASE)
 _WHY = re.compile(r"\bwhy\b|\bwhat (?:is|was) the reason\b", re.IGNORECASE)
 # The units a kind of quantity asked for is printed in, each after a number: "52.9 °C", "2 h", "5 mg/mL".
-_NUMBER_THEN = r"\d(?:[\d.,]*)\s?"
+_NUMBER_THEN = r"\d(?:[\d.,]*)[\s-]?"  # "52.9 °C", "2 h", "31-year-old"
 _UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     (re.compile(kind, re.IGNORECASE), re.compile(_NUMBER_THEN + unit))
     for kind, unit in (
