@@ -64,6 +64,14 @@ def served(url: str, process: subprocess.Popen[bytes], log: Path) -> float:
         raise SystemExit(f"app.py: {exc}") from None
 
 
+def gallery_items(gallery: object) -> list[object]:
+    """The items a load's gallery output shows: a plain list (the last output), or the value of an update
+    (`{"__type__": "update", "value": [...]}`: shown anew while the paper is indexed)."""
+    if isinstance(gallery, dict):
+        gallery = gallery.get("value")
+    return gallery if isinstance(gallery, list) else []
+
+
 def load(client, pdf: Path) -> Load:  # type: ignore[no-untyped-def]
     """Upload `pdf` and follow its load to the end (its progress and outputs looked at every `POLL_S`)."""
     from gradio_client import handle_file
@@ -76,7 +84,7 @@ def load(client, pdf: Path) -> Load:  # type: ignore[no-untyped-def]
         progress = job.status().progress_data or []
         if waited_s is None and progress and not any(p.desc and p.desc.startswith(READER_WAITS) for p in progress):
             waited_s = now
-        if shown_s is None and any(isinstance(output[1], list) and output[1] for output in job.outputs()):
+        if shown_s is None and any(gallery_items(output[1]) for output in job.outputs()):
             shown_s = now
         time.sleep(POLL_S)
     ready_s = time.monotonic() - started
