@@ -77,6 +77,11 @@ class FairQueue(Generic[J]):
         job.dropped(CANCELLED)
         return True
 
+    def idle(self) -> bool:
+        """No job running or waiting."""
+        with self._lock:
+            return not self._running and not self._waiting
+
     def waiting(self) -> int:
         """How many jobs are waiting for a slot."""
         with self._lock:

@@ -152,6 +152,11 @@ class PaperLoad:
     def done(self) -> bool:
         return self._done.is_set()
 
+    @property
+    def waiting(self) -> bool:
+        """Its progress says it waits for a reader (to be free, or to start)."""
+        return self.message in (WAITING, STARTING)
+
     def waiting_message(self) -> str:
         """What the load is doing, with its place in the queue while it waits."""
         ahead = LOADS.ahead_of(self)
