@@ -1,14 +1,14 @@
 """Start-up work done in the background, so the first paper is as fast as any later one.
 
-A paper load waits for its reader (a worker process, `loading`) to start and load the sentence
-encoder: the longest wait of all. So the first reader starts first, before the app builds
-its page (`start_first_reader`, from the entry point). The rest runs once the page is served
-(`start_warmup`), first what this process runs for the first paper and its questions: what
-Gradio imports on its first event (matplotlib), this process's encoder and index libraries, a
-configured local model (once per process, so the first question does not wait for its weights).
-Then what no load needs, each step only while no paper is being loaded (on two cores it would slow
-the load): the page-image and scoring workers, the SPIQA files for the check, and last the other
-readers. Failures are logged and reported on first real use.
+A paper load waits for its reader (a worker process, `readers`) to start and load the sentence
+encoder: the longest wait of all. So the first reader, which the first paper gets, starts first,
+before the app imports Gradio and builds its page (`start_first_reader`, from the entry point). The
+rest runs once the page is served (`start_warmup`), first what this process runs for the first
+paper and its questions: what Gradio imports on its first event (matplotlib), this process's
+encoder and index libraries, a configured local model (once per process, so the first question does
+not wait for its weights). Then what no load needs, each step only while no paper is being loaded
+(on two cores it would slow the load): the page-image and scoring workers, the SPIQA files for the
+check, and last the other readers, one by one. Failures are logged and reported on first real use.
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ def start_first_reader(settings: Settings) -> threading.Thread:
 
 def _started_reader(settings: Settings) -> threading.Thread:
     def warm() -> None:
-        from spiqa_demo.ui.serving.work.loading import warm_workers
+        from spiqa_demo.ui.serving.work import readers
 
         try:
-            warm_workers(settings, first=True)
+            readers.warm_first(settings)
         except Exception:  # the first load reports the problem to the visitor
             log.exception("starting the paper reader failed")
 
@@ -51,14 +51,15 @@ def _started_reader(settings: Settings) -> threading.Thread:
 
 
 def _warm_gradio_events() -> None:
-    """Gradio imports matplotlib and resolves its backend around every event, on the server's event
-    loop (`gradio.utils.MatplotlibBackendMananger`): done here first, the first visitor's first event
-    (an upload) does not stall every request while it runs."""
-    try:
-        import matplotlib
-    except ImportError:  # Gradio goes without it too
-        return
-    matplotlib.get_backend()
+    """Run once what Gradio runs around every event, on the server's event loop: it imports matplotlib
+    (when installed) and resolves its backend (`gradio.utils.MatplotlibBackendMananger`). Done here
+    first, the first visitor's first event (an upload) does not stall every request while it runs."""
+    from gradio import utils
+
+    around_events = getattr(utils, "MatplotlibBackendMananger", None)  # absent from another Gradio: nothing to warm
+    if around_events is not None:
+        with around_events():
+            pass
 
 
 def _after_loads() -> None:
@@ -86,7 +87,7 @@ def _warm() -> None:
 
         if backend_kind(settings.models) == "local":
             load_backend(settings.models)
-        # Then the rest, each step after the loads under way.
+        # Then what no load needs, each step after the loads under way.
         from spiqa_demo.ui.serving.work import page_renders, result_files
 
         _after_loads()
@@ -97,10 +98,11 @@ def _warm() -> None:
         _after_loads()
         benchmark_datasets()
         first_reader.join()
-        from spiqa_demo.ui.serving.work.loading import warm_workers
+        from spiqa_demo.ui.serving.work.readers import others
 
-        _after_loads()
-        warm_workers(settings, first=False)  # last: loads side by side with the first slot's would slow the first paper
+        for reader in others(settings):  # last, one by one: beside the first one's, they would slow the first paper
+            _after_loads()
+            reader.warm(settings.retrieval)
     except Exception:  # the first real use reports the problem to the visitor
         log.exception("background warm-up failed")
 
