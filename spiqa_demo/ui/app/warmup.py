@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 
 GIVE_WAY_CHECK_S = 0.05  # how often the warm-up looks whether the loads under way are done
+GIVE_WAY_QUIET_S = 1.0  # how long no paper must have been loaded before the warm-up goes on
 _first_reader: list[threading.Thread] = []
 _starting = threading.Lock()
 
@@ -63,13 +64,17 @@ def _warm_gradio_events() -> None:
 
 
 def _after_loads() -> None:
-    """Return once no paper is being loaded or waits for a reader: what is warmed after this, a load
-    does not need, and on two cores it would slow the load (a steady stream of loads defers it for
-    good, and each of those things then starts on its first use)."""
+    """Return once no paper has been loaded or waited for a reader for `GIVE_WAY_QUIET_S`: what is
+    warmed after this, a load does not need, and on two cores it would slow the load, the next one of
+    papers sent one after another too (a steady stream of loads defers it for good, and each of those
+    things then starts on its first use)."""
     from spiqa_demo.ui.serving.work.pools import LOADS
 
-    while not LOADS.idle():
+    quiet_since = time.monotonic()
+    while time.monotonic() - quiet_since < GIVE_WAY_QUIET_S:
         time.sleep(GIVE_WAY_CHECK_S)
+        if not LOADS.idle():
+            quiet_since = time.monotonic()
 
 
 def _warm() -> None:
