@@ -1,8 +1,8 @@
 """The app's entry point (and the Hugging Face Space's `app_file`): `python app.py`.
 
 Serves on 127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it). Heavy libraries
-(PyMuPDF, torch, sentence-transformers) load in the background: the paper readers' first, while the
-page is built, the rest once it is served (`spiqa_demo.ui.app.warmup`); on a ZeroGPU Space a local
+(PyMuPDF, the sentence encoder) load in the background: the paper readers' first, while Gradio is
+imported and the page is built, the rest once it is served (`spiqa_demo.ui.app.warmup`); on a ZeroGPU Space a local
 model loads first, at import (`spiqa_demo.ui.app.preload`).
 """
 
@@ -20,11 +20,13 @@ try:
 except InputError as exc:  # a bad SPIQA_* variable: say which, in one line, and stop
     sys.exit(f"error: {exc}")
 
-from spiqa_demo.ui.app.layout import build_demo, launch_options
-from spiqa_demo.ui.app.preload import preload_on_zerogpu
 from spiqa_demo.ui.app.warmup import start_first_reader, start_warmup
 
-start_first_reader(settings)  # first, beside building the page: the first paper waits for a reader's encoder
+start_first_reader(settings)  # first, beside importing Gradio and building the page: the first paper waits for a reader's encoder
+
+from spiqa_demo.ui.app.layout import build_demo, launch_options  # noqa: E402  # after the first reader has started
+from spiqa_demo.ui.app.preload import preload_on_zerogpu  # noqa: E402
+
 preload_on_zerogpu(settings)  # ZeroGPU: local weights load now, never inside a visitor's GPU time
 demo = build_demo(settings)
 

@@ -23,8 +23,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Generic, TypeVar
 
+import numpy as np
+
+from retrieval import dense as dense_ops
 from retrieval.embedder import Embedder, get_embedder
 from retrieval.index import FigureIndex, content_key
+from retrieval.lexical import BM25Index
 from retrieval.passage_index import PassageIndex
 from spiqa_demo.types import Paper
 
@@ -75,6 +79,14 @@ class IndexStore:
         self._figures: _Recent[FigureIndex] = _Recent(FIGURE_INDEXES)
         self._folders: _Recent[Path] = _Recent(SAVED_FOLDERS)
         self._passages: _Recent[PassageIndex] = _Recent(PASSAGE_INDEXES)
+
+    def warm(self) -> None:
+        """Load the encoder and the libraries the indexes are built and searched with (FAISS, bm25s and
+        its stemmer, imported on first use so that importing retrieval stays light), so that a process's
+        first paper or question waits for none of them."""
+        self.embedder.load()
+        dense_ops.build_faiss(np.zeros((1, self.embedder.dim), dtype=np.float32))
+        BM25Index(["warm"])
 
     def figures(self, paper: Paper, folder: Path | None = None) -> FigureIndex:
         """The paper's figure/table index, answering with this `Paper`'s own items: from memory (an

@@ -121,6 +121,37 @@ def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(s
     assert session.load_job is not None and answered.paper is not None and answered.last_answer is not None, history
 
 
+def test_the_warm_up_left_after_the_first_papers_needs_waits_while_a_paper_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other readers, the page-image workers and the SPIQA files start only once no load runs."""
+    from spiqa_demo.ui.app import warmup
+    from spiqa_demo.ui.serving.work import pools
+    from spiqa_demo.ui.serving.work.fair_queue import FairQueue
+
+    class HeldLoad:
+        def __init__(self) -> None:
+            self.running, self.go = threading.Event(), threading.Event()
+
+        def run(self, slot: int) -> None:
+            self.running.set()
+            self.go.wait(60)
+
+        def dropped(self, reason: str) -> None:
+            raise AssertionError(reason)
+
+    loads: FairQueue[HeldLoad] = FairQueue(2, "test-loads")
+    monkeypatch.setattr(pools, "LOADS", loads)
+    load = HeldLoad()
+    loads.submit("visitor", load)
+    assert load.running.wait(60) and not loads.idle()
+    warm_up_goes_on = threading.Thread(target=warmup._after_loads)
+    warm_up_goes_on.start()
+    warm_up_goes_on.join(0.5)
+    assert warm_up_goes_on.is_alive()  # a slow machine only makes it wait longer
+    load.go.set()
+    warm_up_goes_on.join(60)
+    assert not warm_up_goes_on.is_alive() and loads.idle()
+
+
 def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: Path) -> None:
     from spiqa_demo.ui.serving.files import storage
     from spiqa_demo.ui.serving.work.loading import PaperLoad

@@ -25,6 +25,7 @@ TEXTS = [
     "attention " * 200,  # truncated to the token limit
 ]
 HEAVY = ("torch", "sentence_transformers", "transformers")
+INDEXING = ("faiss", "bm25s")  # what building a paper's index imports on first use
 
 
 @pytest.fixture(scope="module")
@@ -88,22 +89,25 @@ def test_bf16_vectors_match_fp32(torch_encoder: TorchEncoder) -> None:
     assert not use_bf16("auto", "cuda")
 
 
-def _encoder_and_heavy_modules(report: object, settings: RetrievalSettings) -> tuple[bool, list[str]]:
-    """(In a worker) whether its encoder is loaded, in numpy, and the heavy libraries it has imported."""
+def _encoder_and_modules(report: object, settings: RetrievalSettings) -> tuple[bool, list[str], list[str]]:
+    """(In a worker) whether its encoder is loaded, in numpy, the heavy libraries it has imported and
+    the indexing libraries it has not."""
     from retrieval.embedder import get_embedder
 
     embedder = get_embedder(settings)
-    return embedder._model is not None and embedder.numpy, [name for name in HEAVY if name in sys.modules]
+    return (embedder._model is not None and embedder.numpy, [name for name in HEAVY if name in sys.modules],
+            [name for name in INDEXING if name not in sys.modules])
 
 
-def test_a_warmed_paper_reader_has_its_encoder_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_warmed_paper_reader_has_its_encoder_and_index_libraries_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Warmed, a reader's first paper imports nothing for its index (and nothing ever imports torch)."""
     from spiqa_demo.ui.serving.work.workers import Worker
 
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # the worker unpickles the task by name
     worker, settings = Worker(), RetrievalSettings()
     try:
         worker.warm(settings)
-        assert worker.run(_encoder_and_heavy_modules, (settings,), "checking imports") == (True, [])
+        assert worker.run(_encoder_and_modules, (settings,), "checking imports") == (True, [], [])
     finally:
         process = worker._process  # closing its requests ends a worker
         if process is not None and process.stdin is not None:

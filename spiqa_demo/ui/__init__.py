@@ -13,7 +13,8 @@ The folders, by role; each imports only the folders listed before it (`tests/tes
   hold it), `untrusted` (text made inert for Markdown).
   - `work/`: `steps` and `queues` (waits that hold no thread), `pools` (every shared pool, sized by the settings),
     `fair_queue` (one job running per session, sessions in turn), `workers` (processes with CPU and memory
-    limits), `model_calls`, `loading` (a paper extracted and indexed with progress), `cited_loading`,
+    limits), `readers` (the paper loads' worker processes, light to import), `model_calls`, `loading` (a paper
+    extracted and indexed with progress), `cited_loading`,
     `page_renders` and `page_view` (page images with boxes), `result_files` (result files scored in workers).
   - `guards/`: `request_size`, `upload_room` (room made before an upload streams in), `input_limits`,
     `visitor_policy` (the models and endpoints a visitor may choose), `session_expiry`, `repeats`.

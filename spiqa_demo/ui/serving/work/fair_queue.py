@@ -4,11 +4,14 @@ A `FairQueue` runs jobs on a fixed number of slots (threads of its own, never th
 Each owner (a visitor's session) has at most one job running and one waiting: a newer job replaces
 the one still waiting, which is dropped with a reason. Free slots go to the owners with a waiting
 job in turn (round robin), so one visitor who sends twenty jobs has one running while every other
-visitor's job starts as soon as any slot frees, whatever was sent before it.
+visitor's job starts as soon as any slot frees, whatever was sent before it. Free slots are taken
+lowest first: one visitor's jobs keep to slot 0, whose worker process started first and is warm,
+and the others are used only when jobs run at once (so none waits for a worker still starting).
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -77,6 +80,11 @@ class FairQueue(Generic[J]):
         job.dropped(CANCELLED)
         return True
 
+    def idle(self) -> bool:
+        """No job running or waiting."""
+        with self._lock:
+            return not self._running and not self._waiting
+
     def waiting(self) -> int:
         """How many jobs are waiting for a slot."""
         with self._lock:
@@ -114,7 +122,7 @@ class FairQueue(Generic[J]):
         finally:
             with self._lock:
                 del self._running[owner]
-                self._free_slots().append(slot)
+                bisect.insort(self._free_slots(), slot)  # kept in order: the lowest is taken first
                 if owner in self._waiting:  # it waited behind its own job: to the back of the turn
                     self._waiting.move_to_end(owner)
                 started = self._start_next()

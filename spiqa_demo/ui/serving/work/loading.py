@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Protocol
 
 from spiqa_demo.errors import PaperError
-from spiqa_demo.extraction.cache import sweep_staging
 from spiqa_demo.library import open_paper
 from spiqa_demo.library.parallel import Extracted, extract_one
 from spiqa_demo.settings import ExtractionSettings, Settings
@@ -36,37 +35,13 @@ from spiqa_demo.ui.serving.files import storage
 from spiqa_demo.ui.serving.messages import as_sentence
 from spiqa_demo.ui.serving.untrusted import inert
 from spiqa_demo.ui.serving.work.pools import LOADS
-from spiqa_demo.ui.serving.work.workers import Limits, Report, SlotWorkers
+from spiqa_demo.ui.serving.work.readers import READERS
+from spiqa_demo.ui.serving.work.workers import Limits, Report
 
 log = logging.getLogger(__name__)
 
 WAITING = "Waiting for a free reader"
 STARTING = "Starting the paper reader (the first paper after the app starts)"
-
-
-def _sweep_staging() -> None:
-    """A killed worker's half-extracted folders are deleted (they would count against the cache's limit)."""
-    sweep_staging(app_settings().extraction)
-
-
-_workers = SlotWorkers(on_death=_sweep_staging)
-
-
-def warm_workers(settings: Settings, first: bool) -> None:
-    """Start worker processes and their sentence encoders (the app's start-up calls this): the first
-    slot's (`first`), which the first paper gets, so what a visitor uploading at once waits for is
-    started alone; else the others, side by side. Starting the first also deletes what killed
-    workers of earlier runs left in the cache."""
-    if first:
-        sweep_staging(settings.extraction)
-        _workers[0].warm(settings.retrieval)
-        return
-    starting = [threading.Thread(target=worker.warm, args=(settings.retrieval,), daemon=True)
-                for worker in _workers.of(LOADS.slots)[1:]]
-    for thread in starting:
-        thread.start()
-    for thread in starting:
-        thread.join()
 
 
 def load_limits(settings: Settings) -> Limits:
@@ -90,9 +65,9 @@ def extract(slot: int, pdf: Path, settings: Settings, progress: Progress, extrac
         elif message[0] == "extracted":
             extracted(message[1])  # type: ignore[arg-type]
 
-    if _workers[slot].starting:
+    if READERS[slot].starting:
         progress(0.0, STARTING)
-    return _workers[slot].run(_open, (pdf, settings), f"{pdf.name}: reading it", load_limits(settings), hear)
+    return READERS[slot].run(_open, (pdf, settings), f"{pdf.name}: reading it", load_limits(settings), hear)
 
 
 def _extract_cited(report: Report, pdf: Path, settings: ExtractionSettings) -> Extracted:
@@ -103,7 +78,7 @@ def _extract_cited(report: Report, pdf: Path, settings: ExtractionSettings) -> E
 def extract_cited(slot: int, pdf: Path, settings: Settings) -> Extracted:
     """A cited paper `pdf` checked and extracted by the worker process of `slot`."""
     try:
-        return _workers[slot].run(_extract_cited, (pdf, settings.extraction), f"{pdf.name}: reading it",
+        return READERS[slot].run(_extract_cited, (pdf, settings.extraction), f"{pdf.name}: reading it",
                                   load_limits(settings))
     except PaperError as exc:
         return Extracted(pdf, error=str(exc))
@@ -151,6 +126,11 @@ class PaperLoad:
     @property
     def done(self) -> bool:
         return self._done.is_set()
+
+    @property
+    def waiting(self) -> bool:
+        """Its progress says it waits for a reader (to be free, or to start)."""
+        return self.message in (WAITING, STARTING)
 
     def waiting_message(self) -> str:
         """What the load is doing, with its place in the queue while it waits."""

@@ -147,11 +147,12 @@ def _receive(stream: IO[bytes] | None) -> tuple[Any, ...]:
 
 def _load_encoder(report: Report, settings: RetrievalSettings) -> None:
     from retrieval.embedder import get_embedder
+    from retrieval.store import get_store
 
     try:
         import spiqa_demo.library  # noqa: F401  # imported for its side effect: extraction and PyMuPDF loaded before the first paper
 
-        get_embedder(settings).load()
+        get_store(get_embedder(settings)).warm()  # the store a paper's index is built in, as `open_paper` gets it
     except Exception:  # the first load says what is wrong, to the visitor
         traceback.print_exc()
 

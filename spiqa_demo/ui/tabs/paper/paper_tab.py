@@ -144,6 +144,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     shown, last = False, time.monotonic()
     try:
         while not job.done:
+            waiting = job.waiting
             progress(job.fraction, desc=job.waiting_message())
             if job.paper is not None and not shown:
                 shown, last = True, time.monotonic()
@@ -154,7 +155,8 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
             elif time.monotonic() - last > ALIVE_S:
                 last = time.monotonic()
                 yield LoadOutputs(session)
-            yield Wait(lambda: job.done or (job.paper is not None and not shown), POLL_S)  # noqa: B023 - used at once
+            # Woken as soon as a reader takes it: "Waiting for a free reader" is never shown longer than true.
+            yield Wait(lambda: job.done or (job.paper is not None and not shown) or (waiting and not job.waiting), POLL_S)  # noqa: B023 - used at once
     finally:
         if not job.done:
             job.cancel()
