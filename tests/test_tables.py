@@ -288,3 +288,12 @@ def test_a_heading_over_group_names_and_a_title_line_stay_whole() -> None:
     title = [*_line(0, (0, "System"), (100, "Dev"), (140, "Test")), *_line(12, (20, "Top Systems (Dec 10th, 2018)")),
              *_line(24, (0, "Human"), (100, "82.3"), (140, "91.2")), *_line(36, (0, "Ensemble"), (100, "86.0"), (140, "91.7"))]
     assert table_grid(title)[1] == ["Top Systems (Dec 10th, 2018)", "", ""]
+
+
+def test_a_table_as_wide_as_the_text_beside_its_caption_in_the_first_column_is_found(shared: Path, tmp_path: Path) -> None:
+    # Springer's layout: "Table 1 | Source of reagents and antibodies" in the left column's margin, the table right of it across both columns.
+    paper = extract_paper(shared / "papers" / "litqa" / "10.1007_s00125-024-06103-w.pdf", image_dir=tmp_path, dpi=72)
+    table = next(i for i in paper.items if i.kind == "table")
+    assert (table.number, table.page) == ("1", 3)
+    assert table.table is not None
+    assert (table.table.body[3][0], table.table.body[3][-1]) == ("Diazoxide", "Sigma-Aldrich, UK")
