@@ -9,8 +9,16 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
-from spiqa_demo.conversation.evidence import passage_evidence
-from spiqa_demo.conversation.extractive import NOT_FOUND, _coverage, asks_quantity, best_quote, is_no_answer, states_number
+from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence
+from spiqa_demo.conversation.extractive import (
+    NOT_FOUND,
+    _coverage,
+    asks_quantity,
+    best_quote,
+    extractive_answer,
+    is_no_answer,
+    states_number,
+)
 from spiqa_demo.conversation.table_lookup import cell_value, lookup
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
@@ -252,3 +260,17 @@ def test_a_quantity_is_quoted_from_the_sentence_that_states_it_not_from_a_pair_j
     ))
     quote = best_quote("How large is the zero-shot test set?", evidence, paper=paper)
     assert quote is not None and quote.text == "The resulting test set has 19,008 images and 19,931 bounding boxes."
+
+
+def test_the_one_table_whose_row_and_column_the_question_names_answers_when_a_figure_took_its_place() -> None:
+    stiffness = TableStructure(header=(("Cell", "Cell state", "Nuclei stiffness (Pa)"),),
+                               body=(("IHA", "normal", "1398 ± 428"), ("U87", "cancer", "789 ± 197")))
+    table = Figure(kind="table", label="Table 1", number="1", page=7, bbox=(50, 400, 300, 500), caption="Table 1: Properties of cells.",
+                   text=stiffness.to_markdown(), table=stiffness)
+    plot = Figure(kind="figure", label="Figure 3", number="3", page=4, bbox=(50, 400, 300, 600),
+                  caption="Figure 3: Nuclear stiffness of U87 cells and IHAs under shear stress.")
+    paper = Paper("2" * 64, "cells.pdf", "Cells", None, [(612.0, 792.0)] * 7, passages=[], items=[plot, table])
+    answer = extractive_answer("What is the nuclear stiffness of U87 cells?", [figure_evidence(plot, 1.0)], paper=paper)
+    assert "In Table 1, U87 cancer has a Nuclei stiffness (Pa) of 789 ± 197 (row" in answer.text  # "nuclear" is "nuclei"
+    assert "Cell state" not in answer.text  # "cells" names the row, and one column matches it better
+    assert [(e.label, e.cited) for e in answer.evidence][:1] == [("Table 1", True)]
