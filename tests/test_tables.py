@@ -297,3 +297,13 @@ def test_a_table_as_wide_as_the_text_beside_its_caption_in_the_first_column_is_f
     assert (table.number, table.page) == ("1", 3)
     assert table.table is not None
     assert (table.table.body[3][0], table.table.body[3][-1]) == ("Diazoxide", "Sigma-Aldrich, UK")
+
+
+def test_a_five_in_a_symbol_font_between_two_numbers_is_a_plus_minus() -> None:
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((100, 100), "1398 ", fontname="helv", fontsize=8)  # the PDF maps the symbol font's "±" to "5"
+        page.insert_text((122, 100), "5", fontname="symb", fontsize=8)
+        page.insert_text((128, 100), " 428", fontname="helv", fontsize=8)
+        page.insert_text((100, 120), "1398 5 428", fontname="helv", fontsize=8)  # a 5 in the numbers' own font is a number
+        assert [w.text for w in page_words(page)] == ["1398", "\u00b1", "428", "1398", "5", "428"]

@@ -40,6 +40,8 @@ _ALIGNED = 1.0
 # table whose numbers start late): then only the first row is the header.
 _MAX_HEADER_ROWS = 3
 _NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*")
+# The digit a symbol font's "±" is read as when the PDF maps its glyphs wrongly (`_symbol_signs`).
+_SIGN_AS_DIGIT = "5"
 # A cell that says "no result" where a number would be.
 _NO_VALUE = re.compile(r"^(?:[-\u2010-\u2015\u2212/]+|n/?a)$", re.IGNORECASE)
 # What may sit around a number in a cell: signs, spreads, units, marks of best results and notes.
@@ -66,8 +68,38 @@ class Word(NamedTuple):
 
 def page_words(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[Word]:
     """The words of `page` as PyMuPDF reads them from its text layer; from `textpage` when given
-    (one made with PyMuPDF's flags for words, which `layout.read_page` has at hand)."""
-    return [Word._make(w[:5]) for w in page.get_text("words", textpage=textpage)]
+    (one made with PyMuPDF's flags for words, which `layout.read_page` has at hand), with a sign
+    that a symbol font maps to a digit read as the sign (`_symbol_signs`)."""
+    words = [Word._make(w[:5]) for w in page.get_text("words", textpage=textpage)]
+    suspects = [
+        i for i in range(1, len(words) - 1)
+        if words[i].text == _SIGN_AS_DIGIT and all(_NUMBER.fullmatch(words[j].text) and _same_line(words[i], words[j]) for j in (i - 1, i + 1))
+    ]  # fmt: skip
+    return _symbol_signs(page, textpage, words, suspects) if suspects else words
+
+
+def _same_line(a: Word, b: Word) -> bool:
+    return min(a.y1, b.y1) > max(a.y0, b.y0)
+
+
+def _symbol_signs(page: pymupdf.Page, textpage: pymupdf.TextPage | None, words: list[Word], suspects: list[int]) -> list[Word]:
+    """A "5" between two numbers, set in another font than both, is a "±" (a mean and its spread)
+    of a symbol font whose glyphs the PDF maps to the wrong characters (Elsevier's "1398 5 428");
+    a "5" in the numbers' own font is a number."""
+    spans = [
+        (span["bbox"], span["font"]) for block in page.get_text("dict", textpage=textpage)["blocks"]
+        for line in block.get("lines", []) for span in line["spans"]
+    ]  # fmt: skip
+
+    def font_at(w: Word) -> str | None:
+        return next((font for (x0, y0, x1, y1), font in spans if x0 <= w.cx <= x1 and y0 <= w.cy <= y1), None)
+
+    out = list(words)
+    for i in suspects:
+        sign = font_at(words[i])
+        if sign is not None and sign not in (font_at(words[i - 1]), font_at(words[i + 1])):
+            out[i] = words[i]._replace(text="±")
+    return out
 
 
 def words_in(words: list[Word], bbox: BBox) -> list[Word]:
