@@ -408,13 +408,18 @@ def _number_edges(rows: list[list[Word]], min_gap: float) -> list[float]:
     wider than a space before two or more of those numbers, and a name, not part of the number
     ("2.3 · 1019"), a space before the others. A number a space after a name in every row
     ("Layer 1", "Layer 2") has no such gap: it stays part of the name."""
-    numbers = [(i, w) for i, row in enumerate(rows) for w in row if is_number_cell(w.text)]
     edges = []
+    found = [(i, w) for i, row in enumerate(rows) for w in row if is_number_cell(w.text)]
     for edge in (attrgetter("x0"), attrgetter("x1")):  # numbers set left, numbers set right
-        for _, n in numbers:
-            group = [(i, w) for i, w in numbers if abs(edge(w) - edge(n)) <= _ALIGNED]
-            if 2 * len({i for i, _ in group}) < len(rows):
+        numbers = sorted(found, key=lambda n: edge(n[1]))
+        at = [edge(w) for _, w in numbers]
+        seen: set[tuple[int, int]] = set()  # groups already weighed
+        for x in at:
+            span = (bisect.bisect_left(at, x - _ALIGNED), bisect.bisect_right(at, x + _ALIGNED))
+            group = numbers[span[0] : span[1]]
+            if span in seen or 2 * len({i for i, _ in group}) < len(rows):
                 continue
+            seen.add(span)
             line = min(w.x0 for _, w in group)
             if any(w.x0 < line < w.x1 for row in rows for w in row):
                 continue
