@@ -307,3 +307,10 @@ def test_a_five_in_a_symbol_font_between_two_numbers_is_a_plus_minus() -> None:
         page.insert_text((128, 100), " 428", fontname="helv", fontsize=8)
         page.insert_text((100, 120), "1398 5 428", fontname="helv", fontsize=8)  # a 5 in the numbers' own font is a number
         assert [w.text for w in page_words(page)] == ["1398", "\u00b1", "428", "1398", "5", "428"]
+
+
+def test_a_table_of_text_with_a_heading_over_two_columns_has_their_sub_headings_as_a_second_header_row() -> None:
+    grid = [["X", "Optimization Domain", "", "Cost"], ["", "Atoms", "Domain", "Complexity"],
+            ["Rn", "Sparse vectors", "l1-ball", "O(n)"], ["Rn", "Sign-vectors", "linf-ball", "O(n)"]]
+    assert len(grid_structure(grid).header) == 2
+    assert len(grid_structure([["Gene", "Location"], ["PLSCR1", "chr3"], ["PLSCR2", "chr3"]]).header) == 1

@@ -360,9 +360,21 @@ def _header_rows(grid: list[list[str]]) -> int:
         if first is None or first >= _MAX_HEADER_ROWS or not _prints_labels(grid, first, columns):
             break
         first = i
+    if first is None and _spans_subheadings(grid):
+        return 2
     if first is None or first > _MAX_HEADER_ROWS:
         return min(1, len(grid))
     return first
+
+
+def _spans_subheadings(grid: list[list[str]]) -> bool:
+    """A table of text whose first row has a heading over several columns (the empty cells right of
+    it filled in the row below): that row holds their sub-headings ("Optimization Domain" over
+    "Atoms A | D = conv(A)"), a second header row."""
+    if len(grid) < 3:
+        return False
+    top, below = grid[0], grid[1]
+    return any(not top[j] and top[j - 1] and below[j] and below[j - 1] for j in range(1, min(len(top), len(below))))
 
 
 def grid_structure(grid: list[list[str]]) -> TableStructure:
