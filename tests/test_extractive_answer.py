@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
-from spiqa_demo.conversation.evidence import passage_evidence
+from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence
 from spiqa_demo.conversation.extractive import (
     NOT_FOUND,
     _coverage,
     _unit_of,
     asks_quantity,
     best_quote,
+    extractive_answer,
     is_no_answer,
     states_number,
 )
@@ -319,3 +320,17 @@ def test_a_reason_or_a_difference_is_not_answered_by_one_cell(question: str) -> 
 
 def test_a_comparison_with_a_printed_number_is_still_answered_by_the_cell() -> None:
     assert "(row “ResNet-101”, column “top-1 err.”)" in _ask("Is the top-1 error of ResNet-101 lower than 20?").answer
+
+
+def test_the_one_table_whose_row_and_column_the_question_names_answers_when_a_figure_took_its_place() -> None:
+    stiffness = TableStructure(header=(("Cell", "Cell state", "Nuclei stiffness (Pa)"),),
+                               body=(("IHA", "normal", "1398 ± 428"), ("U87", "cancer", "789 ± 197")))
+    table = Figure(kind="table", label="Table 1", number="1", page=7, bbox=(50, 400, 300, 500), caption="Table 1: Properties of cells.",
+                   text=stiffness.to_markdown(), table=stiffness)
+    plot = Figure(kind="figure", label="Figure 3", number="3", page=4, bbox=(50, 400, 300, 600),
+                  caption="Figure 3: Nuclear stiffness of U87 cells and IHAs under shear stress.")
+    paper = Paper("2" * 64, "cells.pdf", "Cells", None, [(612.0, 792.0)] * 7, passages=[], items=[plot, table])
+    answer = extractive_answer("What is the nuclear stiffness of U87 cells?", [figure_evidence(plot, 1.0)], paper=paper)
+    assert "In Table 1, U87 cancer has a Nuclei stiffness (Pa) of 789 ± 197 (row" in answer.text  # "nuclear" is "nuclei"
+    assert "Cell state" not in answer.text  # "cells" names the row, and one column matches it better
+    assert [(e.label, e.cited) for e in answer.evidence][:1] == [("Table 1", True)]

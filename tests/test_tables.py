@@ -16,7 +16,7 @@ from retrieval.table_match import values_in
 from spiqa_demo.extraction import extract_paper, ocr
 from spiqa_demo.extraction.layout import read_page
 from spiqa_demo.extraction.pdf import pymupdf
-from spiqa_demo.extraction.tables import Word, grid_structure, is_number_cell, page_words, table_structure
+from spiqa_demo.extraction.tables import Word, grid_structure, is_number_cell, page_words, table_grid, table_structure
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, TableStructure
 
@@ -267,3 +267,50 @@ def test_a_heading_wrapped_over_two_lines_is_read_as_one() -> None:
     datasets = [*_line(0, (62, "Yelp"), (142, "Gowalla")), *_line(10, (0, "Method"), (60, "recall"), (100, "ndcg"), (140, "recall"), (180, "ndcg")),
                 *_line(22, (0, "NGCF"), (60, "0.0579"), (100, "0.0477"), (140, "0.1570"), (180, "0.1327"))]
     assert table_structure(datasets).column_headings() == ("Method", "Yelp recall", "Yelp ndcg", "Gowalla recall", "Gowalla ndcg")
+
+
+def test_headings_set_tight_are_read_word_by_word_and_numbers_a_space_after_a_long_name_are_their_own_column() -> None:
+    words = [*_line(0, (0, "Architecture"), (104, "Param. GFLOPs Top-1")),  # no gap wider than a space between headings
+             *_line(12, (0, "ResNet18"), (104, "11.69M"), (145, "1.814"), (180, "29.60")),
+             *_line(24, (0, "ResNet34"), (104, "21.80M"), (145, "3.664"), (180, "26.69")),
+             *_line(36, (0, "WideResNet18 + SE [28]"), (104, "11.78M"), (145, "1.814"), (180, "29.41"))]  # a space before 11.78M
+    structure = table_structure(words)
+    assert structure.column_headings() == ("Architecture", "Param.", "GFLOPs", "Top-1")
+    assert structure.body[2] == ("WideResNet18 + SE [28]", "11.78M", "1.814", "29.41")
+
+
+def test_a_heading_over_group_names_and_a_title_line_stay_whole() -> None:
+    groups = [*_line(0, (30, "Model (Base, 16L)"), (150, "BLEU")),  # "Model" over the groups, "(Base, 16L)" over the names
+              *_line(12, (0, "post-norm"), (60, "Transformer"), (150, "28.1")), *_line(24, (60, "DLCL"), (150, "28.4")),
+              *_line(36, (60, "Big"), (150, "28.9")), *_line(48, (0, "pre-norm"), (60, "Transformer"), (150, "28.0")),
+              *_line(60, (60, "DLCL"), (150, "28.2")), *_line(72, (60, "Big"), (150, "29.0"))]
+    assert table_structure(groups).header[0] == ("Model (Base, 16L)", "", "BLEU")
+    title = [*_line(0, (0, "System"), (100, "Dev"), (140, "Test")), *_line(12, (20, "Top Systems (Dec 10th, 2018)")),
+             *_line(24, (0, "Human"), (100, "82.3"), (140, "91.2")), *_line(36, (0, "Ensemble"), (100, "86.0"), (140, "91.7"))]
+    assert table_grid(title)[1] == ["Top Systems (Dec 10th, 2018)", "", ""]
+
+
+def test_a_table_as_wide_as_the_text_beside_its_caption_in_the_first_column_is_found(shared: Path, tmp_path: Path) -> None:
+    # Springer's layout: "Table 1 | Source of reagents and antibodies" in the left column's margin, the table right of it across both columns.
+    paper = extract_paper(shared / "papers" / "litqa" / "10.1007_s00125-024-06103-w.pdf", image_dir=tmp_path, dpi=72)
+    table = next(i for i in paper.items if i.kind == "table")
+    assert (table.number, table.page) == ("1", 3)
+    assert table.table is not None
+    assert (table.table.body[3][0], table.table.body[3][-1]) == ("Diazoxide", "Sigma-Aldrich, UK")
+
+
+def test_a_five_in_a_symbol_font_between_two_numbers_is_a_plus_minus() -> None:
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((100, 100), "1398 ", fontname="helv", fontsize=8)  # the PDF maps the symbol font's "±" to "5"
+        page.insert_text((122, 100), "5", fontname="symb", fontsize=8)
+        page.insert_text((128, 100), " 428", fontname="helv", fontsize=8)
+        page.insert_text((100, 120), "1398 5 428", fontname="helv", fontsize=8)  # a 5 in the numbers' own font is a number
+        assert [w.text for w in page_words(page)] == ["1398", "\u00b1", "428", "1398", "5", "428"]
+
+
+def test_a_table_of_text_with_a_heading_over_two_columns_has_their_sub_headings_as_a_second_header_row() -> None:
+    grid = [["X", "Optimization Domain", "", "Cost"], ["", "Atoms", "Domain", "Complexity"],
+            ["Rn", "Sparse vectors", "l1-ball", "O(n)"], ["Rn", "Sign-vectors", "linf-ball", "O(n)"]]
+    assert len(grid_structure(grid).header) == 2
+    assert len(grid_structure([["Gene", "Location"], ["PLSCR1", "chr3"], ["PLSCR2", "chr3"]]).header) == 1

@@ -52,7 +52,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from spiqa_demo.conversation.evidence import passage_evidence, sentences_of
+from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches
 from spiqa_demo.conversation.table_lookup import Lookup, cell_sentence, lookup
@@ -343,8 +343,11 @@ def _named_item(question: str, evidence: Sequence[Evidence]) -> Evidence | None:
     return None
 
 
-def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None) -> tuple[Evidence, Lookup] | None:
-    """The cells that answer the question in the named table, else in one of the best tables."""
+def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None, paper: Paper | None) -> tuple[Evidence, Lookup] | None:
+    """The cells that answer the question in the named table, else in one of the best tables, else
+    in the one table of the paper whose row and column the question names (the shortlist ranks
+    items by caption and text, and a figure plotting the same measure may take the table's place:
+    "What is the nuclear stiffness of U87 cells?" over a plot of nuclear stiffness)."""
     tables = [e for e in evidence if e.figure is not None and e.figure.table is not None]
     candidates = [named] if named is not None and named in tables else tables[:TABLE_CANDIDATES]
     for e in candidates:
@@ -352,7 +355,18 @@ def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence |
         found = lookup(question, e.figure.table)
         if found is not None:
             return e, found
-    return None
+    if named is not None or paper is None:
+        return None
+    tried = {e.figure.id for e in candidates if e.figure is not None}
+    answering = [
+        (item, found) for item in paper.items
+        if item.table is not None and item.id not in tried and (found := lookup(question, item.table)) is not None and not found.superlative
+    ]  # fmt: skip
+    if len(answering) != 1:
+        return None
+    item, found = answering[0]
+    shown = next((e for e in evidence if e.figure is not None and e.figure.id == item.id), None)
+    return shown or figure_evidence(item, max((e.score for e in evidence), default=0.0)), found
 
 
 def _caption_answer(item: Figure, paper: Paper | None) -> str:
@@ -369,10 +383,11 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
     """The answer for what was asked (see the module docstring) and the evidence with what it cites marked."""
     named = _named_item(question, evidence)
     marked = list(evidence)
-    cells = None if _BEYOND_A_CELL.search(question) else _table_lookup(question, evidence, named)
+    cells = None if _BEYOND_A_CELL.search(question) else _table_lookup(question, evidence, named, paper)
     if cells is not None:
         table, found = cells
         text = f"{cell_sentence(table.label, found)} [p. {table.page}]"
+        marked = marked if table in marked else [table, *marked]  # the table the answer reads is shown first
         return ExtractiveAnswer(text, [replace(e, cited=True, cells=found.cells) if e is table else e for e in marked])
     if named is not None and named.figure is not None and (named.figure.caption or named.figure.mentions):
         return ExtractiveAnswer(_caption_answer(named.figure, paper), [replace(e, cited=True) if e is named else e for e in marked])

@@ -16,6 +16,7 @@ says whether lower is better (an error, a loss, a perplexity, a time; an arrow "
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from spiqa_demo.extraction.tables import is_number_cell
 from spiqa_demo.types import TableStructure
 
 MIN_PREFIX = 3  # a heading word this long that begins a question word matches it ("err" of "error")
+MIN_STEM, MAX_ENDING = 5, 2  # words sharing this long a beginning, each ending in at most this many more letters, are one stem
 MAX_HEADING_WORDS = 6  # a longer heading path is a row of headings read as one cell: it names no column
 MAX_CELLS = 3  # a question matching more columns equally well is answered with at most this many cells
 
@@ -74,8 +76,12 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _same(a: str, b: str) -> bool:
-    """One word, or one begins the other: "err" and "error", "user" and "users"."""
-    return a == b or (min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a)))
+    """One word, or one begins the other: "err" and "error", "user" and "users"; or one stem with
+    other endings: "nuclei" and "nuclear", "trained" and "training"."""
+    if a == b or (min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a))):
+        return True
+    stem = len(os.path.commonprefix([a, b]))
+    return stem >= MIN_STEM and stem >= min(len(a), len(b)) - MAX_ENDING
 
 
 def _matched(words: frozenset[str], question: frozenset[str]) -> int:

@@ -162,6 +162,7 @@ class PageSearch:
         self.body_size = doc.body_size
         self.max_gap = _GAP_IN_BODY_SIZES * doc.body_size
         self.columns = {c: doc.column_of(c.bbox[0], c.bbox[2]) for c in captions}
+        self.text_width = (min(left for left, _ in doc.columns), max(right for _, right in doc.columns))
 
     def candidates(self, sides: Sides, claimed: set[int], done: set[Caption]) -> list[Candidate]:
         out = []
@@ -180,7 +181,11 @@ class PageSearch:
             left, right = self.columns[c]
             if c.bbox[2] - c.bbox[0] < _SIDE_CAPTION * (right - left):
                 for direction in ("left", "right"):
+                    # In its column, else across the columns: a caption in the first column set
+                    # beside a table as wide as the text (Springer's "Table 1 | Source of reagents").
                     cand = _beside(c, direction, (left, right), self.elements, self.blockers, claimed, self.max_gap)
+                    if cand is None and not own:
+                        cand = _beside(c, direction, self.text_width, self.elements, self.blockers, claimed, self.max_gap)
                     if cand is not None:
                         own.append(cand)
             if c.kind == "figure" and any(cand.drawn and cand.direction == sides[c.kind] for cand in own):

@@ -17,9 +17,11 @@ matches more hand-checked cells at a small fraction of the cost.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import replace
+from operator import attrgetter
 from typing import NamedTuple
 
 from spiqa_demo.extraction.pdf import pymupdf
@@ -32,10 +34,14 @@ _SAME_ROW = 0.45
 # Columns are apart where a gap wider than this share of the median word height (wider than a
 # space) runs through every row.
 _COLUMN_GAP = 0.8
+# Numbers are aligned in a column when their left (or right) edges are within this many points.
+_ALIGNED = 1.0
 # More rows than this above the first row of numbers are not all headings (a table of text, a
 # table whose numbers start late): then only the first row is the header.
 _MAX_HEADER_ROWS = 3
 _NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*")
+# The digit a symbol font's "±" is read as when the PDF maps its glyphs wrongly (`_symbol_signs`).
+_SIGN_AS_DIGIT = "5"
 # A cell that says "no result" where a number would be.
 _NO_VALUE = re.compile(r"^(?:[-\u2010-\u2015\u2212/]+|n/?a)$", re.IGNORECASE)
 # What may sit around a number in a cell: signs, spreads, units, marks of best results and notes.
@@ -62,8 +68,38 @@ class Word(NamedTuple):
 
 def page_words(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> list[Word]:
     """The words of `page` as PyMuPDF reads them from its text layer; from `textpage` when given
-    (one made with PyMuPDF's flags for words, which `layout.read_page` has at hand)."""
-    return [Word._make(w[:5]) for w in page.get_text("words", textpage=textpage)]
+    (one made with PyMuPDF's flags for words, which `layout.read_page` has at hand), with a sign
+    that a symbol font maps to a digit read as the sign (`_symbol_signs`)."""
+    words = [Word._make(w[:5]) for w in page.get_text("words", textpage=textpage)]
+    suspects = [
+        i for i in range(1, len(words) - 1)
+        if words[i].text == _SIGN_AS_DIGIT and all(_NUMBER.fullmatch(words[j].text) and _same_line(words[i], words[j]) for j in (i - 1, i + 1))
+    ]  # fmt: skip
+    return _symbol_signs(page, textpage, words, suspects) if suspects else words
+
+
+def _same_line(a: Word, b: Word) -> bool:
+    return min(a.y1, b.y1) > max(a.y0, b.y0)
+
+
+def _symbol_signs(page: pymupdf.Page, textpage: pymupdf.TextPage | None, words: list[Word], suspects: list[int]) -> list[Word]:
+    """A "5" between two numbers, set in another font than both, is a "±" (a mean and its spread)
+    of a symbol font whose glyphs the PDF maps to the wrong characters (Elsevier's "1398 5 428");
+    a "5" in the numbers' own font is a number."""
+    spans = [
+        (span["bbox"], span["font"]) for block in page.get_text("dict", textpage=textpage)["blocks"]
+        for line in block.get("lines", []) for span in line["spans"]
+    ]  # fmt: skip
+
+    def font_at(w: Word) -> str | None:
+        return next((font for (x0, y0, x1, y1), font in spans if x0 <= w.cx <= x1 and y0 <= w.cy <= y1), None)
+
+    out = list(words)
+    for i in suspects:
+        sign = font_at(words[i])
+        if sign is not None and sign not in (font_at(words[i - 1]), font_at(words[i + 1])):
+            out[i] = words[i]._replace(text="±")
+    return out
 
 
 def words_in(words: list[Word], bbox: BBox) -> list[Word]:
@@ -120,11 +156,17 @@ def _union(words: list[Word]) -> BBox | None:
 def _grid_words(words: list[Word]) -> list[list[list[Word]]]:
     """The words of each cell, row by row (see `table_grid`)."""
     rows = _rows(words)
-    grid = _cells(rows, _layout(rows))
-    header = _header_rows([[" ".join(w.text for w in cell) for cell in row] for row in grid])
+    grid = _cells(rows, _layout(rows), 0)
+    texts = [[" ".join(w.text for w in cell) for cell in row] for row in grid]
+    header = _header_rows(texts)
     if 0 < header < len(rows):
         layout = _layout(rows[header:])
-        grid = _cells(rows, layout)
+        grid = _cells(rows, layout, 0)
+        texts = [[" ".join(w.text for w in cell) for cell in row] for row in grid]
+        columns = _numeric_columns(texts)
+        above = next((i for i, row in enumerate(texts) if _is_number_row(row, columns)), 0)  # none in a table of text
+        if above:
+            grid = _cells(rows, layout, above)
         grid = _join_wrapped_headings(grid, [_spans(row, layout) for row in rows[:header]])
     return grid
 
@@ -212,28 +254,40 @@ def _column_of(word: Word, boundaries: list[float]) -> int:
     return sum(1 for b in boundaries if word.cx > b)
 
 
-def _cells(rows: list[list[Word]], layout: _Layout) -> list[list[list[Word]]]:
+def _cells(rows: list[list[Word]], layout: _Layout, above: int) -> list[list[list[Word]]]:
     """Each row's words in the columns of `layout`, run by run (`_runs`): a run over the words of
     one column goes whole to it (a heading wider than its numbers); a run over the words of several
     with a word across a boundary (a heading spanning them, a footnote) goes whole to the first of
     them, where a spanning heading is read from (`TableStructure.column_headings`); any other word
-    goes to the column of its centre."""
+    goes to the column of its centre. `above`: how many rows are above the first row of numbers
+    (0 when not known yet, or for a table of text)."""
     grid = []
-    numbers = [sum(is_number_cell(" ".join(w.text for w in run)) for run in _runs(row, layout.min_gap)) > 1 for row in rows]
-    body = numbers.index(True) if True in numbers else len(rows)
+    filled = Counter(j for row in rows[above:] for j in {_column_of(w, layout.boundaries) for w in row})
+    groups = {j for j in filled if 2 * filled[j] < len(rows) - above}  # names printed once for a group of rows
     for i, row in enumerate(rows):
         cells: list[list[Word]] = [[] for _ in range(len(layout.boundaries) + 1)]
         for run in _runs(row, layout.min_gap):
             covered = _covered(run, layout)
             across = any(w.x0 < b < w.x1 for w in run for b in layout.boundaries)
-            # Above the rows of numbers, a run with a word over each column it covers is headings set
-            # tight, read word by word (a footnote below them is one line of text).
-            tight = i < body and len(covered) > 1 and set(covered) <= {_column_of(w, layout.boundaries) for w in run}
+            # Above the rows of numbers, a run with a heading over each column it covers is headings
+            # set tight, read word by word (a footnote below them is one line of text). A heading
+            # closes the brackets it opens: a title over the columns is one ("Systems (Dec 10th,
+            # 2018)"). Nor from over a column of group names: a heading spanning them and the row
+            # names beside them ("Model (Base, 16L)" over "post-norm | Transformer").
+            pieces = {j: " ".join(w.text for w in run if _column_of(w, layout.boundaries) == j) for j in covered}
+            tight = (
+                i < above and len(covered) > 1 and covered[0] not in groups
+                and all(p and _balanced(p) for p in pieces.values())
+            )  # fmt: skip
             whole = covered[0] if len(covered) == 1 or (covered and across and not tight) else None
             for w in run:
                 cells[_column_of(w, layout.boundaries) if whole is None else whole].append(w)
         grid.append(cells)
     return grid
+
+
+def _balanced(text: str) -> bool:
+    return text.count("(") == text.count(")") and text.count("[") == text.count("]")
 
 
 def is_number_cell(cell: str) -> bool:
@@ -306,9 +360,21 @@ def _header_rows(grid: list[list[str]]) -> int:
         if first is None or first >= _MAX_HEADER_ROWS or not _prints_labels(grid, first, columns):
             break
         first = i
+    if first is None and _spans_subheadings(grid):
+        return 2
     if first is None or first > _MAX_HEADER_ROWS:
         return min(1, len(grid))
     return first
+
+
+def _spans_subheadings(grid: list[list[str]]) -> bool:
+    """A table of text whose first row has a heading over several columns (the empty cells right of
+    it filled in the row below): that row holds their sub-headings ("Optimization Domain" over
+    "Atoms A | D = conv(A)"), a second header row."""
+    if len(grid) < 3:
+        return False
+    top, below = grid[0], grid[1]
+    return any(not top[j] and top[j - 1] and below[j] and below[j - 1] for j in range(1, min(len(top), len(below))))
 
 
 def grid_structure(grid: list[list[str]]) -> TableStructure:
@@ -326,7 +392,8 @@ def table_structure(words: list[Word]) -> TableStructure:
 
 
 def _column_boundaries(rows: list[list[Word]], min_gap: float) -> list[float]:
-    """x positions of gaps wider than `min_gap` (a space) that no word of any row crosses."""
+    """x positions of gaps wider than `min_gap` (a space) that no word of any row crosses, and the
+    edges of columns of numbers that long row names reach up to (`_number_edges`)."""
     spans = sorted((w.x0, w.x1) for row in rows for w in row)
     if not spans:
         return []
@@ -336,4 +403,40 @@ def _column_boundaries(rows: list[list[Word]], min_gap: float) -> list[float]:
         if x0 - end > min_gap:
             boundaries.append((x0 + end) / 2)
         end = max(end, x1)
-    return boundaries
+    words = sorted(w.cx for row in rows for w in row)
+    # A boundary is known by the words left of it; none or all of them is no boundary.
+    apart = {0, len(words)} | {bisect.bisect(words, b) for b in boundaries}
+    for edge in _number_edges(rows, min_gap):
+        if bisect.bisect(words, edge) not in apart:
+            apart.add(bisect.bisect(words, edge))
+            boundaries.append(edge)
+    return sorted(boundaries)
+
+
+def _number_edges(rows: list[list[Word]], min_gap: float) -> list[float]:
+    """Left edges of columns of numbers that the row names of some rows reach up to, a space away
+    ("WideResNet18 (widen=1.5) + SE 26.07M" over "ResNet18 11.69M"): a line just before numbers
+    aligned (left or right) in half the rows or more, that crosses no word of any row, with a gap
+    wider than a space before two or more of those numbers, and a name, not part of the number
+    ("2.3 · 1019"), a space before the others. A number a space after a name in every row
+    ("Layer 1", "Layer 2") has no such gap: it stays part of the name."""
+    edges = []
+    found = [(i, w) for i, row in enumerate(rows) for w in row if is_number_cell(w.text)]
+    for edge in (attrgetter("x0"), attrgetter("x1")):  # numbers set left, numbers set right
+        numbers = sorted(found, key=lambda n: edge(n[1]))
+        at = [edge(w) for _, w in numbers]
+        seen: set[tuple[int, int]] = set()  # groups already weighed
+        for x in at:
+            span = (bisect.bisect_left(at, x - _ALIGNED), bisect.bisect_right(at, x + _ALIGNED))
+            group = numbers[span[0] : span[1]]
+            if span in seen or 2 * len({i for i, _ in group}) < len(rows):
+                continue
+            seen.add(span)
+            line = min(w.x0 for _, w in group)
+            if any(w.x0 < line < w.x1 for row in rows for w in row):
+                continue
+            before = [_runs([v for v in rows[i] if v.x1 <= line], min_gap)[-1:] for i, _ in group]
+            near = [run[0] + [w] for run, (_, w) in zip(before, group, strict=True) if run and w.x0 - run[0][-1].x1 <= min_gap]
+            if len(group) - len(near) >= 2 and not any(is_number_cell(" ".join(v.text for v in cell)) for cell in near):
+                edges.append((max((run[0][-1].x1 for run in before if run), default=line) + line) / 2)
+    return edges
