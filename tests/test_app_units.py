@@ -166,6 +166,7 @@ def test_a_failed_load_is_said_in_the_chat_and_the_upload_is_not_kept(tmp_path: 
     job = PaperLoad(lambda: upload, session)
     history, *_ = list(blocking(ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, "")))[-1]
     assert job.done and job.error.startswith("notes.pdf: ") and job.error in history[-1]["content"]
+    assert history[-1]["content"].endswith("not a PDF file.")  # a sentence, with its full stop
     assert not upload.exists() and session.paper is None and not session.loading
 
 
@@ -495,3 +496,19 @@ def test_no_summary_is_asked_without_a_model_nor_when_the_operator_turns_it_off(
             environment.undo()
             get_settings.cache_clear()
             install(get_settings())
+
+
+@pytest.mark.parametrize(("asked", "label"), [(1, "(1 question)"), (2, "(2 questions)")])
+def test_the_previous_chats_export_counts_its_questions_in_words(asked: int, label: str) -> None:
+    """A second paper offers the first one's chat for export, its count said as a reader would."""
+    from spiqa_demo.conversation import Turn
+    from spiqa_demo.types import Paper
+    from spiqa_demo.ui.state.session import Asked, PreviousChat, Session
+    from spiqa_demo.ui.tabs.paper.paper_tab import _paper_shown
+
+    first = Paper(sha256="1" * 64, source="first.pdf", title="A first paper", arxiv_id=None, page_sizes=[(612.0, 792.0)], items=[])
+    second = Paper(sha256="2" * 64, source="second.pdf", title="A second paper", arxiv_id=None, page_sizes=[(612.0, 792.0)], items=[])
+    turns = tuple(Asked(Turn(question=f"Question {n}?", read_as=f"Question {n}?", answer="An answer.")) for n in range(asked))
+    session = Session(paper=second, previous_chat=PreviousChat(first, turns))
+    shown = _paper_shown(session, second, "ready", ready=True)
+    assert shown.export_file["label"] == f"Your chat about “A first paper” {label}"

@@ -207,3 +207,14 @@ def test_a_followup_with_no_earlier_question_is_answered_as_asked_and_says_so() 
     turn = ask_turn(paper, Conversation(paper.sha256), "and on Last-FM?", None, QASettings())
     assert turn.read_as == "and on Last-FM?"
     assert any("no earlier question" in m for m in turn.messages)
+
+
+def test_an_answer_from_a_named_items_caption_is_not_said_to_match_no_sentence() -> None:
+    """"What does Figure 1 show?" is answered by its caption and the sentences citing it: the note that
+    no sentence of the text matches is for an answer resting on no sentence at all (it was said here)."""
+    figure = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(50.0, 300.0, 300.0, 500.0),
+                    caption="Figure 1: Training loss of the small and the large network.")
+    paper = _paper("Figure 1 shows that the small network converges faster than the large one.", items=(figure,))
+    turn = ask_turn(paper, Conversation(paper.sha256), "What does Figure 1 show?", None, QASettings())
+    assert "Training loss" in turn.answer, turn.answer
+    assert not any("no sentence" in m for m in turn.messages), turn.messages

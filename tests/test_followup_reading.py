@@ -33,6 +33,17 @@ def test_a_rewrite_keeps_the_subject_and_changes_only_what_the_followup_changes(
     assert reading.how == "phrase" and reading.focus
 
 
+@pytest.mark.parametrize(("previous", "followup", "read_as"), [
+    ("What does Fig. 3 show?", "and Fig. 4?", "What does Fig. 4 show?"),
+    ("What does Figure 3 show?", "and Figure 4b?", "What does Figure 4b show?"),
+    ("What does Fig. 3 show?", "what about Table 2?", "What does Table 2 show?"),
+    ("How does ResNet-50 compare in Fig. 3?", "and Table II?", "How does ResNet-50 compare in Table II?"),
+])
+def test_a_followup_naming_another_item_asks_about_that_item(previous: str, followup: str, read_as: str) -> None:
+    """The label is one name, number included: "and Fig. 4?" once kept the previous "Fig. 3"."""
+    assert read_question(followup, previous).text == read_as
+
+
 @pytest.mark.parametrize("question", [
     "What problem does this paper solve?",
     "What does this work propose?",

@@ -150,11 +150,13 @@ class Quote:
 @dataclass(frozen=True)
 class ExtractiveAnswer:
     """The answer's text, the evidence with what it cites marked (`cited`, a passage's `quotes`, a
-    table's `cells`), and whether it says the paper does not seem to say."""
+    table's `cells`), whether it says the paper does not seem to say, and whether it rests on no
+    sentence of the text at all (`unquoted`: no quote, no cell read, no named item's caption)."""
 
     text: str
     evidence: list[Evidence]
     not_found: bool = False
+    unquoted: bool = False
 
 
 def _candidates(evidence: Sequence[Evidence], quantity: bool = False) -> list[Quote]:
@@ -411,4 +413,4 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
     if best_item is not None:
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
         marked = [replace(e, cited=True) if e is best_item else e for e in marked]
-    return ExtractiveAnswer(" ".join(parts), marked, not_found)
+    return ExtractiveAnswer(" ".join(parts), marked, not_found, unquoted=quote is None and bool(evidence))

@@ -219,7 +219,7 @@ def _model_answer(
 def _quoted_answer(paper: Paper, reading: _InContext, evidence: Sequence[Evidence], messages: list[str]) -> Generator[str, None, _Reply]:
     """Step 3 without a model (or when it failed): the answer chosen from the paper for what was asked."""
     quoted = extractive_answer(reading.text, evidence, reading.focus, paper)
-    if quoted.evidence and not any(e.cited and e.passage is not None for e in quoted.evidence):
+    if quoted.unquoted:  # a table's cell or a named item's caption and citing sentences do answer
         messages.append("no sentence of the paper's text matches the question")
     if quoted.text:
         yield quoted.text

@@ -70,7 +70,11 @@ _GENERIC = re.compile(
 _WH_ONLY = re.compile(r"^\s*(?:why|how|how so|where|when|which one|what else|really|explain|details?|more)\s*\??\s*$", re.IGNORECASE)
 # A word that names something: ALLCAPS, digit-bearing, capitalised inside the sentence, or joined
 # by "-", "@", "." to such a part ("Last-FM", "ndcg@20", "ResNet-152", "WMT'14").
-_TOKEN = re.compile(r"[A-Za-z0-9][\w@'.+/-]*[\w+]|[A-Za-z0-9]")
+# An item's label ("Fig. 4", "Figure 3b", "Table II") is one name: its number is what a follow-up
+# ("and Fig. 4?") changes, so it must not be read as the bare word "Fig".
+_LABEL = r"\b(?i:fig(?:ure)?s?\.?|tab(?:le)?s?\.?)\s*(?:[A-Z]?\d+[a-z]?|[IVXL]+)\b"
+_IS_LABEL = re.compile(_LABEL)
+_TOKEN = re.compile(rf"{_LABEL}|[A-Za-z0-9][\w@'.+/-]*[\w+]|[A-Za-z0-9]")
 _QUESTION_WORDS = {"what", "which", "who", "how", "why", "where", "when", "does", "do", "did", "is", "are", "was",
                    "were", "can", "could", "would", "should", "will", "and", "the", "a", "an", "in", "on", "i"}
 SHORT_WORDS = 6  # a question of at most this many words that points back is a follow-up
@@ -279,7 +283,11 @@ def _by_pronoun(question: str, old: Sequence[str]) -> str:
 
 def _most_alike(new: str, old: Sequence[str], paper: Paper | None) -> str:
     """The previous entity `new` stands for: printed beside it most often in the paper, then the
-    most similar in shape (ties: the later one, usually the question's object)."""
+    most similar in shape (ties: the later one, usually the question's object). A label stands for
+    a label of the previous question when it has one ("and Table 2?" after "What does Fig. 3 show?")."""
+    labels = [o for o in old if _IS_LABEL.fullmatch(o)]
+    if labels and _IS_LABEL.fullmatch(new):
+        old = labels
     together = _cooccurrence(new, old, paper) if paper is not None else [0] * len(old)
     shapes = [_shape_similarity(new, o) for o in old]
     best = max(range(len(old)), key=lambda i: (together[i], shapes[i], i))

@@ -198,7 +198,7 @@ def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool 
     paper = session.paper
     problem = NO_PAPER if paper is None else ""
     if job is not None and job.error and asked_while_loading and not turn.stopped:
-        problem = f"The paper could not be loaded: {job.error}"
+        problem = full_sentence(f"The paper could not be loaded: {job.error}")
     if problem or turn.stopped or paper is None:
         turn.finished = not turn.stopped
         if problem:

@@ -108,7 +108,9 @@ def _paper_shown(session: Session, paper: Paper, status: str, ready: bool = Fals
     overview, suggestions = start.shown(paper if ready else None)
     previous = session.previous_chat
     if previous is not None:
-        kept = f"Your chat about “{one_line(previous.paper.title or previous.paper.source, 60)}” ({len(previous.asked)} questions)"
+        asked = len(previous.asked)
+        kept = (f"Your chat about “{one_line(previous.paper.title or previous.paper.source, 60)}” "
+                f"({asked} question{'' if asked == 1 else 's'})")
         export_file = gr.update(value=str(chat_zip(previous.paper, previous.asked)), visible=True, label=kept)
     else:
         export_file = gr.update(value=None, visible=False)
