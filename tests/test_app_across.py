@@ -38,7 +38,7 @@ def test_no_paper_then_no_cited_paper_then_an_answer_from_the_cited_paper(anchor
     assert "Coordinate Attention" in status and "references" in status
     assert "0 of " in references and "convolutional block attention module" in references.lower(), references[:500]
 
-    chat, box, _, passage = anchored.predict(QUESTION, *MODEL, api_name="/ask_cited")
+    chat, box, _, passage, _ = anchored.predict(QUESTION, *MODEL, api_name="/ask_cited")
     answer = texts(chat)
     assert box == "" and "None of the papers this question leads to is in the library yet" in answer
     listed = answer.split("in the library yet")[1].split("> ⚠️")[0]
@@ -55,7 +55,7 @@ def test_no_paper_then_no_cited_paper_then_an_answer_from_the_cited_paper(anchor
     assert "matching no reference" in references and "bert-1810.04805.pdf" in references.split("matching no reference")[1]
     assert "/uploads/" not in report + references  # the server's folders are not shown
 
-    chat, _, page, passage = anchored.predict(QUESTION, *MODEL, api_name="/ask_cited")
+    chat, _, page, passage, _page_text = anchored.predict(QUESTION, *MODEL, api_name="/ask_cited")
     turn = texts(chat).split(QUESTION)[-1]
     assert "**Cited paper:**" in turn and "cbam" in turn.split("**Cited paper:**")[1].split("\n")[0].lower(), turn
     assert "Why this paper:" in turn and "Supporting passage" in turn and "page " in turn

@@ -134,6 +134,10 @@ def test_a_name_a_paper_spells_out_or_introduces() -> None:
     assert introduced_names("We propose a new simple network architecture, the Transformer, based solely on attention.") == {"transformer"}
     assert introduced_names("We introduce a new language representation model called BERT, which stands for ...") == {"bert"}
     assert introduced_names("We present a method for ImageNet classification.") == set()  # what it is for is not its name
+    # words in a row are one name, set apart by its first: the kind of thing it is ("Block") names no paper
+    assert introduced_names("We propose Convolutional Block Attention Module (CBAM), a simple attention module") == {
+        "convolutional", "convolutionalblockattentionmodule"}
+    assert "nonlocal" in introduced_names("We present Non-local Neural Networks as a family of building blocks")
 
 
 def test_a_definition_outweighs_a_spelled_out_name_and_a_title_word() -> None:

@@ -147,15 +147,32 @@ def introduced_names(text: str) -> set[str]:
     """Normalised names a text introduces: "We propose a new simple network architecture, the
     Transformer, based ..." -> transformer; "a new model called BERT" -> bert. A capitalised word
     after "we propose/introduce/present/develop" and before the clause says what it is for, or the
-    word after "called"/"named"."""
+    word after "called"/"named". Capitalised words in a row are one name: the run whole, and its first
+    word, which sets it apart ("Non-local Neural Networks" -> nonlocal); the words after it are the kind
+    of thing it is, no name ("Convolutional Block Attention Module" is no paper's "Block": a reader's
+    "non-local block" must not name it)."""
     out: set[str] = set()
     for match in _INTRODUCES.finditer(text):
         name, what = match.group("name"), match.group("what")
-        for word in [name] if name else _WORD.findall(_INTRODUCED_END.sub("", what)):
-            key = normalise(word)
-            if word[0].isupper() and len(key) >= MIN_NAME and key not in _COMMON:
-                out.add(key)
+        for words in [[name]] if name else _capitalised_runs(_WORD.findall(_INTRODUCED_END.sub("", what))):
+            for key in {normalise(words[0]), normalise("".join(words))}:
+                if len(key) >= MIN_NAME and key not in _COMMON:
+                    out.add(key)
     return out
+
+
+def _capitalised_runs(words: list[str]) -> list[list[str]]:
+    """The runs of consecutive capitalised words among `words`."""
+    runs: list[list[str]] = []
+    run: list[str] = []
+    for word in [*words, "."]:
+        if word[0].isupper():
+            run.append(word)
+            continue
+        if run:
+            runs.append(run)
+        run = []
+    return runs
 
 
 def printed_forms(text: str) -> set[str]:
