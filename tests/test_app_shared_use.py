@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -200,6 +201,29 @@ def test_stop_keeps_the_partial_answer_marked_stopped(app_url: str, grnet_pdf: P
     chat, _ = client.predict(*ask_args("Which method is best on HDM05?"), api_name="/ask")
     assert texts(chat).count("(stopped)") == 1 and "Stopped before the answer was complete" in json.dumps(chat)
     assert "Table 1" in texts(chat).split("HDM05?")[-1]
+
+
+def test_a_followup_after_stop_reads_against_the_stopped_question(app_url: str, grnet_pdf: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's chat: a question whose answer is stopped was still asked, so "And on HDM05?" is read
+    against it; what the model had written is no evidence, and the export keeps both turns, the first
+    marked stopped. The model's reply is held until Stop."""
+    client = visitor(app_url)
+    client.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
+    with openai_listener(answer_first=0) as slow:  # the reply never ends before the test says go
+        allow_endpoint(monkeypatch, slow.url)
+        job = client.submit(*ask_args(PASC2, backend="openai", model="m", base_url=slow.url, task="reader"), api_name="/ask")
+        assert slow.held.wait(60)
+        client.predict(api_name="/stop")
+        job.result(timeout=60)
+    chat, _ = client.predict(*ask_args("And on HDM05?", task="reader"), api_name="/ask")
+    turn = texts(chat).split("And on HDM05?")[-1]
+    assert "Read as" in turn and "performs best on HDM05" in turn and "no earlier question" not in turn, turn
+    exported = client.predict(api_name="/export_chat")  # an update of the download's box: the zip is its value
+    with zipfile.ZipFile(exported["value"]) as archive:
+        markdown = archive.read("chat.md").decode("utf-8")
+    assert f"## 1. {PASC2} (stopped)" in markdown and "## 2. And on HDM05?" in markdown, markdown
+    assert "*Read as:* Which method performs best on HDM05" in markdown and "&#" not in markdown, markdown
 
 
 @pytest.mark.parametrize("task", ["reader", "cot"])

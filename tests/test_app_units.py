@@ -512,3 +512,32 @@ def test_the_previous_chats_export_counts_its_questions_in_words(asked: int, lab
     session = Session(paper=second, previous_chat=PreviousChat(first, turns))
     shown = _paper_shown(session, second, "ready", ready=True)
     assert shown.export_file["label"] == f"Your chat about “A first paper” {label}"
+
+
+def test_the_chat_export_reads_as_plain_text_with_a_pdfs_markup_left_dead() -> None:
+    """chat.md says "[p. 2]" and "it's" as the chat reads, not their character references; an image, a
+    link, a definition or an HTML tag written by a PDF or a model still does nothing in a Markdown viewer;
+    a stopped turn keeps what was written, marked stopped."""
+    from spiqa_demo.conversation import Evidence, Turn
+    from spiqa_demo.types import Paper, Passage
+    from spiqa_demo.ui.state.session import Asked
+    from spiqa_demo.ui.tabs.paper.exports import chat_markdown
+
+    lure = "![pixel](http://127.0.0.1:9/t.png) [site](http://127.0.0.1:9) [ref]: http://127.0.0.1:9 <img src=x>"
+    passage = Passage(text=f"KGAT's results, a < b. {lure}", page=2, bbox=(50.0, 100.0, 300.0, 200.0))
+    evidence = Evidence(kind="passage", page=2, label="", text=passage.text, score=1.0, box=passage.bbox, item=passage, cited=True)
+    paper = Paper("0" * 64, "made.pdf", "The Authors' Paper", None, [(612.0, 792.0)] * 2, passages=[passage], items=[])
+    asked = [Asked(Turn(question="What's best?", read_as="What's best?", answer="KGAT's results, a < b [p. 2].", evidence=(evidence,))),
+             Asked(Turn(question="and on Last-FM?", read_as="What's best on Last-FM?", answer="It's [p.", stopped=True))]
+    markdown = chat_markdown(paper, asked)
+    assert "# Chat about The Authors' Paper" in markdown and "## 1. What's best?" in markdown, markdown
+    assert "KGAT's results, a < b [p. 2]." in markdown and markdown.count("&") == 4, markdown  # the lure's only
+    assert "## 2. and on Last-FM? (stopped)" in markdown and "*Read as:* What's best on Last-FM?" in markdown
+    assert "It's [p. *(stopped)" in markdown, markdown
+    quoted = next(line for line in markdown.splitlines() if "127.0.0.1" in line)
+    assert quoted == ("> KGAT's results, a < b. ![pixel&#93;(http://127.0.0.1:9/t.png) [site&#93;(http://127.0.0.1:9) "
+                      "[ref&#93;: http://127.0.0.1:9 &lt;img src=x>"), quoted
+    from markdown_it import MarkdownIt  # a CommonMark viewer, as a reader may open the file with
+
+    shown = MarkdownIt("commonmark").render(markdown)
+    assert "<img" not in shown and "href" not in shown and "![pixel](http://127.0.0.1:9/t.png)" in shown, shown

@@ -218,3 +218,22 @@ def test_an_answer_from_a_named_items_caption_is_not_said_to_match_no_sentence()
     turn = ask_turn(paper, Conversation(paper.sha256), "What does Figure 1 show?", None, QASettings())
     assert "Training loss" in turn.answer, turn.answer
     assert not any("no sentence" in m for m in turn.messages), turn.messages
+
+
+def test_a_stopped_question_is_the_one_a_followup_is_read_against_and_quotes_nothing() -> None:
+    """Stop ends the answer, not the question: "and on Last-FM?" is read against the stopped question's
+    subject, and nothing of its unfinished answer is the follow-up's evidence or history."""
+    from spiqa_demo.conversation import stopped_turn
+    from spiqa_demo.conversation.flow import STOPPED_ANSWER, _history
+
+    paper = _paper("We use the Adam optimizer with a learning rate of 0.001 on Yelp2018 and Last-FM.",
+                   "KGAT is best on Last-FM in ndcg@20, ahead of NFM.")
+    conversation = Conversation(paper.sha256)
+    stopped = stopped_turn(paper, conversation, PREVIOUS, QASettings())
+    assert conversation.turns == [stopped] and stopped.stopped and stopped.answer == "" and stopped.evidence == ()
+    followup = ask_turn(paper, conversation, "and on Last-FM?", None, QASettings())
+    assert followup.read_as == "Which method is best on Last-FM in ndcg@20?"
+    assert not any("no earlier question" in m for m in followup.messages), followup.messages
+    assert _history(conversation, QASettings())[0] == (PREVIOUS, STOPPED_ANSWER)  # what a model is told of it
+    again = stopped_turn(paper, conversation, "and in recall@20?", QASettings())  # a stopped follow-up is read too
+    assert again.read_as == "Which method is best on Last-FM in recall@20?"

@@ -11,6 +11,7 @@ How the UI (or any caller) uses it:
         elif isinstance(event, str): append the answer text as it streams
         else: the final Turn (already appended to `conversation`): show `turn.answer` in place of
               the streamed text, since it names the model's "Image 0" by the item's label
+    stopped_turn(paper, conversation, question)             # the reader stopped it: a follow-up still reads against it
     conversation.clear()                                    # "Clear" keeps the paper
 
 `ask_turn(...)` is the same without streaming. A `Turn` has `question`, `read_as` (show "Read as: ..."
@@ -22,7 +23,7 @@ supporting; `turn.cited` is then empty). `Turn.to_json()` is the CLI's JSON. An 
 `InputError`; everything that goes wrong with the model is in `messages`, with the quoted answer.
 """
 
-from spiqa_demo.conversation.flow import Event, Status, ask_turn, ask_turn_stream
+from spiqa_demo.conversation.flow import Event, Status, ask_turn, ask_turn_stream, stopped_turn
 from spiqa_demo.conversation.followup import Reading, read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, EvidenceKind, Turn
 
@@ -37,4 +38,5 @@ __all__ = [
     "ask_turn",
     "ask_turn_stream",
     "read_question",
+    "stopped_turn",
 ]

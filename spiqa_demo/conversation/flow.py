@@ -10,7 +10,8 @@
    when the model fails, the answer is chosen for what was asked (`extractive`): a named item's
    caption, a table's cells, or the best sentence(s) with their page; or it says the paper does not
    seem to say (`Turn.not_found`), the best evidence still shown.
-The turn is appended to the conversation.
+The turn is appended to the conversation. A question the reader stopped enters it too (`stopped_turn`):
+a follow-up is read against it, but nothing of its unfinished answer is evidence.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from spiqa_demo.types import Paper
 REWRITE_GROWTH = 4  # a standalone question longer than this many times the follow-up plus the last question is no rewrite
 _WORD = re.compile(r"\w+")
 REWRITE_MIN_WORDS = 3  # fewer words ("Yes", "Sure.") answer the rewrite request instead of doing it
+STOPPED_ANSWER = "(the reader stopped this answer before it was complete)"  # a stopped turn's answer in the history
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,22 @@ def ask_turn_stream(
     yield turn
 
 
+def stopped_turn(paper: Paper, conversation: Conversation, question: str, settings: QASettings | None = None) -> Turn:
+    """Append `question`, whose answer the reader stopped, to `conversation`, and return its turn.
+
+    The reader asked it, so the next follow-up ("and ResNet-101?") is read against its subject as if
+    it had been answered. It is read by the rules alone (a stopped question costs no model call) and
+    holds no answer and no evidence: what was written before Stop, if anything, is unfinished and
+    never quoted or kept as the next question's evidence.
+    """
+    checked = check_question(question, settings)
+    previous = conversation.last
+    turn = Turn(question=checked.text, read_as=read_question(checked.text, previous.read_as if previous else None, paper).text,
+                answer="", stopped=True)
+    conversation.append(turn)
+    return turn
+
+
 @dataclass(frozen=True)
 class _InContext:
     """The standalone question (`text`: the model's rewrite when it made one) and how the rules read it."""
@@ -139,7 +157,7 @@ class _Reply:
 def _history(conversation: Conversation, settings: QASettings) -> list[tuple[str, str]]:
     """The earlier turns sent with a question, as (question, answer) pairs, oldest first."""
     turns = conversation.turns[-settings.reader_history_turns:] if settings.reader_history_turns else []
-    return [(t.question, t.answer) for t in turns]
+    return [(t.question, STOPPED_ANSWER if t.stopped else t.answer) for t in turns]
 
 
 def _read_in_context(

@@ -96,7 +96,8 @@ class Turn:
     a follow-up); `evidence` is ranked best first; `abstained` means the model said it does not
     know, so no evidence is shown as supporting; `not_found` means the answer says the paper does not
     seem to say what was asked (the best evidence is still shown for the reader to check); `messages` are notes for the reader (history
-    dropped, the model failed, ...). `model` is the model's name (None: extractive answer).
+    dropped, the model failed, ...). `model` is the model's name (None: extractive answer). `stopped`: the
+    reader stopped the answer before it was complete (`flow.stopped_turn`).
     """
 
     question: str
@@ -107,6 +108,7 @@ class Turn:
     abstained: bool = False
     not_found: bool = False
     model: str | None = None
+    stopped: bool = False
 
     @property
     def followup(self) -> bool:

@@ -14,6 +14,13 @@ entities decoded, to KaTeX (which follows no link: `trust` is off), so escaped c
 brackets inside it still read as maths. Only `\\[...\\]` needs its brackets, so it is written as the
 same display maths, `$$...$$`. The app's own markup (its tables, emphasis, the crops it serves as
 images of their own) is written around this text, never through it.
+
+A file the reader downloads (the chat's export) is read as text and maybe opened in a Markdown
+viewer; the app never shows it. There such text is written as it reads (`plain`: "[p. 2]", "'"),
+with only what a viewer would make live turned into a character reference: a bracket that closes a
+link, an image or a link definition ("](", "][", "]:"), and the "<" that opens an HTML tag or an
+autolink. A reference is used, not a backslash, because a backslash already before it in the text
+would escape the backslash and leave the markup live.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ import re
 from html import escape
 
 _BRACKETS = str.maketrans({"[": "&#91;", "]": "&#93;"})
+_LIVE_BRACKET = re.compile(r"\](?=[(\[:])")  # a link's, an image's or a definition's closing bracket
+_LIVE_TAG = re.compile(r"<(?=[A-Za-z/!?])")  # an HTML tag, comment or declaration, or an autolink
 _DISPLAY_MATHS = re.compile(r"\\\[([\s\S]+?)\\\]")  # \[...\], as Gradio finds a span: the shortest
 LATEX_DELIMITERS: list[dict[str, str | bool]] = [
     {"left": "$$", "right": "$$", "display": True},
@@ -40,3 +49,9 @@ def code(text: str) -> str:
     characters as they are (entities too, so it is not escaped) and reads no markup in it; only a
     backtick could close it early, and a line break is no part of a name."""
     return "`" + " ".join(text.replace("`", "'").split()) + "`"
+
+
+def plain(text: str) -> str:
+    """`text` as Markdown for a downloaded file: as it reads, except the bracket or "<" that would
+    make a link, an image or HTML of it (see the module docstring)."""
+    return _LIVE_TAG.sub("&lt;", _LIVE_BRACKET.sub("&#93;", text))

@@ -67,11 +67,14 @@ class Answering:
 
 @dataclass(frozen=True)
 class Asked:
-    """A reader's question as the chat's export keeps it: its turn, and whether it was stopped (the
-    turn then holds what was written before Stop; the conversation never saw it)."""
+    """A reader's question as the chat's export keeps it: its turn; a stopped one's holds what was
+    written before Stop (the conversation's copy holds none: it is no evidence for a follow-up)."""
 
     turn: ReaderTurn
-    stopped: bool = False
+
+    @property
+    def stopped(self) -> bool:
+        return self.turn.stopped
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ the core names images by their labels, and a model that says it does not know sh
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream
+from spiqa_demo.conversation import Evidence, Status, Turn, ask_turn_stream, stopped_turn
 from spiqa_demo.conversation.extractive import NOT_FOUND
 from spiqa_demo.paper_text import one_line
 from spiqa_demo.ui.serving.app_settings import app_settings
@@ -110,15 +111,24 @@ def answer(question: str, paper: Paper, session: Session, chat_turn: Answering, 
     settings = app_settings()
     history: History = session.history
     chat_turn.think("Reading the question…", {"title": EVIDENCE_TITLE, "status": "pending"})
-    events = ask_turn_stream(paper, session.conversation, question, backend, settings.qa, retrieval=settings.retrieval,
-                             notice=worded(notice, SHOWS))
-    # A stopped answer is kept for the export with what was written, however it is stopped.
-    chat_turn.on_stop = lambda stopped: session.asked.append(
-        Asked(Turn(question=question, read_as=question, answer=stopped.written), stopped=True))
+    conversation = session.conversation
+    # The flow answers on a copy: its turn enters the session's conversation here, in this thread, once it is
+    # shown, or as stopped (`on_stop`); a stopped call still running in a model's thread adds nothing after Stop.
+    events = ask_turn_stream(paper, replace(conversation, turns=list(conversation.turns)), question, backend, settings.qa,
+                             retrieval=settings.retrieval, notice=worded(notice, SHOWS))
+
+    def keep_stopped(stopped: Answering) -> None:
+        """However it is stopped, the question counts as asked for the next follow-up, and the export
+        keeps it with what was written, marked stopped."""
+        kept = stopped_turn(paper, conversation, question, settings.qa)
+        session.asked.append(Asked(replace(kept, answer=stopped.written)))
+
+    chat_turn.on_stop = keep_stopped
     turn = yield from streamed_answer(events, Turn, backend, session, chat_turn, history, status=Status)
     if turn is None:  # stopped (kept above) or failed
         return
     chat_turn.finished = True  # first: a Stop from now on keeps nothing (the answer is whole)
+    conversation.append(turn)
     session.asked.append(Asked(turn))
     chat_turn.think(bounded(evidence_markdown(turn)),
                     {"title": f"{EVIDENCE_TITLE}: {len(turn.evidence)} figures, tables and passages by retrieval score",
