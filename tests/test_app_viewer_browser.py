@@ -72,6 +72,9 @@ def _reader(browser, url: str, shared: Path, width: int, height: int):
     tab.keyboard.press("Enter")
     wait_for_text(tab, "#chat", "Evidence:")
     tab.locator("#question button", has_text="Ask").wait_for()
+    # The cited passage every test here clicks: a wait that, if it times out, says what the chat shows instead
+    # (a clean-clone run once found no such message after the answer; cause not found).
+    wait_for_text(tab, "#chat", "select to open its page")
     return context, tab
 
 
