@@ -214,14 +214,15 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
 
 
 def _paragraph_support(question: str, quotes: Sequence[Quote], paper: Paper) -> np.ndarray:
-    """Per candidate, how much of the question its paragraph holds (`support`): an answer often
-    leaves to its paragraph's other sentences what it is about ("We fine-tune the model ... with a
-    learning rate of 2e-5" in the paragraph on SWAG)."""
+    """Per candidate, how much of the question its paragraph holds (`support`, 0 outside a
+    paragraph): an answer often leaves to its paragraph's other sentences what it is about ("We
+    fine-tune the model ... with a learning rate of 2e-5" in the paragraph on SWAG)."""
     held: dict[int, float] = {}
     for q in quotes:
-        if id(q.evidence.item) not in held and q.evidence.passage is not None:
-            held[id(q.evidence.item)] = support(question, q.evidence.passage, paper)
-    return np.array([held.get(id(q.evidence.item), 0.0) for q in quotes])
+        passage = q.evidence.passage
+        if passage is not None and id(passage) not in held:
+            held[id(passage)] = support(question, passage, paper)
+    return np.array([held.get(id(q.evidence.passage), 0.0) for q in quotes])
 
 
 def _unit_of(question: str) -> re.Pattern[str] | None:
@@ -244,12 +245,7 @@ def _quantity_quotes(quotes: Sequence[Quote], question: str, paper: Paper | None
     numbered = np.array([_states_quantity(q) for q in quotes])
     if paper is None or not numbered.any():
         return numbered
-    said: dict[int, bool] = {}
-    for q in quotes:
-        passage = q.evidence.passage
-        if passage is not None and id(passage) not in said:
-            said[id(passage)] = support(question, passage, paper) >= MIN_SUPPORT
-    held = numbered & np.array([said.get(id(q.evidence.passage), False) for q in quotes])
+    held = numbered & (_paragraph_support(question, quotes, paper) >= MIN_SUPPORT)
     numbered = held if held.any() else numbered
     units = _unit_of(question)
     if units is None:
