@@ -205,6 +205,7 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
     def marked(response) -> bool:
         return "/run/" in response.url  # an upload mark's event (not queued), answered
 
+    page.wait_for_selector("#upload[data-watched]", state="attached")  # the page's upload watch is on
     with page.expect_response(marked):  # "uploading"
         page.set_input_files("#upload input[type=file]", str(grnet_pdf))
     while not uploads:

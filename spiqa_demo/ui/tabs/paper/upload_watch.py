@@ -19,6 +19,7 @@ from spiqa_demo.ui.state.session import Session
 
 # Run once on page load: watches the upload box (`#upload`) and clicks the marks' hidden buttons. An
 # upload that ended with the box showing its file (`.file-preview`) is over when its load begins.
+# `data-watched` on the box says the watch is on (an upload before it gets only the question's grace).
 WATCH_JS = """() => { const box = document.querySelector('#upload'); if (!box) return; let uploading = false;
   new MutationObserver(() => {
     const now = Boolean(box.querySelector('.uploading'));
@@ -26,7 +27,8 @@ WATCH_JS = """() => { const box = document.querySelector('#upload'); if (!box) r
     uploading = now;
     if (now) document.querySelector('#upload-started')?.click();
     else if (!box.querySelector('.file-preview')) document.querySelector('#upload-failed')?.click();
-  }).observe(box, {childList: true, subtree: true}); }"""
+  }).observe(box, {childList: true, subtree: true});
+  box.dataset.watched = 'true'; }"""
 
 
 @dataclass(frozen=True)
