@@ -1,11 +1,11 @@
 """The reader's conversation without a model: does the shortlist hold the right evidence, and does
 the answer say what the paper says?
 
-    python -m benchmarks.reader_conversation [--set first|broad|all]    (from the repository root)
+    python -m benchmarks.reader_conversation [--set first|broad|fresh|all]    (from the repository root)
 
-Two question sets, both written from the papers' own text before the system was asked them
+Three question sets, all written from the papers' own text before the system was asked them
 (`SPIQA_SHARED`, default ../shared; papers read through the extraction cache); `--set` picks one
-(default: both). Printed, never asserted.
+(default: all). Printed, never asserted.
 
 The first set, benchmarks/data/reader_questions.json, on the shared CS papers:
 - text questions: a passage from the page of the answering sentence among the top 3 passages of the
@@ -37,6 +37,10 @@ papers, printed per question kind and per corpus (litqa, CS):
   jobs on a shared machine do not inflate);
 - and, to tell the extraction's misses from the ranking's, how many gold sentences are in the
   extracted passages of their page at all.
+
+The fresh set, benchmarks/data/reader_questions_fresh.json, is written and measured as the broad one,
+on litqa articles no other set uses (and a few new questions on CS papers of the first set, printed
+as the CS corpus): the papers nobody tuned on.
 The last line is JSON.
 """
 
@@ -61,7 +65,7 @@ from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
-BROAD = Path(__file__).parent / "data" / "reader_questions_broad.json"
+BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh")}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
 KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
@@ -293,8 +297,9 @@ def _summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
     return result
 
 
-def _broad_set(settings: Settings) -> dict[str, Any]:
-    data = json.loads(BROAD.read_text(encoding="utf-8"))
+def _blind_set(name: str, settings: Settings) -> dict[str, Any]:
+    """A set in the broad set's shape (`BLIND_SETS`), measured and printed per kind and corpus."""
+    data = json.loads(BLIND_SETS[name].read_text(encoding="utf-8"))
     rows = data["questions"]
     errors = [f"{row['paper']}: {error}" for row in rows for error in gold_errors(row, SHARED)]
     if errors:
@@ -307,20 +312,23 @@ def _broad_set(settings: Settings) -> dict[str, Any]:
         print(f"loaded {name} ({len(papers[name].items)} figures and tables) in {time.perf_counter() - start:.1f}s")
     corpus = {name: "litqa" if family.startswith("litqa") else "CS" for name, family in data["papers"].items()}
     outcomes = [_broad_question(row, corpus[row["paper"]], papers[row["paper"]], settings) for row in rows]
-    return {"broad": _summary(outcomes)}
+    print(f"{name} set:")
+    return {name: _summary(outcomes)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=("first", "broad", "all"), default="all",
-                        help="which question set: the first (reader_questions.json), the broad one, or both (default)")
+    parser.add_argument("--set", choices=("first", *BLIND_SETS, "all"), default="all",
+                        help="which question set: the first (reader_questions.json), the broad or the fresh one "
+                             "(reader_questions_<name>.json), or all of them (default)")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}
     if chosen in ("first", "all"):
         result |= _first_set(settings)
-    if chosen in ("broad", "all"):
-        result |= _broad_set(settings)
+    for name in BLIND_SETS:
+        if chosen in (name, "all"):
+            result |= _blind_set(name, settings)
     print(json.dumps(result))
     return 0
 

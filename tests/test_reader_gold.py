@@ -1,5 +1,5 @@
 """Reading a reader question set's gold (evalsuite.reader_gold): printed labels, quotes, table cells,
-and the broad set's gold checked against its PDFs' text layer."""
+and the blind sets' gold checked against their PDFs' text layer."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from evalsuite.reader_gold import gold_errors, printed_label, quotes, states_cell
 
-BROAD = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "reader_questions_broad.json"
+DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 
 
 def test_printed_labels() -> None:
@@ -38,9 +38,10 @@ def test_cells_need_the_printed_value_and_the_row() -> None:
     assert states_cell("Macroscopic currents at \u221260 mV for Sign-vectors", "Sign-vectors", "-60 mV")
 
 
-def test_broad_set_gold_is_printed(shared: Path) -> None:
+@pytest.mark.parametrize("path", sorted(DATA.glob("reader_questions_*.json")), ids=lambda path: path.stem)
+def test_blind_set_gold_is_printed(shared: Path, path: Path) -> None:
     """Every quote is on its page, every cell printed with its label, in the PDF itself."""
-    data = json.loads(BROAD.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
     assert {row["paper"] for row in data["questions"]} == set(data["papers"])
     assert [(row["paper"], error) for row in data["questions"] for error in gold_errors(row, shared)] == []
     assert gold_errors({"paper": data["questions"][0]["paper"], "page": 1, "quote": "no such sentence in this paper"}, shared)
