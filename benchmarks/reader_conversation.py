@@ -297,9 +297,9 @@ def _summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
     return result
 
 
-def _blind_set(name: str, settings: Settings) -> dict[str, Any]:
+def _blind_set(set_name: str, settings: Settings) -> dict[str, Any]:
     """A set in the broad set's shape (`BLIND_SETS`), measured and printed per kind and corpus."""
-    data = json.loads(BLIND_SETS[name].read_text(encoding="utf-8"))
+    data = json.loads(BLIND_SETS[set_name].read_text(encoding="utf-8"))
     rows = data["questions"]
     errors = [f"{row['paper']}: {error}" for row in rows for error in gold_errors(row, SHARED)]
     if errors:
@@ -312,8 +312,8 @@ def _blind_set(name: str, settings: Settings) -> dict[str, Any]:
         print(f"loaded {name} ({len(papers[name].items)} figures and tables) in {time.perf_counter() - start:.1f}s")
     corpus = {name: "litqa" if family.startswith("litqa") else "CS" for name, family in data["papers"].items()}
     outcomes = [_broad_question(row, corpus[row["paper"]], papers[row["paper"]], settings) for row in rows]
-    print(f"{name} set:")
-    return {name: _summary(outcomes)}
+    print(f"{set_name} set:")
+    return {set_name: _summary(outcomes)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
