@@ -153,6 +153,9 @@ def test_a_question_the_paper_does_not_answer_says_so_and_still_shows_the_best_e
     "Table 3: Overall performance comparison on the three datasets.",
     "4.2 Experimental Settings",
     "How do the knowledge graph embeddings help?",
+    "mCTRP2 Induces AMPK, ACC, and p4442 MAPK Phosphorylation in C2C12 Myotubes.",  # a title-case heading
+    "[1] Jimmy Lei Ba, Jamie Ryan Kiros, and Geoffrey E Hinton.",  # a reference's authors
+    "3 Department of Biomedical Engineering, Johns Hopkins University, Baltimore MD 21218, USA.",  # an affiliation
 ])
 def test_headings_research_questions_and_captions_are_no_answer(sentence: str) -> None:
     assert is_no_answer(sentence)
@@ -161,6 +164,8 @@ def test_headings_research_questions_and_captions_are_no_answer(sentence: str) -
 def test_body_sentences_are_answers() -> None:
     assert not is_no_answer("We use a weight decay of 0.0001 and momentum of 0.9.")
     assert not is_no_answer("Figure 3 shows that the gains grow with depth.")
+    assert not is_no_answer("We train on Gowalla, Yelp2018 and Amazon-Book with BERT and LightGCN.")  # names in a sentence
+    assert not is_no_answer("The Transformer follows this overall architecture using stacked self-attention.")
 
 
 def test_a_looked_up_cell_of_a_shared_papers_table_is_boxed_where_its_value_is_printed(shared: Path) -> None:

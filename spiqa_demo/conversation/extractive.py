@@ -11,8 +11,8 @@
   that best answer the question. BM25 ranks every sentence and every adjacent pair of one paragraph
   against the question (its length normalisation keeps a pair from winning on length alone), and the
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
-  lead-in ending in ":"), a list of research questions ("RQ1: ..."), a question, another item's
-  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
+  lead-in ending in ":", or one in title case), a list of research questions ("RQ1: ..."), a question, another item's
+  caption, a line of names such as a reference's authors (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
   `asks_quantity`) is answered by a candidate that states a number (`states_number`: a citation, a
   figure's or section's number, a footnote's mark or a name's digits state none) in each of its
   sentences, so that a pair does not join one thing's number to the words of another; of those, by
@@ -126,21 +126,37 @@ _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[A-Z]")  # a short line led by a number is a section's heading ("4.2 Results.")
 HEADING_WORDS = 5  # a run of words this short without a sentence's end is a heading ("Parameter Settings")
+TITLE_WORDS = 20  # a heading in title case is no longer than this
+TITLE_SHARE = 0.8  # ... and this share of its longer words open with a capital
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
 
 
 def is_no_answer(sentence: str) -> bool:
     """Whether a sentence is no answer whatever was asked: a lead-in ending in ":" (a heading glued
     to it, "Task Description We now formulate ...:"), a heading (numbered, or a few words without a
-    sentence's end), a list of research questions, a question, or a figure's or table's caption."""
+    sentence's end, or set in title case), a list of research questions, a question, a figure's or
+    table's caption, or a line of names (a reference's authors, an affiliation, a journal's name:
+    mostly capitals, as a title-case heading is)."""
     text = sentence.strip()
     if not text or text.endswith((":", "?")) or _RESEARCH_QUESTION.search(text) or _NUMBERED_HEADING.match(text):
         return True
     words = len(text.split())
     if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith((".", "!", ")", "”", '"'))):
         return True
+    if _title_case(text):
+        return True
     label = parse_caption_label(text)
     return label is not None and not label.is_running_text
+
+
+def _title_case(text: str) -> bool:
+    """A heading set in title case, printed as a sentence ("mCTRP2 Induces AMPK, ACC, and MAPK
+    Phosphorylation in C2C12 Myotubes."), or a line of names ("[1] Jimmy Lei Ba, Jamie Ryan Kiros,
+    and Geoffrey E Hinton.", "Department of Biomedical Engineering, Johns Hopkins University"): of
+    its longer words past the first, nearly all open with a capital (a sentence's content words are
+    lower-case, but for names)."""
+    words = [w for w in re.findall(r"[^\W\d_][\w'-]*", text)[1:] if len(w) > 3]
+    return len(text.split()) <= TITLE_WORDS and len(words) >= 3 and sum(w[0].isupper() for w in words) >= TITLE_SHARE * len(words)
 
 
 @dataclass(frozen=True)
