@@ -153,6 +153,9 @@ def test_a_question_the_paper_does_not_answer_says_so_and_still_shows_the_best_e
     "Table 3: Overall performance comparison on the three datasets.",
     "4.2 Experimental Settings",
     "How do the knowledge graph embeddings help?",
+    "mCTRP2 Induces AMPK, ACC, and p4442 MAPK Phosphorylation in C2C12 Myotubes.",  # a title-case heading
+    "[1] Jimmy Lei Ba, Jamie Ryan Kiros, and Geoffrey E Hinton.",  # a reference's authors
+    "3 Department of Biomedical Engineering, Johns Hopkins University, Baltimore MD 21218, USA.",  # an affiliation
 ])
 def test_headings_research_questions_and_captions_are_no_answer(sentence: str) -> None:
     assert is_no_answer(sentence)
@@ -161,6 +164,8 @@ def test_headings_research_questions_and_captions_are_no_answer(sentence: str) -
 def test_body_sentences_are_answers() -> None:
     assert not is_no_answer("We use a weight decay of 0.0001 and momentum of 0.9.")
     assert not is_no_answer("Figure 3 shows that the gains grow with depth.")
+    assert not is_no_answer("We train on Gowalla, Yelp2018 and Amazon-Book with BERT and LightGCN.")  # names in a sentence
+    assert not is_no_answer("The Transformer follows this overall architecture using stacked self-attention.")
 
 
 def test_a_looked_up_cell_of_a_shared_papers_table_is_boxed_where_its_value_is_printed(shared: Path) -> None:
@@ -234,6 +239,13 @@ def test_coverage_counts_each_asked_word_once_weighted_by_its_rarity_in_the_pape
     ("This step is shown in Figure 1 and Sec. 3.4.", False),  # an item's and a section's number
     ("We train ResNet-50 on ImageNet-1K (Kingma & Ba, 2015).", False),  # names' digits, a year cited
     ("We obtain our best results3 with Gibbs sampling.", False),  # a footnote's mark
+    ("These mutations alter the properties of the resulting materials16,17.", False),  # a journal's superscript citations
+    ("Repeat lengths change the rheological properties18\u201320.", False),
+    ("All statistical analyses were performed using GraphPad Prism Software version 9.1.0.", False),  # a software's version
+    ("Reads were aligned with v2.3 of the aligner and counted in R 4.1.2.", False),
+    ("RNA was converted to cDNA with the reverse transcription kit (cat. no. 43-688-14).", False),  # a catalogue number
+    ("Female BALB/c mice (n = 115) were injected with tumour cells.", True),
+    ("Each variant has 40, 60 or 80 repeats of the motif.", True),
 ])
 def test_a_number_is_stated_only_where_it_is_a_quantity(text: str, states: bool) -> None:
     assert states_number(text) is states
@@ -334,3 +346,27 @@ def test_the_one_table_whose_row_and_column_the_question_names_answers_when_a_fi
     assert "In Table 1, U87 cancer has a Nuclei stiffness (Pa) of 789 ± 197 (row" in answer.text  # "nuclear" is "nuclei"
     assert "Cell state" not in answer.text  # "cells" names the row, and one column matches it better
     assert [(e.label, e.cited) for e in answer.evidence][:1] == [("Table 1", True)]
+
+
+def test_a_quantity_asked_where_no_sentence_states_one_is_not_found() -> None:
+    """No shortlisted sentence states a number (a software's version is none): the answer says the
+    paper does not seem to say, and shows the closest sentence."""
+    paper, evidence = _passages((
+        "All statistical analyses of the samples were performed using GraphPad Prism Software version 9.1.0.",
+        "Samples were analysed by flow cytometry after staining with the antibodies listed in the supplement.",
+    ))
+    answer = extractive_answer("How many samples were analysed?", evidence, paper=paper)
+    assert answer.not_found and answer.text.startswith(NOT_FOUND)
+
+
+def test_the_passage_the_answer_quotes_is_shown_first_of_the_passages_and_the_items_keep_their_places() -> None:
+    paper, _ = _passages((
+        "The model is trained with a large corpus of text and images collected from the web for many weeks.",
+        "We train the model on 8 GPUs for 5 days with a batch size of 256 and a learning rate of 0.1.",
+    ))
+    figure = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(50, 400, 300, 600), caption="Figure 1: Training curves.")
+    evidence = [figure_evidence(figure, 1.0), passage_evidence(paper.passages[0], 1.0), passage_evidence(paper.passages[1], 0.5)]
+    answer = extractive_answer("What batch size is the model trained with?", evidence, paper=paper)
+    assert not answer.not_found and "batch size of 256" in answer.text
+    assert [e.figure is not None for e in answer.evidence] == [True, False, False]
+    assert answer.evidence[1].item is paper.passages[1] and answer.evidence[1].cited

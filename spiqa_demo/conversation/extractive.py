@@ -11,8 +11,8 @@
   that best answer the question. BM25 ranks every sentence and every adjacent pair of one paragraph
   against the question (its length normalisation keeps a pair from winning on length alone), and the
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
-  lead-in ending in ":"), a list of research questions ("RQ1: ..."), a question, another item's
-  caption (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
+  lead-in ending in ":", or one in title case), a list of research questions ("RQ1: ..."), a question, another item's
+  caption, a line of names such as a reference's authors (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
   `asks_quantity`) is answered by a candidate that states a number (`states_number`: a citation, a
   figure's or section's number, a footnote's mark or a name's digits state none) in each of its
   sentences, so that a pair does not join one thing's number to the words of another; of those, by
@@ -35,9 +35,14 @@
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
   candidate even when the shortlist left it out.
+- The passage the answer quotes is shown first of the passages (it takes the place of the first one,
+  which takes its place; figures and tables keep theirs, so a follow-up keeps the same items): the
+  evidence a reader sees first is what the answer rests on.
 - When the best quote holds too little of what was asked (`support`: the share of the question's
   rarer words, weighted by how rare they are in the paper, found in the quoted paragraph), the answer
-  says the paper does not seem to say, and still shows that quote as the best evidence.
+  says the paper does not seem to say, and still shows that quote as the best evidence; so it does
+  when a quantity is asked and the best quote states none (a software's version, "GraphPad Prism
+  version 9.1.0", or a catalogue number is no quantity).
 (MiniLM similarity between the question and the sentences was measured as a further cue: its gain
 was within the noise of the question set, for most of the time budget of a question on CPU.)
 """
@@ -78,10 +83,15 @@ _QUANTITY = re.compile(
     r"learning rates?|batch sizes?|weight decay|momentum|dropout|epochs?|iterations|steps|hyper-?parameters?)\b",
     re.IGNORECASE,
 )
-# What no quantity is, though it prints digits: a citation ("[18]", "[5, 6]", "Zhu et al., 2015)"), a
-# figure's, table's, section's or equation's number, a list's marker ("(1)").
+# What no quantity is, though it prints digits: a citation ("[18]", "[5, 6]", "Zhu et al., 2015)", a
+# journal's superscript marks glued to a word, "materials16,17", "cells18–20"), a figure's, table's,
+# section's or equation's number, a list's marker ("(1)"), a software's version ("Prism version 9.1.0",
+# "v2.3", "R 4.1.2") or a catalogue number ("cat. no. 43-688-14").
 _NOT_QUANTITY = re.compile(
     r"\[[\d,;\s\u2013-]+\]|\(\d{1,3}(?:\s?[,;\u2013-]\s?\d{1,3})*\)|\b(?:19|20)\d{2}[a-z]?(?=[;)])|"
+    r"(?<=[a-z])\d{1,3}(?:[,\u2013-]\d{1,3})+\b|"
+    r"\b(?:version|ver\.|release)\s?\d+(?:\.\d+)*|\bv\d+(?:\.\d+)*|\b\d+\.\d+\.\d+\b|"
+    r"\bcat(?:alog(?:ue)?)?\.?\s*(?:no\.?|number|#)\s*[\w-]+|"
     r"\b(?:Fig(?:ure)?s?|Tables?|Sec(?:tion)?s?|Eqn?s?|Appendix|Alg(?:orithm)?|Step)\.?\s*[A-Z]?\d+(?:\.\d+)*",
     re.IGNORECASE,
 )
@@ -116,21 +126,37 @@ _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[A-Z]")  # a short line led by a number is a section's heading ("4.2 Results.")
 HEADING_WORDS = 5  # a run of words this short without a sentence's end is a heading ("Parameter Settings")
+TITLE_WORDS = 20  # a heading in title case is no longer than this
+TITLE_SHARE = 0.8  # ... and this share of its longer words open with a capital
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
 
 
 def is_no_answer(sentence: str) -> bool:
     """Whether a sentence is no answer whatever was asked: a lead-in ending in ":" (a heading glued
     to it, "Task Description We now formulate ...:"), a heading (numbered, or a few words without a
-    sentence's end), a list of research questions, a question, or a figure's or table's caption."""
+    sentence's end, or set in title case), a list of research questions, a question, a figure's or
+    table's caption, or a line of names (a reference's authors, an affiliation, a journal's name:
+    mostly capitals, as a title-case heading is)."""
     text = sentence.strip()
     if not text or text.endswith((":", "?")) or _RESEARCH_QUESTION.search(text) or _NUMBERED_HEADING.match(text):
         return True
     words = len(text.split())
     if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith((".", "!", ")", "”", '"'))):
         return True
+    if _title_case(text):
+        return True
     label = parse_caption_label(text)
     return label is not None and not label.is_running_text
+
+
+def _title_case(text: str) -> bool:
+    """A heading set in title case, printed as a sentence ("mCTRP2 Induces AMPK, ACC, and MAPK
+    Phosphorylation in C2C12 Myotubes."), or a line of names ("[1] Jimmy Lei Ba, Jamie Ryan Kiros,
+    and Geoffrey E Hinton.", "Department of Biomedical Engineering, Johns Hopkins University"): of
+    its longer words past the first, nearly all open with a capital (a sentence's content words are
+    lower-case, but for names)."""
+    words = [w for w in re.findall(r"[^\W\d_][\w'-]*", text)[1:] if len(w) > 3]
+    return len(text.split()) <= TITLE_WORDS and len(words) >= 3 and sum(w[0].isupper() for w in words) >= TITLE_SHARE * len(words)
 
 
 @dataclass(frozen=True)
@@ -400,9 +426,13 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         passage = quote.evidence.passage
         assert passage is not None
         not_found = paper is not None and support(f"{question} {focus}", passage, paper) < MIN_SUPPORT
+        # a quantity asked and no number stated: no answer ("GraphPad Prism version 9.1.0" for "How many samples ...?")
+        not_found = not_found or (asks_quantity(question) and not _states_quantity(quote))
         said = f"“{quote.text}” [p. {quote.evidence.page}]"
         parts.append(f"{NOT_FOUND} The closest passage: {said}" if not_found else said)
         marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
+        if not not_found:  # the passage the answer quotes is shown first of the passages
+            marked = _quoted_first(marked)
     elif paper is not None and evidence:
         not_found = True
         parts.append(NOT_FOUND)
@@ -410,3 +440,14 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
         marked = [replace(e, cited=True) if e is best_item else e for e in marked]
     return ExtractiveAnswer(" ".join(parts), marked, not_found, unquoted=quote is None and bool(evidence))
+
+
+def _quoted_first(evidence: list[Evidence]) -> list[Evidence]:
+    """The quoted passage swapped with the first passage: figures and tables keep their places."""
+    passages = [i for i, e in enumerate(evidence) if e.passage is not None]
+    quoted = next((i for i in passages if evidence[i].cited and evidence[i].quotes), None)
+    if quoted is None or quoted == passages[0]:
+        return evidence
+    swapped = list(evidence)
+    swapped[passages[0]], swapped[quoted] = evidence[quoted], evidence[passages[0]]
+    return swapped
