@@ -370,3 +370,23 @@ def test_the_passage_the_answer_quotes_is_shown_first_of_the_passages_and_the_it
     assert not answer.not_found and "batch size of 256" in answer.text
     assert [e.figure is not None for e in answer.evidence] == [True, False, False]
     assert answer.evidence[1].item is paper.passages[1] and answer.evidence[1].cited
+
+
+def test_a_result_only_a_figure_shows_is_answered_by_its_legend_not_by_not_found() -> None:
+    """No sentence of the text holds the question, the first figure's legend does: the answer is
+    that figure (its legend, cited), not "the paper does not seem to say"; a quantity asked still
+    needs a number in the legend, and a legend about something else still leaves it not found."""
+    paper, _ = _passages((
+        "Mice were housed in groups of five with free access to food and water during the study.",
+        "Tumour volumes were measured with calipers every second day by a blinded observer.",
+    ))
+    figure = Figure(
+        kind="figure", label="Fig. 4", number="4", page=6, bbox=(50, 400, 300, 600),
+        caption="Fig. 4. Engineered bacteria combined with checkpoint blockade slow melanoma growth.",
+    )  # fmt: skip
+    evidence = [figure_evidence(figure, 1.0), passage_evidence(paper.passages[0], 0.5), passage_evidence(paper.passages[1], 0.4)]
+    answer = extractive_answer("Do the engineered bacteria slow melanoma growth with checkpoint blockade?", evidence, paper=paper)
+    assert not answer.not_found and answer.text.startswith("Fig. 4")
+    assert answer.evidence[0].cited and answer.evidence[0].figure is figure
+    assert extractive_answer("How many engineered bacteria slow melanoma growth?", evidence, paper=paper).not_found
+    assert extractive_answer("Which kinase phosphorylates the receptor in neurons?", evidence, paper=paper).not_found

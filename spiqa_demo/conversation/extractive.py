@@ -42,7 +42,9 @@
   rarer words, weighted by how rare they are in the paper, found in the quoted paragraph), the answer
   says the paper does not seem to say, and still shows that quote as the best evidence; so it does
   when a quantity is asked and the best quote states none (a software's version, "GraphPad Prism
-  version 9.1.0", or a catalogue number is no quantity).
+  version 9.1.0", or a catalogue number is no quantity). Unless the first figure or table's own
+  legend holds as much of the question (and a number, where a quantity is asked): a result the
+  paper shows only in a figure is answered by that figure's legend and the sentences citing it.
 (MiniLM similarity between the question and the sentences was measured as a further cue: its gain
 was within the noise of the question set, for most of the time budget of a question on CPU.)
 """
@@ -436,10 +438,26 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
     elif paper is not None and evidence:
         not_found = True
         parts.append(NOT_FOUND)
+    if not_found and best_item is not None and paper is not None and _legend_answers(question, focus, best_item, paper):
+        # no sentence of the text answers, but the first item's own legend holds the question: that
+        # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
+        assert best_item.figure is not None
+        legend = _caption_answer(best_item.figure, paper)
+        return ExtractiveAnswer(legend, [replace(e, cited=True) if e is best_item else e for e in marked])
     if best_item is not None:
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
         marked = [replace(e, cited=True) if e is best_item else e for e in marked]
     return ExtractiveAnswer(" ".join(parts), marked, not_found, unquoted=quote is None and bool(evidence))
+
+
+def _legend_answers(question: str, focus: str, item: Evidence, paper: Paper) -> bool:
+    """Whether the item's legend holds as much of the question as a quoted paragraph must (`support`),
+    and states a number where a quantity is asked (as a quote must)."""
+    assert item.figure is not None
+    legend = item.figure.caption
+    if not legend or (asks_quantity(question) and not states_number(legend)):
+        return False
+    return float(_coverage(f"{question} {focus}", [legend], paper)[0]) >= MIN_SUPPORT
 
 
 def _quoted_first(evidence: list[Evidence]) -> list[Evidence]:
