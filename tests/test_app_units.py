@@ -61,13 +61,54 @@ def test_a_question_asked_while_the_paper_uploads_waits_for_the_upload(monkeypat
 
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     session = Session()
-    upload_watch.started(session)
+    upload_watch.started(session, 1)
     turns = blocking(chat.ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))
     history, *_ = next(turns)
     assert history[-1]["content"] == chat.UPLOADING
-    upload_watch.ended(session)  # the upload failed
+    upload_watch.ended(session, 1)  # the upload failed
     history, *_ = list(turns)[-1]
     assert history[-1]["content"] == chat.NO_PAPER and not session.uploading
+
+
+@pytest.mark.parametrize(("arrivals", "uploading"), [
+    (["start 1"], True), (["start 1", "end 1"], False),
+    (["end 1", "start 1"], False),  # an upload's start mark overtaken by its own load
+    (["start 1", "end 1", "start 2"], True), (["start 1", "start 2", "end 1"], True),
+    (["start 2", "end 1", "start 1"], True), (["end 2", "start 1", "start 2"], False),
+    (["start 1", "end 0"], False),  # a load that names no upload (another loader's) ends what has started,
+    (["end 0", "start 1"], True),  # not what starts later
+])
+def test_an_uploads_marks_tell_the_same_in_any_order(arrivals: list[str], uploading: bool) -> None:
+    """The page's words about its numbered uploads are separate requests that the server may get in any
+    order (a start mark is unqueued, a load queued): the session is uploading while an upload started
+    that no word said is over."""
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import upload_watch
+
+    session = Session()
+    for arrival in arrivals:
+        word, number = arrival.split()
+        (upload_watch.started if word == "start" else upload_watch.ended)(session, int(number))
+    assert session.uploading == uploading
+
+
+def test_a_start_mark_after_its_uploads_load_leaves_no_question_waiting(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The known risk, delivered in that order: the upload's load begins, then its start mark arrives;
+    the next question is answered about the paper (it used to wait for an upload long over)."""
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import chat, upload_watch
+    from spiqa_demo.ui.tabs.paper.paper_tab import load_upload
+
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    session = Session()
+    pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
+    list(blocking(load_upload(str(pdf), 1, session, progress=lambda *_, **__: None)))
+    upload_watch.started(session, 1)  # late
+    assert session.paper is not None and not session.uploading
+    history, *_ = list(blocking(chat.ask("Which table compares the non-local block with the baseline on Kinetics?",
+                                         session, "cot", "none", "", "", 8, 0, True, "")))[-1]
+    assert session.last_answer is not None and chat.UPLOADING not in str(history[-3:])
 
 
 def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
