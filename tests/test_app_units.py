@@ -118,8 +118,12 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     from spiqa_demo.ui.tabs.paper import chat
     from spiqa_demo.ui.tabs.paper.chat import NO_PAPER, ask
 
-    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     inputs = ("cot", "none", "", "", 8, 0, True, "")
+    turns = blocking(ask("Which figure?", Session(), *inputs))
+    history, *_ = next(turns)  # at once, before the grace for an upload's word: the question and what it waits for
+    assert history[-2]["content"] == "Which figure?" and history[-1]["content"] == chat.LOOKING, history
+    turns.close()
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
     assert history[-1]["content"] == NO_PAPER
     asked, told = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
@@ -553,6 +557,22 @@ def test_the_previous_chats_export_counts_its_questions_in_words(asked: int, lab
     session = Session(paper=second, previous_chat=PreviousChat(first, turns))
     shown = _paper_shown(session, second, "ready", ready=True)
     assert shown.export_file["label"] == f"Your chat about “A first paper” {label}"
+
+
+def test_the_chat_export_says_a_note_once() -> None:
+    """The "no model" notice comes with every answer's messages; the export says it under the first, as the chat does."""
+    from spiqa_demo.conversation import Turn
+    from spiqa_demo.types import Paper
+    from spiqa_demo.ui.shared.model_settings import no_model_notice
+    from spiqa_demo.ui.state.session import Asked
+    from spiqa_demo.ui.tabs.paper.exports import chat_markdown
+
+    notice = no_model_notice("the paper's sentences that best answer your question")
+    paper = Paper("0" * 64, "made.pdf", "A paper", None, [(612.0, 792.0)], items=[])
+    asked = [Asked(Turn(question=f"Question {n}?", read_as=f"Question {n}?", answer="An answer.", messages=(notice,)))
+             for n in range(3)]
+    markdown = chat_markdown(paper, asked)
+    assert markdown.count("No model is configured") == 1 and markdown.index("No model") < markdown.index("## 2."), markdown
 
 
 def test_the_chat_export_reads_as_plain_text_with_a_pdfs_markup_left_dead() -> None:

@@ -166,7 +166,9 @@ def _opening(text: str) -> str:
 
 
 def _hint(item: Figure) -> str:
-    words = strip_caption_label(_flat(item.caption)).split()
+    """The caption's first sentence (its title, in most papers), cut at `HINT_WORDS`."""
+    sentences = split_sentences(strip_caption_label(_flat(item.caption)))
+    words = (sentences[0] if sentences else "").rstrip(".").split()
     return " ".join(words[:HINT_WORDS]) + ("…" if len(words) > HINT_WORDS else "")
 
 

@@ -55,6 +55,7 @@ NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an examp
 # for a load to begin. Once the word came, it waits for the upload however long it takes.
 UPLOAD_GRACE_S = 5.0
 UPLOADING = "Waiting for the paper to arrive: it is still uploading…"
+LOOKING = "Looking for a paper being uploaded…"
 
 
 class ClearOutputs(NamedTuple):
@@ -151,6 +152,10 @@ def answer_messages(answer: Answer, notes: list[str]) -> History:
 def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
     """While the session's paper is uploading, then read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
+    if session.paper is None and session.load_job is None and not session.uploading:
+        # The question shows at once, saying what it waits for: the grace is no blank chat.
+        turn.think(LOOKING, {"title": "Loading the paper", "status": "pending"})
+        yield None
     yield Wait(lambda: session.paper is not None or session.load_job is not None or session.uploading or turn.stopped,
                UPLOAD_GRACE_S)
     while session.uploading and not turn.stopped:  # ended by its load's start, or by a failed upload
