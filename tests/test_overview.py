@@ -67,3 +67,15 @@ def test_the_summary_streams_then_ends_whole_and_closes_its_request(shared_paper
     next(stopped)
     stopped.close()
     assert closed == [True, True]
+
+
+def test_a_suggestion_is_shown_whole_with_its_captions_gist() -> None:
+    """The app shows at most `SHOWN_CHARS` of a suggestion (Gradio cuts a longer one mid-word): the gist is
+    cut at a word to fit, and every question is shown whole."""
+    from spiqa_demo.conversation.overview import SHOWN_CHARS, TOPIC_QUESTIONS, Suggestion, label
+
+    short = Suggestion("What does Fig. 2 show?", "Fig. 2", "figure", 4, "PARP1 is UFMylated on K548")
+    assert label(short) == "What does Fig. 2 show? — PARP1 is UFMylated on K548"
+    long = Suggestion("What does Fig. 4 show?", "Fig. 4", "figure", 7, "Defective PARP1 UFMylation impairs stalled replication fork degradation and…")
+    assert label(long) == "What does Fig. 4 show? — Defective PARP1 UFMylation impairs…" and len(label(long)) <= SHOWN_CHARS
+    assert all(len(label(Suggestion(q, "Training", "section", 3))) <= SHOWN_CHARS for q in TOPIC_QUESTIONS)

@@ -33,11 +33,13 @@ OPENING_SENTENCES = 2
 OPENING_CHARS = 400  # the abstract's opening is cut at a sentence end within this
 MIN_ABSTRACT_WORDS = 40  # a shorter first paragraph is a title block or an affiliation
 HINT_WORDS = 12  # a caption's gist shown beside its question
+SHOWN_CHARS = 60  # a suggestion as the app shows it, its gist included (Gradio cuts a longer sample)
 SUMMARY_CHARS = 6000  # the paper text a summary request holds: the abstract, the captions, the conclusion
 SUMMARY_TOKENS = 256  # three sentences, each with its page: a model that goes on is cut here
-# What a section about each of `sections`' topics answers, asked in that section's words.
+# What a section about each of `sections`' topics answers, asked in that section's words (each within
+# `SHOWN_CHARS`: the app shows a suggestion in no more).
 TOPIC_QUESTIONS = (
-    "What learning rate, batch size and optimizer are used for training?",
+    "Which learning rate, batch size and optimizer for training?",
     "Which datasets are used?",
     "What hardware is used for training?",
     "Which baselines is the method compared with?",
@@ -99,6 +101,18 @@ def suggestions(paper: Paper, settings: QASettings | None = None, retrieval: Ret
     spare = [i for i in _alternate(figures[1:], tables[1:]) if i.number]
     found += [_item_question(i) for i in spare]
     return found[:limit]
+
+
+def label(suggestion: Suggestion) -> str:
+    """`suggestion` as a reader sees it, within `SHOWN_CHARS`: its question, and a figure's or table's
+    caption gist as far as it fits, cut at a word ("What does Fig. 2 show? — PARP1 is UFMylated on K548")."""
+    question, hint = suggestion.question, suggestion.hint
+    if not hint or len(f"{question} — {hint}") <= SHOWN_CHARS:
+        return f"{question} — {hint}" if hint else question
+    words = hint.rstrip("…").split()
+    while words and len(f"{question} — {' '.join(words)}…") > SHOWN_CHARS:
+        words.pop()
+    return f"{question} — {' '.join(words)}…" if words else question
 
 
 def summary_messages(paper: Paper) -> list[Message]:

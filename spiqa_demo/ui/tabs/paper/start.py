@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import gradio as gr
 
-from spiqa_demo.conversation.overview import Overview, Summary, overview, summary_stream
+from spiqa_demo.conversation.overview import Overview, Summary, label, overview, summary_stream
 from spiqa_demo.types import Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
@@ -47,9 +47,9 @@ def shown(paper: Paper | None) -> tuple[dict[str, Any], dict[str, Any]]:
     settings = app_settings()
     seen = overview(paper, settings.qa, settings.retrieval)
     samples = [[s.question] for s in seen.suggestions]
-    # Shown whole (a sample's own rendering cuts it at 60 characters), each figure's or table's with its
-    # caption's gist: "What does Fig. 2 show?" four times over tells the reader nothing of the paper.
-    labels = [f"{s.question} — {s.hint}" if s.hint else s.question for s in seen.suggestions]
+    # Each figure's or table's with its caption's gist: "What does Fig. 2 show?" four times over tells the
+    # reader nothing of the paper.
+    labels = [label(s) for s in seen.suggestions]
     return (gr.update(value=overview_markdown(seen), visible=True),
             gr.update(samples=samples, sample_labels=labels, visible=bool(samples)))
 
