@@ -275,3 +275,18 @@ def test_an_uploads_start_mark_arriving_after_its_load_leaves_no_question_waitin
     wait_for_text(page, "#chat", "Evidence:")
     assert chat.UPLOADING not in page.inner_text("#chat")
     shot(page, "6c-late-upload-mark")
+
+
+def test_a_question_with_no_paper_shows_at_once_what_it_waits_for(page, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked before any paper, the question and "Looking for a paper…" show while it waits for word of an
+    upload (held here by a long grace, ended by Stop), not a blank chat."""
+    from spiqa_demo.ui.tabs.paper import chat
+
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 600.0)
+    page.fill("#question textarea", "What does Figure 1 show?")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", chat.LOOKING)
+    assert "What does Figure 1 show?" in page.inner_text("#chat")
+    shot(page, "6a-asked-with-no-paper")
+    page.locator("#question button", has_text="Stop").click()
+    page.locator("#question button", has_text="Ask").wait_for()
