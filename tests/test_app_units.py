@@ -602,3 +602,13 @@ def test_the_chat_export_reads_as_plain_text_with_a_pdfs_markup_left_dead() -> N
 
     shown = MarkdownIt("commonmark").render(markdown)
     assert "<img" not in shown and "href" not in shown and "![pixel](http://127.0.0.1:9/t.png)" in shown, shown
+
+
+def test_a_turn_stopped_before_any_reply_says_so() -> None:
+    """A question stopped while it still ranked (nothing written) is not told "what was written so far is kept"."""
+    from spiqa_demo.ui.shared.chat_stream import chat_message
+    from spiqa_demo.ui.state.session import Answering
+
+    turn = Answering(chat_message("assistant", "Ranking the paper's figures and tables…"))
+    turn.stop()
+    assert turn.thought["content"] == "Stopped before any answer was written." and turn.thought["metadata"]["title"] == "Stopped"

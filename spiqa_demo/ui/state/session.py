@@ -61,7 +61,9 @@ class Answering:
         self.stopped = True
         if self.on_stop is not None:
             self.on_stop(self)
-        self.think("Stopped before the answer was complete; what was written so far is kept.", {"title": "Stopped", "status": "done"})
+        said = ("Stopped before the answer was complete; what was written so far is kept." if self.reply is not None
+                else "Stopped before any answer was written.")
+        self.think(said, {"title": "Stopped", "status": "done"})
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
 
