@@ -13,6 +13,7 @@ that section's. None is offered that the paper cannot answer from itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -51,6 +52,8 @@ SUMMARY_INSTRUCTIONS = (
     "the text below; leave out what it does not say."
 )
 _END_MATTER = ("references", "bibliography", "acknowledgments", "acknowledgements", "appendix")
+_ABSTRACT_HEADING = re.compile(r"^abstract\b[\s.:—-]*", re.IGNORECASE)  # "Abstract", "ABSTRACT:" opening the paragraph
+_PANEL = re.compile(r"^\(?[a-zA-Z]\)\s+")  # "(a) " opening a caption with no title sentence
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ def _abstract(paper: Paper) -> Passage | None:
 
 def _opening(text: str) -> str:
     """The first sentences of `text`, ended at a sentence within `OPENING_CHARS` (the first one whole)."""
-    sentences = split_sentences(_flat(text.removeprefix("Abstract").lstrip(" .:—-")))
+    sentences = split_sentences(_ABSTRACT_HEADING.sub("", _flat(text)))
     kept: list[str] = []
     for sentence in sentences[:OPENING_SENTENCES]:
         if kept and len(" ".join([*kept, sentence])) > OPENING_CHARS:
@@ -180,8 +183,8 @@ def _opening(text: str) -> str:
 
 
 def _hint(item: Figure) -> str:
-    """The caption's first sentence (its title, in most papers), cut at `HINT_WORDS`."""
-    sentences = split_sentences(strip_caption_label(_flat(item.caption)))
+    """The caption's first sentence (its title, in most papers; after a first panel's mark, "(a)"), cut at `HINT_WORDS`."""
+    sentences = split_sentences(_PANEL.sub("", strip_caption_label(_flat(item.caption))))
     words = (sentences[0] if sentences else "").rstrip(".").split()
     return " ".join(words[:HINT_WORDS]) + ("…" if len(words) > HINT_WORDS else "")
 
