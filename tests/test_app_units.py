@@ -60,6 +60,7 @@ def test_a_question_asked_while_the_paper_uploads_waits_for_the_upload(monkeypat
     from spiqa_demo.ui.tabs.paper import chat, upload_watch
 
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    monkeypatch.setattr(chat.examples, "example_papers", dict)
     session = Session()
     upload_watch.started(session, 1)
     turns = blocking(chat.ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))
@@ -124,8 +125,10 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     assert history[-2]["content"] == "Which figure?" and history[-1]["content"] == chat.LOOKING, history
     turns.close()
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
-    history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
-    assert history[-1]["content"] == NO_PAPER
+    for offered, told in (({}, NO_PAPER), ({"An example": Path("example.pdf")}, chat.NO_PAPER_OR_EXAMPLE)):
+        monkeypatch.setattr(chat.examples, "example_papers", lambda offered=offered: offered)  # an example is named only where one is offered
+        history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
+        assert history[-1]["content"] == told
     asked, told = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
     assert asked["role"] == "user" and "The question is empty" in told["content"]  # said in the chat, a turn of its own
 
