@@ -286,7 +286,7 @@ def test_a_question_with_no_paper_shows_at_once_what_it_waits_for(page, monkeypa
     page.fill("#question textarea", "What does Figure 1 show?")
     page.keyboard.press("Enter")
     wait_for_text(page, "#chat", chat.LOOKING)
-    assert "What does Figure 1 show?" in page.inner_text("#chat")
+    assert "What does Figure 1 show?" in page.inner_text("#chat") and "Waiting for a paper" in page.inner_text("#chat")
     shot(page, "6a-asked-with-no-paper")
     page.locator("#question button", has_text="Stop").click()
     page.locator("#question button", has_text="Ask").wait_for()

@@ -155,7 +155,7 @@ def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
     turn.waiting_for_paper = True
     if session.paper is None and session.load_job is None and not session.uploading:
         # The question shows at once, saying what it waits for: the grace is no blank chat.
-        turn.think(LOOKING, {"title": "Loading the paper", "status": "pending"})
+        turn.think(LOOKING, {"title": "Waiting for a paper", "status": "pending"})  # none is loading yet
         yield None
     yield Wait(lambda: session.paper is not None or session.load_job is not None or session.uploading or turn.stopped,
                UPLOAD_GRACE_S)
