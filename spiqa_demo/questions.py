@@ -48,7 +48,7 @@ def check_question(question: object, settings: QASettings | None = None) -> Ques
             break
     text = " ".join(words)
     if not text:
-        raise InputError("the question is empty: type a question about the paper's figures or tables")
+        raise InputError("the question is empty: type a question about the paper (its text, figures or tables)")
     return Question(text[:limit], limit) if len(text) > limit else Question(text)
 
 

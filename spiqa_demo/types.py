@@ -290,9 +290,9 @@ class Paper:
         return [self.references[i] for i in indices if 0 <= i < len(self.references)]
 
     def summary(self) -> str:
-        """One line for people: "12 pages, 7 figures, 5 tables"."""
+        """One line for people: "12 pages, 7 figures, 5 tables" ("no tables", not "0 tables")."""
         def count(n: int, word: str) -> str:
-            return f"{n} {word}" if n == 1 else f"{n} {word}s"
+            return f"{n} {word}" if n == 1 else f"{n or 'no'} {word}s"
 
         return ", ".join(
             (count(self.page_count, "page"), count(len(self.figures), "figure"), count(len(self.tables), "table"))

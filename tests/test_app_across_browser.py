@@ -48,6 +48,16 @@ def test_answer_from_a_cited_paper_with_its_passage_on_the_page(page, shared: Pa
     select_text(page, "#cited-page", page_words(shared / "papers" / CITED, shown))  # selectable, as in the viewer
     page.wait_for_timeout(500)  # the progress overlay fades out
     shot(page, "8-across-papers")
+    boxes = {s: page.locator(s).bounding_box() for s in ("#across-chat", "#cited-page")}
+    assert "under the chat" in chat and boxes["#cited-page"]["y"] >= boxes["#across-chat"]["y"] + boxes["#across-chat"]["height"], boxes
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: the cited page comes under the answer, before the question box
+    cited, asked = (page.locator(s).bounding_box() for s in ("#cited-page", "#across-question"))
+    chat_box = page.locator("#across-chat").bounding_box()
+    assert chat_box["y"] + chat_box["height"] <= cited["y"] < asked["y"], (chat_box, cited, asked)
+    assert page.locator("#cited-references").bounding_box()["height"] <= 844 / 2, "the references fill the phone's screens"
+    page.locator("#cited-page").scroll_into_view_if_needed()
+    shot(page, "8-across-papers-phone")
+    page.set_viewport_size({"width": 1440, "height": 1000})
 
     with openai_listener(paced=True, chunks=40) as model:  # the reply's first piece, then one per release
         page.get_by_role("tab", name="Paper", exact=True).click()

@@ -25,6 +25,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 PAPER = "non-local-nn-cvpr2018-1711.07971.pdf"  # 10 pages, 4 figures, 6 tables
 TIMEOUT_MS = 90_000
 UPLOAD_URL = re.compile(r"/upload\?")  # a file on its way to the app
+UNQUEUED_URL = re.compile(r"/run/")  # an event that is not queued (the upload watch's marks)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed (.ci/run installs it)")
 
@@ -251,3 +252,41 @@ def test_ask_while_loading_then_stop_a_slow_answer(page, grnet_pdf: Path, monkey
     chat = page.inner_text("#chat")
     assert "Rationale" in chat and "Waiting for the model" not in chat, chat
     shot(page, "7-stopped")
+
+
+def test_an_uploads_start_mark_arriving_after_its_load_leaves_no_question_waiting(
+        page, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The upload watch's known risk, delivered in that order: the "uploading" mark (unqueued) is held
+    until the upload's own load (queued) has made the paper ready; the next question is answered
+    about the paper, where it once waited for an upload long over."""
+    from spiqa_demo.ui.tabs.paper import chat
+
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    marks: list = []  # the page's unqueued events while the start mark is held: that mark alone
+    page.route(UNQUEUED_URL, lambda route: route.continue_() if marks else marks.append(route))
+    page.wait_for_selector("#upload[data-watched]", state="attached")
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    wait_for_text(page, "#chat", "Loaded")  # the upload's load began and ended while its start mark was held
+    assert marks and marks[0].request.post_data_json["data"][1] == 1, "the page's first upload sent no start mark"
+    with page.expect_response(lambda response: response.request == marks[0].request):
+        marks[0].continue_()
+    page.fill("#question textarea", "Which method is best on HDM05?")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", "Evidence:")
+    assert chat.UPLOADING not in page.inner_text("#chat")
+    shot(page, "6c-late-upload-mark")
+
+
+def test_a_question_with_no_paper_shows_at_once_what_it_waits_for(page, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked before any paper, the question and "Looking for a paper…" show while it waits for word of an
+    upload (held here by a long grace, ended by Stop), not a blank chat."""
+    from spiqa_demo.ui.tabs.paper import chat
+
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 600.0)
+    page.fill("#question textarea", "What does Figure 1 show?")
+    page.keyboard.press("Enter")
+    wait_for_text(page, "#chat", chat.LOOKING)
+    assert "What does Figure 1 show?" in page.inner_text("#chat") and "Waiting for a paper" in page.inner_text("#chat")
+    shot(page, "6a-asked-with-no-paper")
+    page.locator("#question button", has_text="Stop").click()
+    page.locator("#question button", has_text="Ask").wait_for()

@@ -106,7 +106,9 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
 
     assert "At a glance:" in page.inner_text("#paper-overview")  # the start on the paper, and a suggestion asked by a click
     suggested = page.locator("#suggested-questions button, #suggested-questions tr, #suggested-questions td").first
-    asked = suggested.inner_text().strip()
+    shown = suggested.inner_text().strip()
+    asked, gist = shown.split(" — ")  # the question whole, with its item's caption gist; the question is what is asked
+    assert asked.endswith("?") and gist and "..." not in shown and len(shown) <= 60, shown
     suggested.click()
     page.wait_for_function("(q) => document.querySelector('#chat').innerText.split(q).length > 1 && "
                            "document.querySelector('#chat').innerText.split(q).pop().includes('Evidence:')", arg=asked)

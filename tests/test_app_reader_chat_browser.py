@@ -213,6 +213,8 @@ def test_the_chat_on_a_phone(app: str, chromium: Any, grnet_pdf: Path) -> None:
     page.keyboard.press("Enter")
     wait_for_text(page, "#chat", "The question is empty")
     assert "The question is empty" in page.evaluate(BUBBLES)[-1]
+    chat, question, overview = (page.locator(s).bounding_box() for s in ("#chat", "#question", "#paper-overview"))
+    assert overview["y"] < chat["y"] and 0 <= question["y"] - (chat["y"] + chat["height"]) < 60, (overview, chat, question)
     page.locator("#chat").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "app-reader-chat-5-phone.png"))
     assert "The paper in three sentences" not in page.inner_text("#chat")  # no model: the overview alone

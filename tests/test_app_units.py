@@ -60,14 +60,56 @@ def test_a_question_asked_while_the_paper_uploads_waits_for_the_upload(monkeypat
     from spiqa_demo.ui.tabs.paper import chat, upload_watch
 
     monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    monkeypatch.setattr(chat.examples, "example_papers", dict)
     session = Session()
-    upload_watch.started(session)
+    upload_watch.started(session, 1)
     turns = blocking(chat.ask("Which figure?", session, "cot", "none", "", "", 8, 0, True, ""))
     history, *_ = next(turns)
     assert history[-1]["content"] == chat.UPLOADING
-    upload_watch.ended(session)  # the upload failed
+    upload_watch.ended(session, 1)  # the upload failed
     history, *_ = list(turns)[-1]
     assert history[-1]["content"] == chat.NO_PAPER and not session.uploading
+
+
+@pytest.mark.parametrize(("arrivals", "uploading"), [
+    (["start 1"], True), (["start 1", "end 1"], False),
+    (["end 1", "start 1"], False),  # an upload's start mark overtaken by its own load
+    (["start 1", "end 1", "start 2"], True), (["start 1", "start 2", "end 1"], True),
+    (["start 2", "end 1", "start 1"], True), (["end 2", "start 1", "start 2"], False),
+    (["start 1", "end 0"], False),  # a load that names no upload (another loader's) ends what has started,
+    (["end 0", "start 1"], True),  # not what starts later
+])
+def test_an_uploads_marks_tell_the_same_in_any_order(arrivals: list[str], uploading: bool) -> None:
+    """The page's words about its numbered uploads are separate requests that the server may get in any
+    order (a start mark is unqueued, a load queued): the session is uploading while an upload started
+    that no word said is over."""
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import upload_watch
+
+    session = Session()
+    for arrival in arrivals:
+        word, number = arrival.split()
+        (upload_watch.started if word == "start" else upload_watch.ended)(session, int(number))
+    assert session.uploading == uploading
+
+
+def test_a_start_mark_after_its_uploads_load_leaves_no_question_waiting(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The known risk, delivered in that order: the upload's load begins, then its start mark arrives;
+    the next question is answered about the paper (it used to wait for an upload long over)."""
+    from spiqa_demo.ui.serving.work.steps import blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper import chat, upload_watch
+    from spiqa_demo.ui.tabs.paper.paper_tab import load_upload
+
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    session = Session()
+    pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
+    list(blocking(load_upload(str(pdf), 1, session, progress=lambda *_, **__: None)))
+    upload_watch.started(session, 1)  # late
+    assert session.paper is not None and not session.uploading
+    history, *_ = list(blocking(chat.ask("Which table compares the non-local block with the baseline on Kinetics?",
+                                         session, "cot", "none", "", "", 8, 0, True, "")))[-1]
+    assert session.last_answer is not None and chat.UPLOADING not in str(history[-3:])
 
 
 def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,10 +119,16 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     from spiqa_demo.ui.tabs.paper import chat
     from spiqa_demo.ui.tabs.paper.chat import NO_PAPER, ask
 
-    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     inputs = ("cot", "none", "", "", 8, 0, True, "")
-    history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
-    assert history[-1]["content"] == NO_PAPER
+    turns = blocking(ask("Which figure?", Session(), *inputs))
+    history, *_ = next(turns)  # at once, before the grace for an upload's word: the question and what it waits for
+    assert history[-2]["content"] == "Which figure?" and history[-1]["content"] == chat.LOOKING, history
+    turns.close()
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
+    for offered, told in (({}, NO_PAPER), ({"An example": Path("example.pdf")}, chat.NO_PAPER_OR_EXAMPLE)):
+        monkeypatch.setattr(chat.examples, "example_papers", lambda offered=offered: offered)  # an example is named only where one is offered
+        history, *_ = list(blocking(ask("Which figure?", Session(), *inputs)))[-1]
+        assert history[-1]["content"] == told
     asked, told = list(blocking(ask("  ", Session(), *inputs)))[-1][0]
     assert asked["role"] == "user" and "The question is empty" in told["content"]  # said in the chat, a turn of its own
 
@@ -514,6 +562,22 @@ def test_the_previous_chats_export_counts_its_questions_in_words(asked: int, lab
     assert shown.export_file["label"] == f"Your chat about “A first paper” {label}"
 
 
+def test_the_chat_export_says_a_note_once() -> None:
+    """The "no model" notice comes with every answer's messages; the export says it under the first, as the chat does."""
+    from spiqa_demo.conversation import Turn
+    from spiqa_demo.types import Paper
+    from spiqa_demo.ui.shared.model_settings import no_model_notice
+    from spiqa_demo.ui.state.session import Asked
+    from spiqa_demo.ui.tabs.paper.exports import chat_markdown
+
+    notice = no_model_notice("the paper's sentences that best answer your question")
+    paper = Paper("0" * 64, "made.pdf", "A paper", None, [(612.0, 792.0)], items=[])
+    asked = [Asked(Turn(question=f"Question {n}?", read_as=f"Question {n}?", answer="An answer.", messages=(notice,)))
+             for n in range(3)]
+    markdown = chat_markdown(paper, asked)
+    assert markdown.count("No model is configured") == 1 and markdown.index("No model") < markdown.index("## 2."), markdown
+
+
 def test_the_chat_export_reads_as_plain_text_with_a_pdfs_markup_left_dead() -> None:
     """chat.md says "[p. 2]" and "it's" as the chat reads, not their character references; an image, a
     link, a definition or an HTML tag written by a PDF or a model still does nothing in a Markdown viewer;
@@ -541,3 +605,13 @@ def test_the_chat_export_reads_as_plain_text_with_a_pdfs_markup_left_dead() -> N
 
     shown = MarkdownIt("commonmark").render(markdown)
     assert "<img" not in shown and "href" not in shown and "![pixel](http://127.0.0.1:9/t.png)" in shown, shown
+
+
+def test_a_turn_stopped_before_any_reply_says_so() -> None:
+    """A question stopped while it still ranked (nothing written) is not told "what was written so far is kept"."""
+    from spiqa_demo.ui.shared.chat_stream import chat_message
+    from spiqa_demo.ui.state.session import Answering
+
+    turn = Answering(chat_message("assistant", "Ranking the paper's figures and tables…"))
+    turn.stop()
+    assert turn.thought["content"] == "Stopped before any answer was written." and turn.thought["metadata"]["title"] == "Stopped"

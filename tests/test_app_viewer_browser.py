@@ -215,6 +215,11 @@ def test_on_a_phone_the_page_opens_over_the_chat_and_back(browser, app: str, sha
         _box_in_view(tab)
         back = tab.locator("#back-to-chat")
         assert back.is_visible() and back.bounding_box()["y"] >= 0
+        tab.evaluate("() => { const c = document.querySelector('#chat .bubble-wrap'); if (c) c.scrollTop = 0; }")
+        tab.wait_for_timeout(300)  # (Gradio shows the chat's scroll-down arrow once the chat is scrolled up)
+        arrows = tab.evaluate("() => [...document.querySelectorAll('#chat .scroll-down-button-container')]"
+                              ".map(e => e.checkVisibility())")
+        assert arrows and not any(arrows), arrows  # the chat's arrow, on Gradio's top layer, is not drawn over the page
         shot(tab, "viewer-phone-passage")
         _select_text(tab, shared)
         shot(tab, "viewer-phone-selected")

@@ -67,3 +67,28 @@ def test_the_summary_streams_then_ends_whole_and_closes_its_request(shared_paper
     next(stopped)
     stopped.close()
     assert closed == [True, True]
+
+
+def test_a_suggestion_is_shown_whole_with_its_captions_gist() -> None:
+    """The app shows at most `SHOWN_CHARS` of a suggestion (Gradio cuts a longer one mid-word): the gist is
+    cut at a word to fit, and every question is shown whole."""
+    from spiqa_demo.conversation.overview import SHOWN_CHARS, TOPIC_QUESTIONS, Suggestion, label
+
+    short = Suggestion("What does Fig. 2 show?", "Fig. 2", "figure", 4, "PARP1 is UFMylated on K548")
+    assert label(short) == "What does Fig. 2 show? — PARP1 is UFMylated on K548"
+    long = Suggestion("What does Fig. 4 show?", "Fig. 4", "figure", 7, "Defective PARP1 UFMylation impairs stalled replication fork degradation and…")
+    assert label(long) == "What does Fig. 4 show? — Defective PARP1 UFMylation impairs…" and len(label(long)) <= SHOWN_CHARS
+    assert all(len(label(Suggestion(q, "Training", "section", 3))) <= SHOWN_CHARS for q in TOPIC_QUESTIONS)
+
+
+def test_the_start_reads_an_abstract_in_capitals_and_a_caption_opening_with_a_panel() -> None:
+    """"ABSTRACT" opening the paragraph is its heading, not its first word; a caption with no title sentence
+    is told by its first panel's words, not "(a)"."""
+    from spiqa_demo.conversation.overview import _hint, _opening
+    from spiqa_demo.types import Figure
+
+    assert _opening("ABSTRACT The two species differ. They are common. A third sentence.") == "The two species differ. They are common."
+    assert _opening("Abstract—We present MoCo. It learns.") == "We present MoCo. It learns."
+    figure = Figure(kind="figure", label="FIG 7", number="7", page=14, bbox=(0.0, 0.0, 1.0, 1.0),
+                    caption="FIG 7 (a) The survival of AB and AL strains in serum. (b) Survival of larvae.")
+    assert _hint(figure) == "The survival of AB and AL strains in serum"

@@ -13,6 +13,7 @@ that section's. None is offered that the paper cannot answer from itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -33,11 +34,13 @@ OPENING_SENTENCES = 2
 OPENING_CHARS = 400  # the abstract's opening is cut at a sentence end within this
 MIN_ABSTRACT_WORDS = 40  # a shorter first paragraph is a title block or an affiliation
 HINT_WORDS = 12  # a caption's gist shown beside its question
+SHOWN_CHARS = 60  # a suggestion as the app shows it, its gist included (Gradio cuts a longer sample)
 SUMMARY_CHARS = 6000  # the paper text a summary request holds: the abstract, the captions, the conclusion
 SUMMARY_TOKENS = 256  # three sentences, each with its page: a model that goes on is cut here
-# What a section about each of `sections`' topics answers, asked in that section's words.
+# What a section about each of `sections`' topics answers, asked in that section's words (each within
+# `SHOWN_CHARS`: the app shows a suggestion in no more).
 TOPIC_QUESTIONS = (
-    "What learning rate, batch size and optimizer are used for training?",
+    "Which learning rate, batch size and optimizer for training?",
     "Which datasets are used?",
     "What hardware is used for training?",
     "Which baselines is the method compared with?",
@@ -49,6 +52,8 @@ SUMMARY_INSTRUCTIONS = (
     "the text below; leave out what it does not say."
 )
 _END_MATTER = ("references", "bibliography", "acknowledgments", "acknowledgements", "appendix")
+_ABSTRACT_HEADING = re.compile(r"^abstract\b[\s.:—-]*", re.IGNORECASE)  # "Abstract", "ABSTRACT:" opening the paragraph
+_PANEL = re.compile(r"^\(?[a-zA-Z]\)\s+")  # "(a) " opening a caption with no title sentence
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,18 @@ def suggestions(paper: Paper, settings: QASettings | None = None, retrieval: Ret
     spare = [i for i in _alternate(figures[1:], tables[1:]) if i.number]
     found += [_item_question(i) for i in spare]
     return found[:limit]
+
+
+def label(suggestion: Suggestion) -> str:
+    """`suggestion` as a reader sees it, within `SHOWN_CHARS`: its question, and a figure's or table's
+    caption gist as far as it fits, cut at a word ("What does Fig. 2 show? — PARP1 is UFMylated on K548")."""
+    question, hint = suggestion.question, suggestion.hint
+    if not hint or len(f"{question} — {hint}") <= SHOWN_CHARS:
+        return f"{question} — {hint}" if hint else question
+    words = hint.rstrip("…").split()
+    while words and len(f"{question} — {' '.join(words)}…") > SHOWN_CHARS:
+        words.pop()
+    return f"{question} — {' '.join(words)}…" if words else question
 
 
 def summary_messages(paper: Paper) -> list[Message]:
@@ -156,7 +173,7 @@ def _abstract(paper: Paper) -> Passage | None:
 
 def _opening(text: str) -> str:
     """The first sentences of `text`, ended at a sentence within `OPENING_CHARS` (the first one whole)."""
-    sentences = split_sentences(_flat(text.removeprefix("Abstract").lstrip(" .:—-")))
+    sentences = split_sentences(_ABSTRACT_HEADING.sub("", _flat(text)))
     kept: list[str] = []
     for sentence in sentences[:OPENING_SENTENCES]:
         if kept and len(" ".join([*kept, sentence])) > OPENING_CHARS:
@@ -166,7 +183,9 @@ def _opening(text: str) -> str:
 
 
 def _hint(item: Figure) -> str:
-    words = strip_caption_label(_flat(item.caption)).split()
+    """The caption's first sentence (its title, in most papers; after a first panel's mark, "(a)"), cut at `HINT_WORDS`."""
+    sentences = split_sentences(_PANEL.sub("", strip_caption_label(_flat(item.caption))))
+    words = (sentences[0] if sentences else "").rstrip(".").split()
     return " ".join(words[:HINT_WORDS]) + ("…" if len(words) > HINT_WORDS else "")
 
 

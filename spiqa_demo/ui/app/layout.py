@@ -84,7 +84,9 @@ def launch_options() -> dict[str, Any]:
         # that it cannot share.
         "css": page_viewer.zoom_css() + ("" if settings.ui.space_id else "\n" + NO_SHARING_CSS),
         "allowed_paths": served_folders(settings),
-        "max_file_size": settings.extraction.max_file_mb * 1_000_000,  # bytes, as the app's own check counts them
+        # Gradio's refusal gives the limit in units of 2^20 bytes ("38.1 Mb" for 40 MB): in those units it says the
+        # upload box's number; the few files over 10^6-byte megabytes but under these get the app's own message.
+        "max_file_size": settings.extraction.max_file_mb * 2**20,
         "run_history": False,  # it would keep typed inputs (the API key) in the browser
         "footer_links": ["api", "gradio"],
     }

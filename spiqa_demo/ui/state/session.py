@@ -19,6 +19,7 @@ from spiqa_demo.types import Figure, Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.chat_messages import History, Message
 from spiqa_demo.ui.state.chat_history import keep_recent
+from spiqa_demo.ui.state.uploads import Uploads
 
 if TYPE_CHECKING:
     from gradio.components.chatbot import MetadataDict
@@ -60,7 +61,9 @@ class Answering:
         self.stopped = True
         if self.on_stop is not None:
             self.on_stop(self)
-        self.think("Stopped before the answer was complete; what was written so far is kept.", {"title": "Stopped", "status": "done"})
+        said = ("Stopped before the answer was complete; what was written so far is kept." if self.reply is not None
+                else "Stopped before any answer was written.")
+        self.think(said, {"title": "Stopped", "status": "done"})
         if self.reply is not None:
             self.reply["content"] = f"{self.reply['content']}\n\n{STOPPED}".strip()
 
@@ -150,7 +153,7 @@ class Session(Chat):
     spiqa_figures: dict[str, Figure | None] = field(default_factory=dict)
     last_answer: Answer | None = None
     load_job: PaperLoad | None = None
-    uploading: bool = False  # the browser is uploading a PDF whose load has not begun (`upload_watch`)
+    uploads: Uploads = field(default_factory=Uploads)  # the browser's uploads of a PDF (`upload_watch`)
     # Crops of the next paper loaded and page images show the reader's highlights and notes.
     annotations: bool = field(default_factory=lambda: app_settings().extraction.crop_annotations)
     # The reader's conversation about the paper, and what each of its chat messages rests on (by the id
@@ -186,6 +189,11 @@ class Session(Chat):
     @property
     def loading(self) -> bool:
         return self.load_job is not None and not self.load_job.done
+
+    @property
+    def uploading(self) -> bool:
+        """The browser is uploading a PDF whose load has not begun."""
+        return self.uploads.on_the_way
 
     def load(self, paper: Paper, pdf: Path) -> Session:
         """Switch to a newly extracted paper, in place (a handler still running holds this same object).

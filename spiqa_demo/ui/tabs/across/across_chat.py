@@ -3,7 +3,7 @@
 Each question becomes: the user's message; a collapsed "thought" with the anchor's references
 ranked for it (and which are in the library); the answer (streamed as the model writes it); then
 the evidence: the anchor figure the question is about, the cited paper chosen (title, why), and
-the supporting passage quoted with its page, shown beside the chat on its page with the passage
+the supporting passage quoted with its page, shown under the chat on its page with the passage
 boxed. Without any cited paper in the library the answer says so and lists the references the
 question leads to, so the reader knows which PDFs to add. Stop, model settings and model calls
 work as in the single-paper chat (`chat`).
@@ -130,7 +130,7 @@ def answer_messages(answer: CitedAnswer, notes: list[str]) -> History:
         messages.append(chat_message("assistant", f"**Cited paper:** {inert(cited.key)} *{inert(cited.title)}* "
                                            f"({code(public_name(cited.source))})\n\n*Why this paper:* {inert(cited.why)}"))
     if passage is not None:
-        messages.append(chat_message("assistant", "**Supporting passage** (boxed on its page beside the chat):\n\n" + passage_quote(passage)))
+        messages.append(chat_message("assistant", "**Supporting passage** (boxed on its page, under the chat):\n\n" + passage_quote(passage)))
     return messages
 
 

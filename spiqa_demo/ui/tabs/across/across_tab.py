@@ -177,7 +177,7 @@ def build() -> AcrossTab:
             with gr.Column(scale=5):
                 status = gr.Markdown(across_chat.NO_ANCHOR, elem_id="across-status")
                 with gr.Group():
-                    upload = gr.File(label=f"Add cited papers (PDFs, several at once, up to {settings.extraction.max_file_mb} MB each)",
+                    upload = gr.File(label=f"Add cited papers (PDFs, up to {settings.extraction.max_file_mb} MB each)",  # one line on a phone: two hid the drop text
                                      file_types=[".pdf"], type="filepath", file_count="multiple", elem_id="cited-upload",
                                      height=110)
                     arxiv = gr.Textbox(label="…or arXiv ids of cited papers", placeholder="1807.06521 1512.03385",

@@ -40,7 +40,7 @@ from spiqa_demo.ui.shared.model_settings import (
 )
 from spiqa_demo.ui.state.chat_history import bounded
 from spiqa_demo.ui.state.session import Answering, Session
-from spiqa_demo.ui.tabs.paper import reader_chat
+from spiqa_demo.ui.tabs.paper import examples, reader_chat
 
 if TYPE_CHECKING:
     from spiqa_demo.qa import Answer
@@ -49,12 +49,14 @@ SHORTLIST_TITLE = "Shortlist"
 SHOWS = "the figure or table that best matches your question"  # SPIQA's tasks, without a model
 
 EMPTY_QUESTION = "*(an empty question)*"
-NO_PAPER = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."
+NO_PAPER = "Load a paper first: upload a PDF or type an arXiv id above."
+NO_PAPER_OR_EXAMPLE = "Load a paper first: upload a PDF, type an arXiv id, or pick an example above."  # where there are examples
 # A question sent just after a file was dropped can reach the server before the browser's word that
 # the file is uploading (`upload_watch`): a question with no paper waits this long for that word, or
 # for a load to begin. Once the word came, it waits for the upload however long it takes.
 UPLOAD_GRACE_S = 5.0
 UPLOADING = "Waiting for the paper to arrive: it is still uploading…"
+LOOKING = "Looking for a paper being uploaded…"
 
 
 class ClearOutputs(NamedTuple):
@@ -151,6 +153,10 @@ def answer_messages(answer: Answer, notes: list[str]) -> History:
 def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
     """While the session's paper is uploading, then read and indexed, say so (None: show it) and wait."""
     turn.waiting_for_paper = True
+    if session.paper is None and session.load_job is None and not session.uploading:
+        # The question shows at once, saying what it waits for: the grace is no blank chat.
+        turn.think(LOOKING, {"title": "Waiting for a paper", "status": "pending"})  # none is loading yet
+        yield None
     yield Wait(lambda: session.paper is not None or session.load_job is not None or session.uploading or turn.stopped,
                UPLOAD_GRACE_S)
     while session.uploading and not turn.stopped:  # ended by its load's start, or by a failed upload
@@ -196,7 +202,7 @@ def ask(question: str, session: Session | None, *panel: PanelValue, spiqa: bool 
     history = session.history
     job = session.load_job
     paper = session.paper
-    problem = NO_PAPER if paper is None else ""
+    problem = (NO_PAPER_OR_EXAMPLE if examples.example_papers() else NO_PAPER) if paper is None else ""
     if job is not None and job.error and asked_while_loading and not turn.stopped:
         problem = full_sentence(f"The paper could not be loaded: {job.error}")
     if problem or turn.stopped or paper is None:

@@ -89,6 +89,7 @@ def chat_markdown(paper: Paper, asked: Sequence[Asked]) -> str:
     """The conversation as Markdown: each question, how it was read, the answer and what it rests on;
     a stopped one with what was written before Stop, marked "(stopped)"."""
     lines = [f"# Chat about {plain(paper.title or paper.source)}", "", f"Source: {code(paper.source)}", ""]
+    said: set[str] = set()  # a note is said once, where it first applies (as the chat says "no model" once)
     for i, (turn, stopped) in enumerate(((a.turn, a.stopped) for a in asked), 1):
         lines += [f"## {i}. {plain(turn.question)}" + (f" {STOPPED}" if stopped else ""), ""]
         if turn.followup:
@@ -97,7 +98,9 @@ def chat_markdown(paper: Paper, asked: Sequence[Asked]) -> str:
             lines += [(plain(turn.answer) + " " if turn.answer else "") + f"*{STOPPED}: the answer was stopped before it was complete.*", ""]
             continue
         lines += [plain(turn.answer) or "*No answer was found in this paper.*", ""]
-        lines += [f"> ⚠️ {plain(full_sentence(note))}" for note in turn.messages] + ([""] if turn.messages else [])
+        notes = [note for note in dict.fromkeys(turn.messages) if note not in said]
+        said.update(notes)
+        lines += [f"> ⚠️ {plain(full_sentence(note))}" for note in notes] + ([""] if notes else [])
         if turn.shown:
             lines += ["**Cited:**" if turn.cited else "**Best match (the answer cites none):**", ""]
             for e in turn.shown:

@@ -129,7 +129,7 @@ def _gallery_anew(paper: Paper) -> Any:
 
 
 def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progress,
-          holds: Sequence[Path] = ()) -> Iterator[LoadOutputs | Wait]:
+          holds: Sequence[Path] = (), upload: int = 0) -> Iterator[LoadOutputs | Wait]:
     """Shared body of the three loaders (as `steps`: Gradio runs it `unthreaded`).
 
     The load itself runs in the background (`PaperLoad`): this only reports on it, so a request
@@ -141,7 +141,7 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     session = session or Session()
     storage.in_use(session)
     job = PaperLoad(fetch, session, holds)
-    upload_watch.ended(session)  # after the load is the session's: a question waiting for the upload waits for it now
+    upload_watch.ended(session, upload)  # after the load is the session's: a question waiting for the upload waits for it now
     yield LoadOutputs(session, status="Loading…")
     shown, last = False, time.monotonic()
     try:
@@ -182,14 +182,15 @@ def _unchanged(session: Session | None) -> Iterator[LoadOutputs]:
     yield LoadOutputs(session or Session())
 
 
-def load_upload(file: str | None, session: Session | None,
+def load_upload(file: str | None, upload: float | None, session: Session | None,
                 progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
-    """Load an uploaded PDF (a cleared upload changes nothing)."""
+    """Load an uploaded PDF (a cleared upload changes nothing); `upload` is the page's number for it
+    (`upload_watch`; 0 from an API client)."""
     if not file:
-        upload_watch.ended(session)
+        upload_watch.ended(session, upload)
         yield from _unchanged(session)
         return
-    yield from _load(lambda: Path(file), session, progress, holds=[Path(file)])
+    yield from _load(lambda: Path(file), session, progress, holds=[Path(file)], upload=int(upload or 0))
 
 
 def load_arxiv(text: str, session: Session | None, progress: gr.Progress = gr.Progress()) -> Iterator[LoadOutputs | Wait]:
@@ -346,13 +347,14 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
     """
     shown = components(LoadOutputs, tab, session=session)
     upload_watch.wire(tab.upload_marks, session)
+    upload_inputs = [tab.upload, tab.upload_marks.number, session]  # the upload's load says which upload it is
     loads = tuple(
-        Load(trigger(queues.handler(fn), [source, session], shown, api_name=name, show_progress_on=tab.gallery,
-                     **queues.paper), name)
-        for trigger, fn, source, name in (
-            (tab.upload.upload, load_upload, tab.upload, "load_pdf"),
-            (tab.arxiv.submit, load_arxiv, tab.arxiv, "load_arxiv"),
-            (tab.example.input, load_example, tab.example, "load_example"),
+        Load(trigger(queues.handler(fn), inputs, shown, api_name=name, show_progress_on=tab.gallery,
+                     js=js, **queues.paper), name)
+        for trigger, fn, inputs, js, name in (
+            (tab.upload.upload, load_upload, upload_inputs, upload_watch.numbered(1, len(upload_inputs)), "load_pdf"),
+            (tab.arxiv.submit, load_arxiv, [tab.arxiv, session], None, "load_arxiv"),
+            (tab.example.input, load_example, [tab.example, session], None, "load_example"),
         )
     )
     # Once a paper is ready, the model's summary when the visitor has a model (`start.summarise`).
