@@ -73,18 +73,22 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     get_settings.cache_clear()
 
 
-# The files that run longest (a served app driven by Chromium, OCR of a scanned paper, sweeps over the
-# shared papers): every file over 15 s in a whole run, longest first. `--dist loadfile` hands a worker
-# whole files in the order it gets them, and xdist's own order (most tests first) leaves these
-# few-test files for last, where one of them can run on one worker while the other has nothing left:
-# started first, they overlap each other and the many short files fill in behind them.
+# The files that take longest, longest first: every file over about 5 s in a whole run (a served app
+# driven by Chromium, OCR of a scanned paper, sweeps over the shared papers, model servers).
+# `--dist loadfile` hands a worker whole files in the order it gets them, and xdist's own order (most
+# tests first) leaves few-test files for last, where one of them can run on one worker while the
+# other has nothing left: taken longest first, the two workers end within a short file of each other
+# and the many short files fill in behind them.
 LONGEST_FIRST = (
-    "test_app_hostile.py", "test_app_browser.py", "test_extraction.py", "test_app_reader_chat_browser.py",
-    "test_app_untrusted.py", "test_app_client.py", "test_retrieval_benchmark.py", "test_evaluation_harness.py",
-    "test_ocr.py", "test_app_viewer_browser.py", "test_extractive_headings.py", "test_app_shared_use.py",
-    "test_app_across.py", "test_models_batching.py", "test_app_reader_browser.py", "test_app_across_browser.py",
-    "test_named_items.py", "test_models_openai.py", "test_fuzz_pdfs.py", "test_score.py", "test_layering.py",
-    "test_m3sciqa_answers.py", "test_overview.py",
+    "test_app_reader_chat_browser.py", "test_app_browser.py", "test_app_hostile.py", "test_app_client.py",
+    "test_ocr.py", "test_evaluation_harness.py", "test_app_viewer_browser.py", "test_extraction.py",
+    "test_retrieval_benchmark.py", "test_app_across_browser.py", "test_app_reader_browser.py", "test_named_items.py",
+    "test_app_shared_use.py", "test_l3score_llamacpp.py", "test_overview.py", "test_cited_answer.py", "test_app_across.py",
+    "test_m3sciqa_answers.py", "test_fuzz_pdfs.py", "test_app_untrusted.py", "test_score.py", "test_library.py",
+    "test_metrics_reproduction.py", "test_extractive_headings.py", "test_extraction_cache.py", "test_app_memory.py",
+    "test_layering.py", "test_app_reader.py", "test_tables.py", "test_models_batching.py", "test_conversation_model.py",
+    "test_retrieval.py", "test_app_units.py", "test_references.py", "test_models_openai.py", "test_conversation.py",
+    "test_dependencies.py",
 )
 
 

@@ -95,7 +95,11 @@ def test_load_ask_and_spiqa_check(client: Client, grnet_pdf: Path, tiny_cot_vlm:
     assert f"{GRNET_QUESTIONS} questions" in summary and "mean L3Score" in summary and "chosen = reference" in summary
 
 
-def test_sessions_are_separate(app_url: str, grnet_pdf: Path) -> None:
+def test_sessions_are_separate(app_url: str, grnet_pdf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from spiqa_demo.ui.tabs.paper import chat
+
+    # No upload is on its way in the second session: its question needs no grace for one to start.
+    monkeypatch.setattr(chat, "UPLOAD_GRACE_S", 0.0)
     first, second = visitor(app_url), visitor(app_url)
     first.predict(handle_file(str(grnet_pdf)), api_name="/load_pdf")
     chat, _ = second.predict(*ask_args("What does Figure 1 show?"), api_name="/ask")

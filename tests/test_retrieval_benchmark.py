@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from retrieval_fixtures import embedder
+from stored_vectors import CHECKED, StoredEmbedder
 
 from retrieval import Embedder
 from spiqa_demo.cli import main
@@ -33,7 +35,11 @@ def test_random_baseline() -> None:
 
 @pytest.fixture(scope="module")
 def test_a(shared: Path, embedder: Embedder) -> RetrievalReport:
-    return run_retrieval_benchmark(load_dataset(shared / "spiqa" / "SPIQA_testA.json"), embedder)
+    """Test-A's 666 questions with the real embedder's vectors, stored between runs (`stored_vectors`)."""
+    stored = StoredEmbedder(embedder, "spiqa-test-a")
+    report = run_retrieval_benchmark(load_dataset(shared / "spiqa" / "SPIQA_testA.json"), stored)
+    stored.save()
+    return report
 
 
 def test_test_a_bars(test_a: RetrievalReport) -> None:
@@ -89,3 +95,31 @@ def test_search_cli_on_a_real_pdf(shared: Path, embedder: Embedder, capsys: pyte
     assert " 1. Figure 2" in out and "label match" in out
     assert main(["search", str(pdf), "   "]) == 2
     assert "question is empty" in capsys.readouterr().err
+
+
+class _Hashing(Embedder):
+    """A stand-in encoder: each text's vector from its characters, scaled by `version` (a changed encoder)."""
+
+    def __init__(self, version: float) -> None:
+        super().__init__("hashing-stand-in")
+        self.version, self.encoded = version, 0
+
+    @property
+    def dim(self) -> int:
+        return 4
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.encoded += len(texts)
+        return np.array([[self.version * (sum(map(ord, t)) % (k + 7)) for k in range(4)] for t in texts], dtype=np.float32)
+
+
+def test_stored_vectors_are_the_encoders_and_a_changed_encoder_is_never_read(tmp_path: Path) -> None:
+    texts = [f"caption {i}" for i in range(40)]
+    first = StoredEmbedder(_Hashing(1.0), "t", tmp_path)
+    assert np.array_equal(first.encode(texts), _Hashing(1.0).encode(texts))
+    first.save()
+    again = _Hashing(1.0)
+    stored = StoredEmbedder(again, "t", tmp_path)
+    assert np.array_equal(stored.encode(texts), again.encode(texts)) and again.encoded == CHECKED + 40  # a sample checked, then my own call
+    changed = _Hashing(2.0)
+    assert np.array_equal(StoredEmbedder(changed, "t", tmp_path).encode(texts), changed.encode(texts))
