@@ -7,16 +7,24 @@ that a retriever gets the sentence that talks about the figure, not a whole para
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 
-from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout
+from spiqa_demo.extraction.geometry import union
+from spiqa_demo.extraction.layout import Block, ClassifiedPage, DocumentLayout, continues_paragraph, join_lines
 from spiqa_demo.paper_text import PART_PREFIX, LabelKey, find_label_refs, part_qualified, split_sentences
-from spiqa_demo.types import Figure, Mention, Passage, round_bbox
+from spiqa_demo.types import Figure, Mention, Passage, Reference, round_bbox
 
 # A block crossing the gutter by more than this many points on both sides spans the columns.
 _GUTTER_SLACK = 10
 # A body block shorter than this (characters) is no passage (a lone page number, an equation label).
 _MIN_PASSAGE_CHARS = 20
+# A passage is a bibliography's entries when at least this share of its runs of `_RUN_WORDS` words
+# are runs of the entries' text (a sentence citing a title shares a run or two).
+_RUN_WORDS = 3
+_IN_BIBLIOGRAPHY = 0.5
+_WORDS = re.compile(r"[^\W_]+")
 
 
 def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
@@ -41,12 +49,46 @@ def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
 def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
     """The page's body paragraphs as `Passage`s, in reading order."""
     out = []
+    for blocks in paragraphs(page, doc):
+        text = join_lines([line.text for block in blocks for line in block.lines])
+        if len(text) >= _MIN_PASSAGE_CHARS:
+            out.append(Passage(text=text, page=page.number, bbox=round_bbox(union([block.bbox for block in blocks]))))
+    return out
+
+
+def paragraphs(page: ClassifiedPage, doc: DocumentLayout) -> list[list[Block]]:
+    """The page's body blocks in reading order, those that go on with the paragraph before them
+    (`layout.continues_paragraph`) joined to it."""
+    out: list[list[Block]] = []
     for number in reading_order(page, doc):
         block = page.blocks[number]
-        text = block.text
-        if len(text) >= _MIN_PASSAGE_CHARS:
-            out.append(Passage(text=text, page=page.number, bbox=round_bbox(block.bbox)))
+        if out and continues_paragraph(out[-1][-1], block, doc):
+            out[-1].append(block)
+        else:
+            out.append([block])
     return out
+
+
+def outside_bibliography(passages: list[Passage], references: list[Reference]) -> list[Passage]:
+    """`passages` without the bibliography's entries, which body text rules take for paragraphs
+    where a journal sets them like its text (`references.find_references` reads them on their own):
+    a passage most of whose runs of `_RUN_WORDS` words are the entries' runs is one of them."""
+    runs = {run for reference in references for run in _word_runs(reference.text)}
+    if not runs:
+        return passages
+    out = []
+    for passage in passages:
+        own = _word_runs(passage.text)
+        if not own or sum(run in runs for run in own) < _IN_BIBLIOGRAPHY * len(own):
+            out.append(passage)
+    return out
+
+
+def _word_runs(text: str) -> list[tuple[str, ...]]:
+    """The text's runs of `_RUN_WORDS` words, letters folded (ligatures and accents as the
+    bibliography's text spells them differently)."""
+    words = _WORDS.findall(unicodedata.normalize("NFKD", text).lower())
+    return [tuple(words[i : i + _RUN_WORDS]) for i in range(len(words) - _RUN_WORDS + 1)]
 
 
 def attach_mentions(passages: list[Passage], items: list[Figure], part_start: int | None = None) -> None:

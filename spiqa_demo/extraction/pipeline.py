@@ -43,7 +43,7 @@ from spiqa_demo.extraction.layout import DocumentLayout, PageFrame, PageLayout, 
 from spiqa_demo.extraction.legends import pair_legends
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, blank_page, reason
 from spiqa_demo.extraction.parts import find_part_start, page_part_name
-from spiqa_demo.extraction.passages import attach_mentions, page_passages
+from spiqa_demo.extraction.passages import attach_mentions, outside_bibliography, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import ImageTooLarge
 from spiqa_demo.extraction.references import Row, find_references, page_rows
@@ -56,7 +56,7 @@ from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "16"
+EXTRACTOR_VERSION = "17"
 
 # The share of the progress bar reading the pages takes; cropping takes the rest (searching and
 # linking are quick next to either).
@@ -106,8 +106,9 @@ def extract_paper(
         figure_ocr = figure_reader(scans, settings, deadline.at)
         part = find_part_start(regions, searched.part_names)
         items = make_items(regions, doc, searched.words, scans.words, figure_ocr, part)
-        attach_mentions(searched.passages, items, part.page if part is not None else None)
-        passages, items = link_citations(searched.passages, items, references)
+        body = outside_bibliography(searched.passages, references)
+        attach_mentions(body, items, part.page if part is not None else None)
+        passages, items = link_citations(body, items, references)
         log.items(items)
         log.passages(passages)
         if image_dir is not None:
