@@ -806,6 +806,16 @@ def _is_ragged_paragraph(block: Block, width: float) -> bool:
     return sum(ln.width >= _MOST_OF_COLUMN * width for ln in lines) >= _RAGGED_LONG * len(lines)
 
 
+def is_heading(block: Block, doc: DocumentLayout) -> bool:
+    """A section heading: a bold heading block, or one line that is bold or numbered."""
+    return _is_heading_block(block, doc) or (len(block.lines) == 1 and _looks_like_heading(block.lines[0]))
+
+
+def reads_as_prose(block: Block) -> bool:
+    """The block's text reads as sentences (`_reads_as_prose`)."""
+    return _reads_as_prose(block)
+
+
 def _opens_with_note_mark(block: Block) -> bool:
     """A footnote opens with its mark: a symbol ("∗", "†") or a raised, smaller number."""
     first = block.lines[0].spans[0]

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Mapping
 
 from spiqa_demo.extraction.geometry import union
-from spiqa_demo.extraction.layout import Block, ClassifiedPage, DocumentLayout, continues_paragraph, join_lines
+from spiqa_demo.extraction.layout import Block, ClassifiedPage, DocumentLayout, continues_paragraph, is_heading, join_lines, reads_as_prose
 from spiqa_demo.paper_text import PART_PREFIX, LabelKey, find_label_refs, part_qualified, split_sentences
 from spiqa_demo.types import Figure, Mention, Passage, Reference, round_bbox
 
@@ -25,6 +25,11 @@ _MIN_PASSAGE_CHARS = 20
 _RUN_WORDS = 3
 _IN_BIBLIOGRAPHY = 0.5
 _WORDS = re.compile(r"[^\W_]+")
+# What the first sentence of a publisher's notice says: the licence, the copyright, the peer review.
+_NOTICE = re.compile(
+    r"\b(?:licensed under|open access article|Creative Commons|Peer review information|peer review file|Publisher['’]s note|All rights reserved)\b",
+    re.IGNORECASE,
+)
 
 
 def reading_order(page: ClassifiedPage, doc: DocumentLayout) -> list[int]:
@@ -51,9 +56,24 @@ def page_passages(page: ClassifiedPage, doc: DocumentLayout) -> list[Passage]:
     out = []
     for blocks in paragraphs(page, doc):
         text = join_lines([line.text for block in blocks for line in block.lines])
-        if len(text) >= _MIN_PASSAGE_CHARS:
-            out.append(Passage(text=text, page=page.number, bbox=round_bbox(union([block.bbox for block in blocks]))))
+        if len(text) < _MIN_PASSAGE_CHARS or _is_publisher_notice(text) or (page.number == 1 and _is_front_matter(blocks, doc)):
+            continue
+        out.append(Passage(text=text, page=page.number, bbox=round_bbox(union([block.bbox for block in blocks]))))
     return out
+
+
+def _is_publisher_notice(text: str) -> bool:
+    """The article's licence, copyright or peer-review note, which journals set as paragraphs of the
+    text: it says nothing of the work itself. Its first sentence says so."""
+    sentences = split_sentences(text)
+    return bool(sentences) and _NOTICE.search(sentences[0]) is not None
+
+
+def _is_front_matter(blocks: list[Block], doc: DocumentLayout) -> bool:
+    """On the first page, a paragraph that neither reads as sentences nor heads a section is the
+    paper's names, affiliations or addresses (a manuscript sets them at the body size, a line each)."""
+    merged = Block(blocks[0].number, [line for block in blocks for line in block.lines])
+    return not reads_as_prose(merged) and not is_heading(merged, doc)
 
 
 def paragraphs(page: ClassifiedPage, doc: DocumentLayout) -> list[list[Block]]:
@@ -72,15 +92,18 @@ def paragraphs(page: ClassifiedPage, doc: DocumentLayout) -> list[list[Block]]:
 def outside_bibliography(passages: list[Passage], references: list[Reference]) -> list[Passage]:
     """`passages` without the bibliography's entries, which body text rules take for paragraphs
     where a journal sets them like its text (`references.find_references` reads them on their own):
-    a passage most of whose runs of `_RUN_WORDS` words are the entries' runs is one of them."""
+    a passage most of whose runs of `_RUN_WORDS` words are the entries' runs is one of them, unless
+    it says no more than a title ("Automated flow synthesis of vaccine epitopes" heads a section
+    and titles the authors' earlier paper)."""
     runs = {run for reference in references for run in _word_runs(reference.text)}
     if not runs:
         return passages
+    titles = {run for reference in references for run in _word_runs(reference.title)}
     out = []
     for passage in passages:
         own = _word_runs(passage.text)
-        if not own or sum(run in runs for run in own) < _IN_BIBLIOGRAPHY * len(own):
-            out.append(passage)
+        if not own or sum(run in runs for run in own) < _IN_BIBLIOGRAPHY * len(own) or all(run in titles for run in own):
+            out.append(passage)  # a heading that a cited paper's title also says stays
     return out
 
 
