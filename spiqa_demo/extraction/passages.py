@@ -12,7 +12,15 @@ import unicodedata
 from collections.abc import Mapping
 
 from spiqa_demo.extraction.geometry import union
-from spiqa_demo.extraction.layout import Block, ClassifiedPage, DocumentLayout, continues_paragraph, is_heading, join_lines, reads_as_prose
+from spiqa_demo.extraction.layout import (
+    Block,
+    ClassifiedPage,
+    DocumentLayout,
+    continues_paragraph,
+    is_heading,
+    join_lines,
+    reads_as_prose,
+)
 from spiqa_demo.paper_text import PART_PREFIX, LabelKey, find_label_refs, part_qualified, split_sentences
 from spiqa_demo.types import Figure, Mention, Passage, Reference, round_bbox
 
