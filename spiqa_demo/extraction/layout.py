@@ -692,7 +692,7 @@ def _continues(block: Block, above: Block) -> bool:
     if abs(block.bbox[0] - above.bbox[0]) > _JUSTIFIED or block.bbox[2] > above.bbox[2] + _JUSTIFIED:
         return False
     words = len(block.text.split())
-    return words >= _ONE_LINE_WORDS and parse_caption_label(block.lines[0].text) is None and _reads_as_prose(block)
+    return words >= _ONE_LINE_WORDS and parse_caption_label(block.lines[0].text) is None and reads_as_prose(block)
 
 
 def continues_paragraph(above: Block, below: Block, doc: DocumentLayout) -> bool:
@@ -754,7 +754,7 @@ def is_body_block(block: Block, doc: DocumentLayout, front: bool = False) -> boo
         return False  # sub-captions and footnotes are set smaller than the body
     # What only the rules for other sizes and shapes admit must read as sentences: author lists,
     # affiliations and bibliographies are set that way too.
-    prose = not labelled and _reads_as_prose(block)
+    prose = not labelled and reads_as_prose(block)
     if not (prose or -_BODY_SMALLER <= block.size - doc.body_size <= _BODY_LARGER):
         return False
     x0, _, x1, _ = block.bbox
@@ -811,11 +811,6 @@ def is_heading(block: Block, doc: DocumentLayout) -> bool:
     return _is_heading_block(block, doc) or (len(block.lines) == 1 and _looks_like_heading(block.lines[0]))
 
 
-def reads_as_prose(block: Block) -> bool:
-    """The block's text reads as sentences (`_reads_as_prose`)."""
-    return _reads_as_prose(block)
-
-
 def _opens_with_note_mark(block: Block) -> bool:
     """A footnote opens with its mark: a symbol ("∗", "†") or a raised, smaller number."""
     first = block.lines[0].spans[0]
@@ -823,7 +818,7 @@ def _opens_with_note_mark(block: Block) -> bool:
     return raised or first.text.strip()[:1] in _NOTE_MARKS
 
 
-def _reads_as_prose(block: Block) -> bool:
+def reads_as_prose(block: Block) -> bool:
     """At least `_PROSE_LOWER` of the block's words open in lower case, as sentences' words do;
     names, affiliations and references are mostly capitalised."""
     words = [token for token in block.text.split() if _WORD.fullmatch(token)]

@@ -7,15 +7,16 @@ own (pdffigures2's `FigureExtractor`):
    read is left blank (`page_errors`);
 2. `analyse_document` (`layout`): body font size, text columns and running lines over all pages;
 3. `search_pages`, page by page: body text (`layout.classify_page`), captions (`captions`), the
-   page's region search (`regions`), its passages (`passages`) and bibliography rows
-   (`references`); a page's glyph runs are dropped once it is searched, so a long paper is held
-   one page at a time;
+   page's region search (`regions`), its passages (`passages`: paragraphs, a double-spaced
+   manuscript's lines joined) and bibliography rows (`references`); a page's glyph runs are dropped
+   once it is searched, so a long paper is held one page at a time;
 4. `find_all_regions`: each caption's region, with the side the paper sets content on (`regions`),
    and legends printed on another page than their figure paired with it (`legends`);
 5. `make_items` (`items`): one figure or table per label, with its text (`tables`, `figure_ocr`),
    numbered in its part where a supplement numbers from 1 again (`parts`);
-6. mentions and citations: the sentences citing each item (`passages.attach_mentions`) and the
-   references each passage, item and mention cites (`references`, `citations`);
+6. mentions and citations: the bibliography's entries left out of the passages
+   (`passages.outside_bibliography`), the sentences citing each item (`passages.attach_mentions`)
+   and the references each passage, item and mention cites (`references`, `citations`);
 7. `write_crops` (`crops`): each item's PNG, when an image folder is given.
 
 Every stage reports what it found to a `debug.StageLog`; with `debug_dir` that is a `VisualLog`,
