@@ -30,8 +30,11 @@ _GUTTER_SLACK = 10
 _MIN_PASSAGE_CHARS = 20
 # A passage is a bibliography's entries when at least this share of its runs of `_RUN_WORDS` words
 # are runs of the entries' text (a sentence citing a title shares a run or two).
-_RUN_WORDS = 3
+_RUN_WORDS = 4
 _IN_BIBLIOGRAPHY = 0.5
+# ... and at least this many (a short heading shares a few with a cited title).
+_MIN_SHARED_RUNS = 4
+_SPACING_ACCENTS = dict.fromkeys(map(ord, "\u00b4\u00a8`\u02c6\u02dc\u02c7"))
 _WORDS = re.compile(r"[^\W_]+")
 # What the first sentence of a publisher's notice says: the licence, the copyright, the peer review.
 _NOTICE = re.compile(
@@ -110,15 +113,17 @@ def outside_bibliography(passages: list[Passage], references: list[Reference]) -
     out = []
     for passage in passages:
         own = _word_runs(passage.text)
-        if not own or sum(run in runs for run in own) < _IN_BIBLIOGRAPHY * len(own) or all(run in titles for run in own):
+        shared = sum(run in runs for run in own)
+        if shared < max(_IN_BIBLIOGRAPHY * len(own), _MIN_SHARED_RUNS) or all(run in titles for run in own):
             out.append(passage)  # a heading that a cited paper's title also says stays
     return out
 
 
 def _word_runs(text: str) -> list[tuple[str, ...]]:
-    """The text's runs of `_RUN_WORDS` words, letters folded (ligatures and accents as the
-    bibliography's text spells them differently)."""
-    words = _WORDS.findall(unicodedata.normalize("NFKD", text).lower())
+    """The text's runs of `_RUN_WORDS` words, letters folded: ligatures spelled out and accents
+    dropped, spacing ones too ("T\u00a8ackstr\u00a8om", which the bibliography's text joins)."""
+    folded = unicodedata.normalize("NFKD", text.translate(_SPACING_ACCENTS))
+    words = _WORDS.findall("".join(ch for ch in folded if not unicodedata.combining(ch)).lower())
     return [tuple(words[i : i + _RUN_WORDS]) for i in range(len(words) - _RUN_WORDS + 1)]
 
 
