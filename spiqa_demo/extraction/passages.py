@@ -28,12 +28,12 @@ from spiqa_demo.types import Figure, Mention, Passage, Reference, round_bbox
 _GUTTER_SLACK = 10
 # A body block shorter than this (characters) is no passage (a lone page number, an equation label).
 _MIN_PASSAGE_CHARS = 20
-# A passage is a bibliography's entries when at least this share of its runs of `_RUN_WORDS` words
-# are runs of the entries' text (a sentence citing a title shares a run or two).
+# A passage is a bibliography's entries when more than this share of its runs of `_RUN_WORDS` words
+# are runs of the entries' text, and at least `_MIN_SHARED_RUNS` of them: a sentence citing a title,
+# or a short heading naming what a cited title names, shares a run or two.
 _RUN_WORDS = 4
 _IN_BIBLIOGRAPHY = 0.5
-# ... and at least this many (a short heading shares a few with a cited title).
-_MIN_SHARED_RUNS = 4
+_MIN_SHARED_RUNS = 2
 _SPACING_ACCENTS = dict.fromkeys(map(ord, "\u00b4\u00a8`\u02c6\u02dc\u02c7"))
 _WORDS = re.compile(r"[^\W_]+")
 # What the first sentence of a publisher's notice says: the licence, the copyright, the peer review.
@@ -103,7 +103,8 @@ def paragraphs(page: ClassifiedPage, doc: DocumentLayout) -> list[list[Block]]:
 def outside_bibliography(passages: list[Passage], references: list[Reference]) -> list[Passage]:
     """`passages` without the bibliography's entries, which body text rules take for paragraphs
     where a journal sets them like its text (`references.find_references` reads them on their own):
-    a passage most of whose runs of `_RUN_WORDS` words are the entries' runs is one of them, unless
+    a passage most of whose runs of `_RUN_WORDS` words are the entries' runs is one of them (a line
+    cut off an entry too: "we done with imagenet? arXiv, 2020."), unless
     it says no more than a title ("Automated flow synthesis of vaccine epitopes" heads a section
     and titles the authors' earlier paper)."""
     runs = {run for reference in references for run in _word_runs(reference.text)}
@@ -114,7 +115,7 @@ def outside_bibliography(passages: list[Passage], references: list[Reference]) -
     for passage in passages:
         own = _word_runs(passage.text)
         shared = sum(run in runs for run in own)
-        if shared < max(_IN_BIBLIOGRAPHY * len(own), _MIN_SHARED_RUNS) or all(run in titles for run in own):
+        if shared <= _IN_BIBLIOGRAPHY * len(own) or shared < _MIN_SHARED_RUNS or all(run in titles for run in own):
             out.append(passage)  # a heading that a cited paper's title also says stays
     return out
 
