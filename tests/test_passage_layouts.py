@@ -1,8 +1,10 @@
 """Passages of journal layouts the body-text rules once dropped, on synthetic pages built here: an
 abstract across a two-column body, an abstract set a point smaller than the body, a main text set
 larger than the methods and references that outweigh it, ragged-right prose, a preprint's line
-numbers, and a paragraph PyMuPDF cut in two blocks. Each case also checks what must stay out (names,
-a footnote, a bibliography's numbers, a caption, an algorithm's step)."""
+numbers, a paragraph PyMuPDF cut in two blocks, and a double-spaced manuscript's lines joined into its
+paragraphs. Each case also checks what must stay out (names, a footnote, a bibliography's numbers, a
+caption, an algorithm's step, the first page's affiliations, a publisher's notice, the bibliography's
+entries)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 
 from spiqa_demo.extraction.layout import (
     Block,
+    ClassifiedPage,
     DocumentLayout,
     Line,
     PageLayout,
@@ -22,8 +25,8 @@ from spiqa_demo.extraction.layout import (
     join_lines,
     read_page,
 )
-from spiqa_demo.extraction.passages import page_passages
-from spiqa_demo.types import Passage
+from spiqa_demo.extraction.passages import outside_bibliography, page_passages
+from spiqa_demo.types import Passage, Reference
 
 PROSE = (
     "the cells were grown in rich medium for two days and then moved to a fresh plate where the "
@@ -184,3 +187,85 @@ def test_the_rest_of_a_paragraph_cut_off_its_block_is_body_text(rest: list[str],
 )
 def test_a_line_end_hyphen_joins_a_split_word_and_keeps_a_compounds(lines: list[str], joined: str) -> None:
     assert join_lines(lines) == joined
+
+
+def _double_spaced(page: pymupdf.Page, paragraphs: list[str], top: float = 90, pitch: float = 27.5) -> None:
+    """`paragraphs` set ragged right a line at a time, `pitch` points apart with no gap between
+    paragraphs (a manuscript's double spacing: PyMuPDF gives each line its own block), each opening
+    with a 36-pt indent."""
+    y = top
+    for text in paragraphs:
+        words, x0 = text.split(), 108.0
+        while words:
+            line: list[str] = []
+            while words and pymupdf.get_text_length(" ".join([*line, words[0]]), fontname="helv", fontsize=12) <= 540 - x0:
+                line.append(words.pop(0))
+            page.insert_text((x0, y), " ".join(line), fontsize=12, fontname="helv")
+            y, x0 = y + pitch, 72.0
+
+
+def test_a_double_spaced_manuscripts_lines_are_joined_into_its_paragraphs(tmp_path: Path) -> None:
+    """Each paragraph is one passage, its indented first line and short last line included; the
+    indent after a short line opens the next."""
+    doc = pymupdf.open()
+    first, second = f"firstmark {PROSE * 2}ends here.", f"secondmark {PROSE * 2}closes it."
+    for _ in range(2):
+        _double_spaced(doc.new_page(), [first, second])
+    passages = _passages(_save(doc, tmp_path))
+    assert [p.text for p in passages] == [first.replace("  ", " ").strip(), second.replace("  ", " ").strip()] * 2
+
+
+def test_a_larger_gap_than_the_line_pitch_ends_a_paragraph(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _double_spaced(page, [f"firstmark {PROSE * 2}"], top=90)
+    _double_spaced(page, [f"secondmark {PROSE * 2}"], top=90 + 27.5 * 7 + 14)
+    passages = _passages(_save(doc, tmp_path))
+    assert sum(p.text.startswith(("firstmark", "secondmark")) for p in passages) == 2
+
+
+def test_the_first_pages_affiliations_set_a_line_each_are_no_passages(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    affiliations = [
+        "1 Department of Cell Biology, Harvard Medical School, Boston, Massachusetts 02115, USA.",
+        "2 Laboratory of Molecular Genetics, Institute for Quantitative Biosciences, Tokyo, Japan.",
+    ]
+    for i, text in enumerate(affiliations):
+        page.insert_text((72, 80 + 27.5 * i), text, fontsize=12, fontname="helv")
+    _double_spaced(page, [f"firstmark {PROSE * 2}"], top=200)
+    _double_spaced(doc.new_page(), [f"secondmark {PROSE * 2}"])
+    passages = _passages(_save(doc, tmp_path))
+    assert any(p.text.startswith("firstmark") for p in passages)
+    assert not any("Department" in p.text or "Laboratory" in p.text for p in passages)
+
+
+@pytest.mark.parametrize(
+    "text, notice",
+    [
+        ("Open Access This article is licensed under a Creative Commons Attribution 4.0 International License, which permits use.", True),
+        ("This is an open access article under the CC BY-NC-ND license (http://creativecommons.org/licenses/by-nc-nd/4.0/).", True),
+        ("Peer review information Nature Communications thanks the anonymous reviewers for their contribution to the peer review of this work.", True),
+        ("The cells were grown in rich medium. The dataset is released under a Creative Commons licence.", False),
+    ],
+)
+def test_a_publishers_notice_is_no_passage(text: str, notice: bool) -> None:
+    """Its first sentence states the licence or the peer review; a sentence further on that names a
+    licence is the paper's own."""
+    line = Line(text, (72, 100, 540, 112), 10, [Span(text, (72, 100, 540, 112), 10, "Helvetica", False, 110)], 0, 0)
+    page = ClassifiedPage(2, 612, 792, [Block(0, [line])], [], [], header_bottom=0, footer_top=792, body_blocks=frozenset({0}))
+    passages = page_passages(page, DocumentLayout(body_size=10, columns=[(72, 540)]))
+    assert (not passages) is notice
+
+
+def test_the_bibliographys_entries_are_no_passages_and_a_heading_a_title_says_stays() -> None:
+    entries = [
+        Reference(key="1.", text="Baker, A. & Diaz, C. Growth of cells in rich medium. J. Cells 12, 3-4 (2020).", title="Growth of cells in rich medium"),
+        Reference(key="2.", text="Fischer, E. Plate readers measure optical density. Anal. Chem. 8, 1-9 (2019).", title="Plate readers measure optical density"),
+    ]
+    passages = [
+        Passage("1. Baker, A. & Diaz, C. Growth of cells in rich medium. J. Cells 12, 3-4 (2020). 2. Fischer, E. Plate", 9, (0, 0, 1, 1)),
+        Passage("Growth of cells in rich medium", 3, (0, 0, 1, 1)),
+        Passage("We followed the growth of cells in rich medium as Baker and Diaz did, then measured them.", 4, (0, 0, 1, 1)),
+    ]
+    assert [p.page for p in outside_bibliography(passages, entries)] == [3, 4]

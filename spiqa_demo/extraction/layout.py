@@ -10,8 +10,9 @@ almost no body text).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
@@ -76,6 +77,10 @@ _MIN_EDGE_SHARE = 0.06
 _EDGE_MERGE = 8
 # A column is wider than this share of the page (a narrower pair of edges is a table's or a list's).
 _MIN_COLUMN_WIDTH = 0.25
+# The paper's line pitch is the most common step (to 1 / `_PITCH_STEPS` pt) between the baselines of
+# body lines one under the other, counting steps up to this many font sizes (not a paragraph's gap).
+_PITCH_STEPS = 2
+_MAX_PITCH = 3
 # The text area assumed when no column is found: the page less 10% margins on either side.
 _FALLBACK_COLUMN = (0.1, 0.9)
 # An extent belongs to a column when it lies within this many points of its edges, or when more
@@ -210,6 +215,12 @@ class Line:
         return self.bbox[2] - self.bbox[0]
 
     @property
+    def baseline(self) -> float:
+        """Where the line's text sits: its first span in the line's own size (a superscript's raised
+        baseline is not the line's)."""
+        return next((s.baseline for s in self.spans if abs(s.size - self.size) <= _SAME_SIZE), self.spans[0].baseline)
+
+    @property
     def ink_bbox(self) -> BBox:
         """The box of the glyphs' bodies (cap height to just under the baseline), as pdffigures2
         measures captions; PyMuPDF's line box adds the font's full ascender and descender."""
@@ -306,6 +317,10 @@ class DocumentLayout:
     # the text (a journal setting its main text larger than the methods, legends and references
     # that outweigh it: those take the body size).
     prose_sizes: tuple[float, ...] = ()
+    # The step between the baselines of a paragraph's lines (0 where no paragraph was seen): a
+    # manuscript set double spaced steps twice the font size, and PyMuPDF then gives each line its own
+    # block (`continues_paragraph`).
+    line_pitch: float = 0.0
 
     def is_prose_size(self, size: float, smaller: float = _BODY_SMALLER) -> bool:
         """`size` is within `smaller` below to `_BODY_LARGER` above one of the paragraph sizes."""
@@ -534,12 +549,10 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
     lefts: Counter[int] = Counter()
     rights: Counter[int] = Counter()
     pairs: Counter[tuple[int, int]] = Counter()
-    body_lines = [
-        line
-        for page in pages
-        for line in page.lines
-        if any(abs(line.size - size) <= _BODY_SIZE_SLACK for size in (body_size, *prose_sizes)) and line.width > _MIN_BODY_LINE_WIDTH * page.width
-    ]
+    def is_body(line: Line, page: PageLayout) -> bool:
+        return any(abs(line.size - size) <= _BODY_SIZE_SLACK for size in (body_size, *prose_sizes)) and line.width > _MIN_BODY_LINE_WIDTH * page.width
+
+    body_lines = [line for page in pages for line in page.lines if is_body(line, page)]
     for line in body_lines:
         left, right = round(line.x0 / _EDGE_GRID) * _EDGE_GRID, round(line.x1 / _EDGE_GRID) * _EDGE_GRID
         lefts[left] += 1
@@ -548,8 +561,24 @@ def analyse_document(pages: Sequence[PageLayout]) -> DocumentLayout:
     columns = _columns(lefts, rights, pairs, len(body_lines), width)
     return DocumentLayout(
         body_size=body_size, columns=columns, running=running_lines(pages), running_graphics=running_graphics(pages, columns),
-        prose_sizes=(body_size, *prose_sizes),
+        prose_sizes=(body_size, *prose_sizes), line_pitch=_line_pitch(pages, is_body, columns),
     )
+
+
+def _line_pitch(pages: Sequence[PageLayout], is_body: Callable[[Line, PageLayout], bool], columns: list[tuple[float, float]]) -> float:
+    """The most common step between the baselines of body lines one under the other in a column
+    of a page."""
+    steps: Counter[float] = Counter()
+    for page in pages:
+        by_column: dict[int, list[Line]] = {}
+        for line in page.lines:
+            if is_body(line, page):
+                column = next((i for i, (left, right) in enumerate(columns) if left - _COLUMN_SLACK <= line.x0 and line.x1 <= right + _COLUMN_SLACK), -1)
+                by_column.setdefault(column, []).append(line)
+        for lines in by_column.values():
+            baselines = sorted(line.baseline for line in lines)
+            steps.update(round(_PITCH_STEPS * (b - a)) / _PITCH_STEPS for a, b in pairwise(baselines) if 0 < b - a < _MAX_PITCH * lines[0].size)
+    return steps.most_common(1)[0][0] if steps else 0.0
 
 
 def _columns(
@@ -608,11 +637,45 @@ def classify_page(page: PageLayout, doc: DocumentLayout) -> ClassifiedPage:
     for block in sorted(page.blocks, key=lambda b: b.bbox[1]):
         if block.number not in body and any(_continues(block, page.blocks[n]) for n in body):
             body.add(block.number)
+    body |= _paragraph_lines(page, body, doc)
     return ClassifiedPage(
         page.number, page.width, page.height, page.blocks, page.drawings, page.images, words=page.words,
         header_bottom=_header_bottom(page, doc.running), footer_top=_footer_top(page, doc.running),
         body_blocks=frozenset(body),
     )  # fmt: skip
+
+
+def _paragraph_lines(page: PageLayout, body: set[int], doc: DocumentLayout) -> set[int]:
+    """Blocks that go on with a body paragraph or that a body paragraph goes on with
+    (`continues_paragraph`), followed from block to block: where PyMuPDF gives each line of a
+    double-spaced manuscript its own block, a paragraph's indented first line and its short last
+    line are too short or too far in to be body text on their own."""
+    if doc.line_pitch <= 0:
+        return set()
+    blocks = sorted(page.blocks, key=lambda b: b.lines[0].baseline)
+    added: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for above, below in _pitch_neighbours(blocks, doc.line_pitch + _JUSTIFIED):
+            inside = {above.number, below.number} & (body | added)
+            if len(inside) == 1 and continues_paragraph(above, below, doc):
+                added |= {above.number, below.number} - body
+                changed = True
+    return added
+
+
+def _pitch_neighbours(blocks: list[Block], reach: float) -> list[tuple[Block, Block]]:
+    """Pairs of blocks (`blocks` sorted by their first baseline) whose second starts at most `reach`
+    under the first's last baseline."""
+    firsts = [b.lines[0].baseline for b in blocks]
+    pairs = []
+    for above in blocks:
+        last = above.lines[-1].baseline
+        start = bisect_right(firsts, last)
+        for below in blocks[start : bisect_right(firsts, last + reach)]:
+            pairs.append((above, below))
+    return pairs
 
 
 def _continues(block: Block, above: Block) -> bool:
@@ -629,7 +692,37 @@ def _continues(block: Block, above: Block) -> bool:
     if abs(block.bbox[0] - above.bbox[0]) > _JUSTIFIED or block.bbox[2] > above.bbox[2] + _JUSTIFIED:
         return False
     words = len(block.text.split())
-    return words >= _ONE_LINE_WORDS and parse_caption_label(block.lines[0].text) is None and _reads_as_prose(block)
+    return words >= _ONE_LINE_WORDS and parse_caption_label(block.lines[0].text) is None and reads_as_prose(block)
+
+
+def continues_paragraph(above: Block, below: Block, doc: DocumentLayout) -> bool:
+    """`below`, the next body block in reading order, goes on with the paragraph `above` ends
+    (PyMuPDF gives each line of a double-spaced manuscript its own block): its first line comes at
+    the paper's line pitch under `above`'s last, in one column and size, at the paragraph's left
+    edge (an indent opens a paragraph), and `above`'s last line runs on to the column's right edge
+    (the first word of `below` would not have fitted after it). A heading or a caption never
+    continues or is continued."""
+    if doc.line_pitch <= 0 or abs(below.size - above.size) > _SAME_SIZE:
+        return False
+    last, first = above.lines[-1], below.lines[0]
+    if not 0 < first.baseline - last.baseline <= doc.line_pitch + _JUSTIFIED:
+        return False
+    column = doc.column_of(above.bbox[0], above.bbox[2])
+    if doc.column_of(below.bbox[0], below.bbox[2]) != column or first.x0 > above.bbox[0] + _EDGE_SLACK:
+        return False
+    right = max(column[1], above.bbox[2], below.bbox[2])
+    if right - last.x1 > _first_word_width(first):
+        return False  # the last line stopped short: it ends its paragraph
+    if _is_heading_block(above, doc) or _is_heading_block(below, doc) or all(s.bold for s in first.spans):
+        return False
+    return parse_caption_label(first.text) is None
+
+
+def _first_word_width(line: Line) -> float:
+    """How wide the line's first word is with a space before it (its span's width per character)."""
+    span = line.spans[0]
+    word = span.text.split()[0] if span.text.split() else span.text
+    return (span.bbox[2] - span.bbox[0]) / max(1, len(span.text)) * (len(word) + 1)
 
 
 def _inside_graphic(box: BBox, page: PageLayout) -> bool:
@@ -661,7 +754,7 @@ def is_body_block(block: Block, doc: DocumentLayout, front: bool = False) -> boo
         return False  # sub-captions and footnotes are set smaller than the body
     # What only the rules for other sizes and shapes admit must read as sentences: author lists,
     # affiliations and bibliographies are set that way too.
-    prose = not labelled and _reads_as_prose(block)
+    prose = not labelled and reads_as_prose(block)
     if not (prose or -_BODY_SMALLER <= block.size - doc.body_size <= _BODY_LARGER):
         return False
     x0, _, x1, _ = block.bbox
@@ -713,6 +806,11 @@ def _is_ragged_paragraph(block: Block, width: float) -> bool:
     return sum(ln.width >= _MOST_OF_COLUMN * width for ln in lines) >= _RAGGED_LONG * len(lines)
 
 
+def is_heading(block: Block, doc: DocumentLayout) -> bool:
+    """A section heading: a bold heading block, or one line that is bold or numbered."""
+    return _is_heading_block(block, doc) or (len(block.lines) == 1 and _looks_like_heading(block.lines[0]))
+
+
 def _opens_with_note_mark(block: Block) -> bool:
     """A footnote opens with its mark: a symbol ("∗", "†") or a raised, smaller number."""
     first = block.lines[0].spans[0]
@@ -720,7 +818,7 @@ def _opens_with_note_mark(block: Block) -> bool:
     return raised or first.text.strip()[:1] in _NOTE_MARKS
 
 
-def _reads_as_prose(block: Block) -> bool:
+def reads_as_prose(block: Block) -> bool:
     """At least `_PROSE_LOWER` of the block's words open in lower case, as sentences' words do;
     names, affiliations and references are mostly capitalised."""
     words = [token for token in block.text.split() if _WORD.fullmatch(token)]

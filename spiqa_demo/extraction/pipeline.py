@@ -7,15 +7,16 @@ own (pdffigures2's `FigureExtractor`):
    read is left blank (`page_errors`);
 2. `analyse_document` (`layout`): body font size, text columns and running lines over all pages;
 3. `search_pages`, page by page: body text (`layout.classify_page`), captions (`captions`), the
-   page's region search (`regions`), its passages (`passages`) and bibliography rows
-   (`references`); a page's glyph runs are dropped once it is searched, so a long paper is held
-   one page at a time;
+   page's region search (`regions`), its passages (`passages`: paragraphs, a double-spaced
+   manuscript's lines joined) and bibliography rows (`references`); a page's glyph runs are dropped
+   once it is searched, so a long paper is held one page at a time;
 4. `find_all_regions`: each caption's region, with the side the paper sets content on (`regions`),
    and legends printed on another page than their figure paired with it (`legends`);
 5. `make_items` (`items`): one figure or table per label, with its text (`tables`, `figure_ocr`),
    numbered in its part where a supplement numbers from 1 again (`parts`);
-6. mentions and citations: the sentences citing each item (`passages.attach_mentions`) and the
-   references each passage, item and mention cites (`references`, `citations`);
+6. mentions and citations: the bibliography's entries left out of the passages
+   (`passages.outside_bibliography`), the sentences citing each item (`passages.attach_mentions`)
+   and the references each passage, item and mention cites (`references`, `citations`);
 7. `write_crops` (`crops`): each item's PNG, when an image folder is given.
 
 Every stage reports what it found to a `debug.StageLog`; with `debug_dir` that is a `VisualLog`,
@@ -43,7 +44,7 @@ from spiqa_demo.extraction.layout import DocumentLayout, PageFrame, PageLayout, 
 from spiqa_demo.extraction.legends import pair_legends
 from spiqa_demo.extraction.page_errors import MUPDF_ERRORS, PageFailures, blank_page, reason
 from spiqa_demo.extraction.parts import find_part_start, page_part_name
-from spiqa_demo.extraction.passages import attach_mentions, page_passages
+from spiqa_demo.extraction.passages import attach_mentions, outside_bibliography, page_passages
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import ImageTooLarge
 from spiqa_demo.extraction.references import Row, find_references, page_rows
@@ -56,7 +57,7 @@ from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "16"
+EXTRACTOR_VERSION = "17"
 
 # The share of the progress bar reading the pages takes; cropping takes the rest (searching and
 # linking are quick next to either).
@@ -106,8 +107,9 @@ def extract_paper(
         figure_ocr = figure_reader(scans, settings, deadline.at)
         part = find_part_start(regions, searched.part_names)
         items = make_items(regions, doc, searched.words, scans.words, figure_ocr, part)
-        attach_mentions(searched.passages, items, part.page if part is not None else None)
-        passages, items = link_citations(searched.passages, items, references)
+        body = outside_bibliography(searched.passages, references)
+        attach_mentions(body, items, part.page if part is not None else None)
+        passages, items = link_citations(body, items, references)
         log.items(items)
         log.passages(passages)
         if image_dir is not None:
