@@ -20,7 +20,7 @@ from spiqa_demo.conversation.extractive import (
     is_no_answer,
     states_number,
 )
-from spiqa_demo.conversation.table_lookup import cell_value, lookup
+from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
 from spiqa_demo.types import Figure, Mention, Paper, Passage, TableStructure
@@ -129,6 +129,33 @@ def test_a_name_written_whole_beats_one_inside_it_and_a_matrix_pairs_row_and_col
     identity = TableStructure(header=(("", "mCTRP1", "mCTRP6"),), body=(("mCTRP1", "100", ""), ("mCTRP6", "64", "100")))
     found = lookup("What identity do mCTRP6 and mCTRP1 share?", identity)
     assert found is not None and [(c.row_name, c.heading, c.value) for c in found.cells] == [("mCTRP6", "mCTRP1", "64")]
+
+
+def test_the_column_is_the_heading_whose_own_words_the_question_holds_most_exactly() -> None:
+    kinetics = TableStructure(header=(("Enzyme", "Km (µM)", "kcat (s−1)", "kcat/Km (M−1 s−1)"),),
+                              body=(("WT", "12.5", "3.1", "2.5 × 10^5"), ("D45A", "40.2", "0.8", "2.0 × 10^4")))
+    cells = {q: lookup(q, kinetics) for q in ("What is the Km of D45A?", "What is the kcat/Km of D45A?")}
+    assert [[(c.row_name, c.value) for c in found.cells] if found else None for found in cells.values()] == [
+        [("D45A", "40.2")], [("D45A", "2.0 × 10^4")]]  # "Km" is all of the first heading, half of "kcat/Km"
+
+
+def test_which_row_has_the_highest_is_picked_by_the_values_not_by_a_name_in_the_column_words() -> None:
+    abundance = TableStructure(header=(("Gene", "Gene name", "Loss of viability", "Protein abundance, ratio WT/DcsrAb"),),  # Δ read as "D", a footnote "b"
+                               body=(("ABUW_2436", "katE", "7.5", "3.2"), ("ABUW_2437", "", "150", "10.5"), ("ABUW_2750", "csrA", "480", "8.5")))
+    found = lookup("Which gene has the highest protein abundance ratio of WT to the csrA mutant?", abundance)
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("ABUW_2437", "10.5")]
+    found = lookup("Is the protein abundance ratio of katE the highest?", abundance)  # a row named, not asked which
+    assert found is not None and [c.value for c in found.cells] == ["3.2"]
+
+
+def test_of_the_shortlisted_tables_the_one_where_the_row_and_the_columns_words_meet_answers() -> None:
+    others = TableStructure(header=(("Strain", "Gentamicin MIC", "Colistin MIC"),), body=(("PAO1", "2", "1"), ("PA14", "4", "0.5")))
+    biofilm = TableStructure(header=(("Strain", "Ciprofloxacin", "", "Tobramycin", ""), ("", "MIC (µg/ml)", "MBEC (µg/ml)", "MIC (µg/ml)", "MBEC (µg/ml)")),
+                             body=(("PAO1", "0.5", "64", "1", "256"), ("PA14", "0.25", "32", "2", "512")))
+    best = best_lookup("What is the ciprofloxacin MIC of PA14?", [others, biofilm])  # the first shares "MIC" and the row only
+    assert best is not None and best[0] == 1 and [(c.heading, c.value) for c in best[1].cells] == [("Ciprofloxacin MIC (µg/ml)", "0.25")]
+    best = best_lookup("What is the colistin MIC of PA14?", [others, biofilm])
+    assert best is not None and best[0] == 0 and [c.value for c in best[1].cells] == ["0.5"]
 
 
 def test_a_question_that_names_no_column_is_no_lookup() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from spiqa_demo.conversation.types import Cell
@@ -43,6 +44,11 @@ _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re
 _WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
 # A number as printed: sign, thousands separators, decimals, and a K/k/M/B/G magnitude right after it.
 _NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KkMBG](?![a-z]))?")
+# A unit or a footnote in brackets after a heading's own words: "(µM)", "(%)", "[s-1]".
+_UNIT = re.compile(r"[(\[][^()\[\]]*[)\]]")
+# A question asking which row ("Which gene has ...", "What model gives ..."): a superlative in it
+# picks the row by its values, and a name it also holds qualifies the column ("ratio of WT to csrA").
+_ASKS_ROW = re.compile(r"\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:has|have|had|is|was|gives?|gave|reach(?:es)?|achieves?|shows?|gets?|performs?|yields?)\b", re.IGNORECASE)
 _MAGNITUDE = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
 
 
@@ -60,11 +66,14 @@ def cell_value(cell: str) -> float | None:
 
 @dataclass(frozen=True)
 class Lookup:
-    """The cells that answer a question, and the superlative that chose them ("lowest"; "" when the
-    question named the row)."""
+    """The cells that answer a question, the superlative that chose them ("lowest"; "" when the
+    question named the row), and how exactly the question names them."""
 
     cells: tuple[Cell, ...]
     superlative: str = ""
+    # How exactly the question names them: the question's words the row's name and the column's
+    # heading hold, the share of the heading's own words it holds, those it holds as written.
+    strength: tuple[int, float, int] = (0, 0.0, 0)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -100,26 +109,44 @@ def superlative(question: str, heading: str) -> tuple[str, bool] | None:
     return None
 
 
+def _column_score(heading: str, asked: frozenset[str]) -> tuple[int, float, int]:
+    """How well the question names the column `heading`: the heading's words it holds, the share
+    of the heading's own words (its unit in brackets aside) it holds, and how many it holds as
+    written rather than by a shared beginning. Of "Km (µM)" and "kcat/Km (M-1 s-1)" a question
+    about "the Km" names the first: both hold "Km", but it is all of the first heading."""
+    words = _words(heading)
+    matched = _matched(words, asked)
+    if not matched:
+        return 0, 0.0, 0
+    own = _words(_UNIT.sub(" ", heading)) or words
+    return matched, _matched(own, asked) / len(own), len(words & asked)
+
+
 def lookup(question: str, table: TableStructure) -> Lookup | None:
     """The cells of `table` that answer `question` (see the module docstring), or None when its
     words name no column, or neither a row nor a superlative."""
     asked = _words(question)
     headings = table.column_headings()
-    column_scores = [_matched(_words(h), asked) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else 0
+    column_scores = [_column_score(h, asked) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else (0, 0.0, 0)
                      for j, h in enumerate(headings)]
-    best_column = max(column_scores, default=0)
-    if best_column == 0:
+    best_column = max(column_scores, default=(0, 0.0, 0))
+    if best_column[0] == 0:
         return None
     columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
     picked = {j: superlative(question, headings[j]) for j in columns}
+    asks_row = _ASKS_ROW.match(question) is not None
     chosen: list[Cell] = []
+    named_words = 0
     for j in columns:
+        if asks_row and picked[j] is not None:
+            continue  # "which gene has the highest ...": the values pick the row, whatever names the question also holds
         names = row_names(table, j)
         named = _named_row(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None)
         if named is not None:
             chosen.append(Cell(named, j, names[named], headings[j], table.body[named][j]))
+            named_words = max(named_words, _matched(_words(names[named]), asked - _words(headings[j])))
     if chosen:
-        return Lookup(tuple(chosen))
+        return Lookup(tuple(chosen), strength=(best_column[0] + named_words, *best_column[1:]))
     for j in columns:
         found = picked[j]
         if found is None:
@@ -131,7 +158,17 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
             continue
         value = max(v for v, _ in values) if highest else min(v for v, _ in values)
         chosen += [Cell(i, j, names[i], headings[j], table.body[i][j]) for v, i in values if v == value]
-    return Lookup(tuple(chosen[:MAX_CELLS]), word) if chosen else None
+    return Lookup(tuple(chosen[:MAX_CELLS]), word, best_column) if chosen else None
+
+
+def best_lookup(question: str, tables: Sequence[TableStructure]) -> tuple[int, Lookup] | None:
+    """Of `tables` (best ranked first), the one whose row and column the question names most
+    exactly (`Lookup.strength`), and its cells; the better ranked of equals. The first table that
+    answers at all may answer from a neighbouring column or row the question shares one word with."""
+    found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table)) is not None]
+    if not found:
+        return None
+    return max(found, key=lambda pair: (pair[1].strength, -pair[0]))
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
