@@ -158,6 +158,17 @@ def test_of_the_shortlisted_tables_the_one_where_the_row_and_the_columns_words_m
     assert best is not None and best[0] == 0 and [c.value for c in best[1].cells] == ["0.5"]
 
 
+def test_a_column_of_numbers_and_dashes_names_no_row_and_a_name_printed_twice_gives_both_cells() -> None:
+    runtimes = TableStructure(header=(("Attention Method", "16384", "32768"),),
+                              body=(("PyTorch Attention", "-", "-"), ("Linformer", "7.90", "15.70"), ("Reformer", "192.40", "-")))
+    found = lookup("What is the runtime of Linformer at sequence length 32768?", runtimes)
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("Linformer", "15.70")]
+    strides = TableStructure(header=(("Backbone", "Stride", "mIoU (%)"),),
+                             body=(("MobileNetV2 + SE", "16", "71.69"), ("MobileNetV2 + CA", "16", "73.32"), ("MobileNetV2 + SE", "8", "72.52")))
+    found = lookup("What mIoU does MobileNetV2 + SE reach?", strides)  # one row per output stride: both are its
+    assert found is not None and [c.value for c in found.cells] == ["71.69", "72.52"]
+
+
 def test_a_question_that_names_no_column_is_no_lookup() -> None:
     assert lookup("Why do residual networks train more easily?", ERRORS) is None
     assert lookup("What is the top-1 error?", ERRORS) is None  # neither a row nor a superlative

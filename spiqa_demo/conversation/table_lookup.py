@@ -141,12 +141,11 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
         if asks_row and picked[j] is not None:
             continue  # "which gene has the highest ...": the values pick the row, whatever names the question also holds
         names = row_names(table, j)
-        named = _named_row(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None)
-        if named is not None:
+        for named in _named_rows(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None):
             chosen.append(Cell(named, j, names[named], headings[j], table.body[named][j]))
             named_words = max(named_words, _matched(_words(names[named]), asked - _words(headings[j])))
     if chosen:
-        return Lookup(tuple(chosen), strength=(best_column[0] + named_words, *best_column[1:]))
+        return Lookup(tuple(chosen[:MAX_CELLS]), strength=(best_column[0] + named_words, *best_column[1:]))
     for j in columns:
         found = picked[j]
         if found is None:
@@ -172,8 +171,10 @@ def best_lookup(question: str, tables: Sequence[TableStructure]) -> tuple[int, L
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
-    """The first column, or one whose body cells are mostly words (methods, genes, a group's name)."""
-    cells = [row[j] for row in table.body if j < len(row) and row[j]]
+    """The first column, or one whose body cells are mostly words (methods, genes, a group's name).
+    A dash printed where a run had no result ("-", "–") is neither a word nor a number: a column of
+    numbers and dashes names no row."""
+    cells = [row[j] for row in table.body if j < len(row) and any(c.isalnum() for c in row[j])]
     return j == 0 or 2 * sum(is_number_cell(c) for c in cells) < len(cells)
 
 
@@ -213,10 +214,11 @@ def _written_whole(cell: str, question: str) -> bool:
     return bool(text) and re.search(rf"(?<![\w+\-]){re.escape(text)}(?![\w+\-])", unicodedata.normalize("NFKC", question).casefold()) is not None
 
 
-def _named_row(question: str, table: TableStructure, names: list[str], column: int,
-               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False) -> int | None:
-    """The body row with a cell in `column` whose name (`names`) the question holds most of; None
-    when no row or several equally.
+def _named_rows(question: str, table: TableStructure, names: list[str], column: int,
+               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False) -> list[int]:
+    """The body rows with a cell in `column` whose name (`names`) the question holds most of: one,
+    or every row printing that same name (one per setting: "MobileNetV2 + SE" at two output
+    strides) when the question writes all of that name; none when no row or several equally.
 
     The question must write a row's name as a name (a capital or a digit in it: "ResNet-101",
     "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big";
@@ -237,12 +239,11 @@ def _named_row(question: str, table: TableStructure, names: list[str], column: i
         if hits or whole:
             loose = _matched(words, asked)
             scored.append((hits + whole, loose, loose - len(words), i))
-    if not scored:
-        return None
-    scored.sort(reverse=True)
-    if len(scored) > 1 and scored[0][:3] == scored[1][:3]:
-        return None
-    return scored[0][3]
+    top = max((score[:3] for score in scored), default=None)
+    best = [i for *score, i in scored if tuple(score) == top]
+    # Several rows: one name printed once per setting, and the question writes all of it (not
+    # "Transformer" of two "Transformer (4 layers)" rows, which its other words do not tell apart).
+    return best if len(best) == 1 or (len({names[i] for i in best}) == 1 and top is not None and top[2] == 0) else []
 
 
 def cell_sentence(label: str, found: Lookup) -> str:
