@@ -169,6 +169,15 @@ def test_a_column_of_numbers_and_dashes_names_no_row_and_a_name_printed_twice_gi
     assert found is not None and [c.value for c in found.cells] == ["71.69", "72.52"]
 
 
+def test_a_change_column_answers_only_a_question_about_a_change() -> None:
+    blocks = TableStructure(header=(("Model", "Clip @1", "∆Clip@1"),), body=(("ResNet-26", "50.4 %", "–"), ("ResNet-26 + A2", "51.9 %", "+1.5 %")))
+    values = {q: lookup(q, blocks) for q in ("What Clip@1 does ResNet-26 + A2 reach?", "What Clip@1 gain does ResNet-26 + A2 get?")}
+    assert [[c.value for c in found.cells] if found else None for found in values.values()] == [["51.9 %"], ["+1.5 %"]]
+    strains = TableStructure(header=(("Antibiotic", "WT", "ΔpelA"),), body=(("Tobramycin", "1", "0.5"),))
+    found = lookup("What is the tobramycin MIC of the pelA mutant?", strains)  # a strain's Δ, no other "pelA" heading
+    assert found is not None and [c.value for c in found.cells] == ["0.5"]
+
+
 def test_a_question_that_names_no_column_is_no_lookup() -> None:
     assert lookup("Why do residual networks train more easily?", ERRORS) is None
     assert lookup("What is the top-1 error?", ERRORS) is None  # neither a row nor a superlative

@@ -49,6 +49,9 @@ _UNIT = re.compile(r"[(\[][^()\[\]]*[)\]]")
 # A question asking which row ("Which gene has ...", "What model gives ..."): a superlative in it
 # picks the row by its values, and a name it also holds qualifies the column ("ratio of WT to csrA").
 _ASKS_ROW = re.compile(r"\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:has|have|had|is|was|gives?|gave|reach(?:es)?|achieves?|shows?|gets?|performs?|yields?)\b", re.IGNORECASE)
+# A heading that is a change over a baseline, and a question that asks for one.
+_DELTAS = ("\u0394", "\u2206", "\u03b4")
+_CHANGE = re.compile(r"[\u0394\u2206\u03b4]|\b(?:gains?|improve(?:s|d|ment)?|increases?|decreases?|drops?|changes?|differences?|delta)\b", re.IGNORECASE)
 _MAGNITUDE = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
 
 
@@ -72,8 +75,8 @@ class Lookup:
     cells: tuple[Cell, ...]
     superlative: str = ""
     # How exactly the question names them: the question's words the row's name and the column's
-    # heading hold, the share of the heading's own words it holds, those it holds as written.
-    strength: tuple[int, float, int] = (0, 0.0, 0)
+    # heading hold, then how the heading fits (`_column_score`).
+    strength: tuple[int, bool, float, int] = (0, False, 0.0, 0)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -109,17 +112,21 @@ def superlative(question: str, heading: str) -> tuple[str, bool] | None:
     return None
 
 
-def _column_score(heading: str, asked: frozenset[str]) -> tuple[int, float, int]:
-    """How well the question names the column `heading`: the heading's words it holds, the share
-    of the heading's own words (its unit in brackets aside) it holds, and how many it holds as
-    written rather than by a shared beginning. Of "Km (µM)" and "kcat/Km (M-1 s-1)" a question
-    about "the Km" names the first: both hold "Km", but it is all of the first heading."""
+def _column_score(heading: str, asked: frozenset[str], asks_change: bool, plain: frozenset[frozenset[str]]) -> tuple[int, bool, float, int]:
+    """How well the question names the column `heading`: the heading's words it holds, whether it
+    asks for a change exactly when the heading is one ("∆Clip@1", "ΔAP" beside "Clip@1", "AP" in
+    `plain`, the other headings' words: the gain over a baseline, not the value; "ΔpelA" alone
+    is a strain), the share of the heading's own words (its unit in
+    brackets aside) it holds, and how many it holds as written rather than by a shared beginning.
+    Of "Km (µM)" and "kcat/Km (M-1 s-1)" a question about "the Km" names the first: both hold
+    "Km", but it is all of the first heading."""
     words = _words(heading)
     matched = _matched(words, asked)
     if not matched:
-        return 0, 0.0, 0
+        return 0, False, 0.0, 0
     own = _words(_UNIT.sub(" ", heading)) or words
-    return matched, _matched(own, asked) / len(own), len(words & asked)
+    is_change = heading.lstrip("+ ").startswith(_DELTAS) and words in plain
+    return matched, is_change == asks_change, _matched(own, asked) / len(own), len(words & asked)
 
 
 def lookup(question: str, table: TableStructure) -> Lookup | None:
@@ -127,9 +134,11 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
     words name no column, or neither a row nor a superlative."""
     asked = _words(question)
     headings = table.column_headings()
-    column_scores = [_column_score(h, asked) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else (0, 0.0, 0)
+    asks_change = _CHANGE.search(question) is not None
+    plain = frozenset(_words(h) for h in headings if not h.lstrip("+ ").startswith(_DELTAS))
+    column_scores = [_column_score(h, asked, asks_change, plain) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else (0, False, 0.0, 0)
                      for j, h in enumerate(headings)]
-    best_column = max(column_scores, default=(0, 0.0, 0))
+    best_column = max(column_scores, default=(0, False, 0.0, 0))
     if best_column[0] == 0:
         return None
     columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
