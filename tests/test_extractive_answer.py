@@ -20,7 +20,7 @@ from spiqa_demo.conversation.extractive import (
     is_no_answer,
     states_number,
 )
-from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup
+from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup, row_names
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
 from spiqa_demo.types import Figure, Mention, Paper, Passage, TableStructure
@@ -176,6 +176,16 @@ def test_a_change_column_answers_only_a_question_about_a_change() -> None:
     strains = TableStructure(header=(("Antibiotic", "WT", "ΔpelA"),), body=(("Tobramycin", "1", "0.5"),))
     found = lookup("What is the tobramycin MIC of the pelA mutant?", strains)  # a strain's Δ, no other "pelA" heading
     assert found is not None and [c.value for c in found.cells] == ["0.5"]
+
+
+def test_a_group_name_printed_mid_group_names_the_rows_around_it() -> None:
+    blocks = TableStructure(header=(("Model", "+ 1 Block", "FLOPs"),),
+                            body=(("ResNet-26", "None", "8.3 G"), ("ResNet-29", "None", "9.2 G"),
+                                  ("", "@ Conv2", "49.0 G"), ("ResNet-26 + NL", "@ Conv3", "13.7 G"), ("", "@ Conv4", "9.3 G"),
+                                  ("", "@ Conv2", "8.7 G"), ("ResNet-26 + A2", "@ Conv3", "8.7 G"), ("", "@ Conv4", "8.8 G")))
+    assert row_names(blocks, 2)[2:6] == ["ResNet-26 + NL @ Conv2", "ResNet-26 + NL @ Conv3", "ResNet-26 + NL @ Conv4", "ResNet-26 + A2 @ Conv2"]
+    found = lookup("How many FLOPs does ResNet-26 + NL need at Conv2?", blocks)
+    assert found is not None and [c.value for c in found.cells] == ["49.0 G"]
 
 
 def test_a_question_that_names_no_column_is_no_lookup() -> None:

@@ -190,9 +190,9 @@ def _is_name_column(table: TableStructure, j: int) -> bool:
 def row_names(table: TableStructure, column: int) -> list[str]:
     """Per body row, its name for a cell of `column`: the columns of words nearest left of it, past
     its block's numbers ("Algorithm" of the right-hand of two tables side by side, "Gene" and "Gene
-    name" together), a group's name carried down from above when that block's first column names
-    only a few rows and another column names them all ("SDR" over "Oracle", "Proposed", ...); ""
-    for a row with none."""
+    name" together), a group's name (`_groups`) when that block's first column names at most half
+    the rows and another column names them all ("SDR" over "Oracle", "Proposed", ...); "" for a
+    row with none."""
     block: list[int] = []
     for j in range(column - 1, -1, -1):
         if _is_name_column(table, j):
@@ -201,13 +201,39 @@ def row_names(table: TableStructure, column: int) -> list[str]:
             break
     block = block or [0]
     first = [row[block[0]] if block[0] < len(row) else "" for row in table.body]
-    grouped = len(block) > 1 and 2 * sum(1 for c in first if c) < len(first)  # a group's name, then the rows'
-    names, group = [], ""
-    for row, lead in zip(table.body, first, strict=True):
-        group = lead or (group if grouped else "")
+    grouped = len(block) > 1 and 2 * sum(1 for c in first if c) <= len(first)  # a group's name, then the rows'
+    groups = _groups(first, [row[block[1]] if block[1] < len(row) else "" for row in table.body]) if grouped else first
+    names = []
+    for row, group in zip(table.body, groups, strict=True):
         cells = [group, *(row[j] for j in block[1:] if j < len(row))]
         names.append(" ".join(c for c in cells if c))
     return names
+
+
+def _groups(first: list[str], inner: list[str]) -> list[str]:
+    """Per row, the group name of the first column that heads it: carried down from above, or
+    printed mid-group (a name centred on its rows: "ResNet-26 + NL" beside the second of its rows
+    "@ Conv2", "@ Conv3", "@ Conv4"), then each row takes the nearest name, a tie going below or
+    above. Of these readings the one whose groups repeat the fewest different runs of `inner`
+    names wins, carried down on a tie."""
+    leads = [i for i, c in enumerate(first) if c]
+
+    def owner(i: int, reading: str) -> int | None:
+        above = max((j for j in leads if j <= i), default=None)
+        below = min((j for j in leads if j >= i), default=None)
+        if reading == "down" or below is None or above == i:
+            return above
+        if above is None:
+            return below
+        return above if i - above < below - i or (i - above == below - i and reading == "up") else below
+
+    readings = []
+    for reading in ("down", "near, ties below", "up"):
+        owners = [owner(i, reading) for i in range(len(first))]
+        runs = {tuple(inner[i] for i, o in enumerate(owners) if o == lead) for lead in leads}
+        readings.append((len(runs), owners))
+    owners = min(readings, key=lambda r: r[0])[1]
+    return [first[o] if o is not None else "" for o in owners]
 
 
 def is_name(word: str, first: bool) -> bool:
