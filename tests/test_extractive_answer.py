@@ -186,6 +186,8 @@ def test_a_group_name_printed_mid_group_names_the_rows_around_it() -> None:
     assert row_names(blocks, 2)[2:6] == ["ResNet-26 + NL @ Conv2", "ResNet-26 + NL @ Conv3", "ResNet-26 + NL @ Conv4", "ResNet-26 + A2 @ Conv2"]
     found = lookup("How many FLOPs does ResNet-26 + NL need at Conv2?", blocks)
     assert found is not None and [c.value for c in found.cells] == ["49.0 G"]
+    found = lookup("How many FLOPs does ResNet-29 need with one block?", blocks)  # "+ 1 Block" names rows, FLOPs is asked
+    assert found is not None and [(c.heading, c.value) for c in found.cells] == [("FLOPs", "9.2 G")]
 
 
 def test_a_question_that_names_no_column_is_no_lookup() -> None:
