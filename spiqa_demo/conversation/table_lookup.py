@@ -144,8 +144,8 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
     tied = [j for j, s in enumerate(column_scores) if s == best_column]
     # A column of words the asked words also meet names the rows of a column of values beside it
     # ("+ 1 Block" of "one block at Conv2" beside "Clip @1"): the value is the cell asked.
-    values = [j for j in tied if not _is_name_column(table, j)]
-    columns = (values or tied)[:MAX_CELLS]
+    value_columns = [j for j in tied if not _is_name_column(table, j)]
+    columns = (value_columns or tied)[:MAX_CELLS]
     picked = {j: superlative(question, headings[j]) for j in columns}
     asks_row = _ASKS_ROW.match(question) is not None
     chosen: list[Cell] = []
