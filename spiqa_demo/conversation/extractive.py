@@ -342,7 +342,8 @@ def _named_item(question: str, evidence: Sequence[Evidence]) -> Evidence | None:
 
 
 def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None, paper: Paper | None) -> tuple[Evidence, Lookup] | None:
-    """The cells that answer the question in the named table, else in one of the best tables, else
+    """The cells that answer the question in the named table, else in the one of the best tables
+    whose row and column it names most exactly (`best_lookup`), else
     in the one table of the paper whose row and column the question names (the shortlist ranks
     items by caption and text, and a figure plotting the same measure may take the table's place:
     "What is the nuclear stiffness of U87 cells?" over a plot of nuclear stiffness)."""

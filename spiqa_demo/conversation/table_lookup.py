@@ -5,11 +5,14 @@ has the most users?" and "the best method on Yelp2018 in ndcg@20" name a column 
 a superlative. The question's words are matched against each column's heading path and each row's
 name (stemmed as BM25 reads them; a heading word that begins a question word matches it, so
 "err." is "error" and "#Users" is "users"); the column holding the most of them is the one asked
-about. A row is named by the columns of words nearest left of that column (`row_names`: the
-right-hand one of two tables printed side by side has its own; a group's name printed once heads
-the rows under it), and a question names it by writing its name as a name or one of its cells
+about, and of equals the one whose own words (its unit aside) the question holds most exactly
+("Km (µM)", not "kcat/Km"), a change ("∆Clip@1") only when a change is asked, a column of
+values before a column of words that names rows. A row is named by the columns of words nearest
+left of that column (`row_names`: the right-hand one of two tables printed side by side has its
+own; a group's name printed once heads the rows under it or around it), and a question names it by writing its name as a name or one of its cells
 whole ("the proposed method"); in a matrix ("mCTRP6 and mCTRP1") one name is the column's, the
-other the row's. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
+other the row's; "which gene has the highest ..." is picked by the values, whatever name the
+question also holds. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
 what follows a "±" is a spread, not the value). "Best" and "worst" depend on the column: its heading
 says whether lower is better (an error, a loss, a perplexity, a time; an arrow "↓" when printed).
 """
