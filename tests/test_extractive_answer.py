@@ -182,10 +182,12 @@ def test_a_group_name_printed_mid_group_names_the_rows_around_it() -> None:
     blocks = TableStructure(header=(("Model", "+ 1 Block", "FLOPs"),),
                             body=(("ResNet-26", "None", "8.3 G"), ("ResNet-29", "None", "9.2 G"),
                                   ("", "@ Conv2", "49.0 G"), ("ResNet-26 + NL", "@ Conv3", "13.7 G"), ("", "@ Conv4", "9.3 G"),
-                                  ("", "@ Conv2", "8.7 G"), ("ResNet-26 + A2", "@ Conv3", "8.7 G"), ("", "@ Conv4", "8.8 G")))
+                                  ("", "@ Conv2", "8.7 G"), ("ResNet-26 + A2", "@ Conv3", "8.9 G"), ("", "@ Conv4", "8.8 G")))
     assert row_names(blocks, 2)[2:6] == ["ResNet-26 + NL @ Conv2", "ResNet-26 + NL @ Conv3", "ResNet-26 + NL @ Conv4", "ResNet-26 + A2 @ Conv2"]
     found = lookup("How many FLOPs does ResNet-26 + NL need at Conv2?", blocks)
     assert found is not None and [c.value for c in found.cells] == ["49.0 G"]
+    found = lookup("How many FLOPs does ResNet-26 + A2 need at Conv2?", blocks)  # the group's name, printed a row below, is written whole
+    assert found is not None and [c.value for c in found.cells] == ["8.7 G"]
     found = lookup("How many FLOPs does ResNet-29 need with one block?", blocks)  # "+ 1 Block" names rows, FLOPs is asked
     assert found is not None and [(c.heading, c.value) for c in found.cells] == [("FLOPs", "9.2 G")]
 

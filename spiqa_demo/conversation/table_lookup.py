@@ -271,13 +271,18 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
     every word of a shorter name beats part of a longer one ("ResNet-101" over "ResNet-101 + SE")."""
     written = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0))) - column_words
     asked = _words(question) - column_words
+    # A group's name printed on another row ("ResNet-26 + A2" beside "@ Conv3") is written whole
+    # for every row it names, as its own cells are; each part written whole counts.
+    printed = {c for row in table.body for c in row[:column] if c}
     scored = []
     for i, row in enumerate(table.body):
         if not (column < len(row) and row[column] and names[i]):
             continue
         words = _words(names[i])
         hits = sum(1 for w in words if w in written)
-        whole = not asks_superlative and any(_written_whole(c, question) for c in (*row[:column], names[i]) if c and not is_number_cell(c) and _words(c) - column_words)
+        group = (g for g in printed if names[i].startswith(g + " "))
+        whole = 0 if asks_superlative else len({c for c in (*row[:column], names[i], *group)
+                                                if c and not is_number_cell(c) and _words(c) - column_words and _written_whole(c, question)})
         if hits or whole:
             loose = _matched(words, asked)
             scored.append((hits + whole, loose, loose - len(words), i))
