@@ -20,7 +20,7 @@ from spiqa_demo.conversation.extractive import (
     is_no_answer,
     states_number,
 )
-from spiqa_demo.conversation.table_lookup import cell_value, lookup
+from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup, row_names
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
 from spiqa_demo.types import Figure, Mention, Paper, Passage, TableStructure
@@ -129,6 +129,67 @@ def test_a_name_written_whole_beats_one_inside_it_and_a_matrix_pairs_row_and_col
     identity = TableStructure(header=(("", "mCTRP1", "mCTRP6"),), body=(("mCTRP1", "100", ""), ("mCTRP6", "64", "100")))
     found = lookup("What identity do mCTRP6 and mCTRP1 share?", identity)
     assert found is not None and [(c.row_name, c.heading, c.value) for c in found.cells] == [("mCTRP6", "mCTRP1", "64")]
+
+
+def test_the_column_is_the_heading_whose_own_words_the_question_holds_most_exactly() -> None:
+    kinetics = TableStructure(header=(("Enzyme", "Km (µM)", "kcat (s−1)", "kcat/Km (M−1 s−1)"),),
+                              body=(("WT", "12.5", "3.1", "2.5 × 10^5"), ("D45A", "40.2", "0.8", "2.0 × 10^4")))
+    cells = {q: lookup(q, kinetics) for q in ("What is the Km of D45A?", "What is the kcat/Km of D45A?")}
+    assert [[(c.row_name, c.value) for c in found.cells] if found else None for found in cells.values()] == [
+        [("D45A", "40.2")], [("D45A", "2.0 × 10^4")]]  # "Km" is all of the first heading, half of "kcat/Km"
+
+
+def test_which_row_has_the_highest_is_picked_by_the_values_not_by_a_name_in_the_column_words() -> None:
+    abundance = TableStructure(header=(("Gene", "Gene name", "Loss of viability", "Protein abundance, ratio WT/DcsrAb"),),  # Δ read as "D", a footnote "b"
+                               body=(("ABUW_2436", "katE", "7.5", "3.2"), ("ABUW_2437", "", "150", "10.5"), ("ABUW_2750", "csrA", "480", "8.5")))
+    found = lookup("Which gene has the highest protein abundance ratio of WT to the csrA mutant?", abundance)
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("ABUW_2437", "10.5")]
+    found = lookup("Is the protein abundance ratio of katE the highest?", abundance)  # a row named, not asked which
+    assert found is not None and [c.value for c in found.cells] == ["3.2"]
+
+
+def test_of_the_shortlisted_tables_the_one_where_the_row_and_the_columns_words_meet_answers() -> None:
+    others = TableStructure(header=(("Strain", "Gentamicin MIC", "Colistin MIC"),), body=(("PAO1", "2", "1"), ("PA14", "4", "0.5")))
+    biofilm = TableStructure(header=(("Strain", "Ciprofloxacin", "", "Tobramycin", ""), ("", "MIC (µg/ml)", "MBEC (µg/ml)", "MIC (µg/ml)", "MBEC (µg/ml)")),
+                             body=(("PAO1", "0.5", "64", "1", "256"), ("PA14", "0.25", "32", "2", "512")))
+    best = best_lookup("What is the ciprofloxacin MIC of PA14?", [others, biofilm])  # the first shares "MIC" and the row only
+    assert best is not None and best[0] == 1 and [(c.heading, c.value) for c in best[1].cells] == [("Ciprofloxacin MIC (µg/ml)", "0.25")]
+    best = best_lookup("What is the colistin MIC of PA14?", [others, biofilm])
+    assert best is not None and best[0] == 0 and [c.value for c in best[1].cells] == ["0.5"]
+
+
+def test_a_column_of_numbers_and_dashes_names_no_row_and_a_name_printed_twice_gives_both_cells() -> None:
+    runtimes = TableStructure(header=(("Attention Method", "16384", "32768"),),
+                              body=(("PyTorch Attention", "-", "-"), ("Linformer", "7.90", "15.70"), ("Reformer", "192.40", "-")))
+    found = lookup("What is the runtime of Linformer at sequence length 32768?", runtimes)
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("Linformer", "15.70")]
+    strides = TableStructure(header=(("Backbone", "Stride", "mIoU (%)"),),
+                             body=(("MobileNetV2 + SE", "16", "71.69"), ("MobileNetV2 + CA", "16", "73.32"), ("MobileNetV2 + SE", "8", "72.52")))
+    found = lookup("What mIoU does MobileNetV2 + SE reach?", strides)  # one row per output stride: both are its
+    assert found is not None and [c.value for c in found.cells] == ["71.69", "72.52"]
+
+
+def test_a_change_column_answers_only_a_question_about_a_change() -> None:
+    blocks = TableStructure(header=(("Model", "Clip @1", "∆Clip@1"),), body=(("ResNet-26", "50.4 %", "–"), ("ResNet-26 + A2", "51.9 %", "+1.5 %")))
+    values = {q: lookup(q, blocks) for q in ("What Clip@1 does ResNet-26 + A2 reach?", "What Clip@1 gain does ResNet-26 + A2 get?")}
+    assert [[c.value for c in found.cells] if found else None for found in values.values()] == [["51.9 %"], ["+1.5 %"]]
+    strains = TableStructure(header=(("Antibiotic", "WT", "ΔpelA"),), body=(("Tobramycin", "1", "0.5"),))
+    found = lookup("What is the tobramycin MIC of the pelA mutant?", strains)  # a strain's Δ, no other "pelA" heading
+    assert found is not None and [c.value for c in found.cells] == ["0.5"]
+
+
+def test_a_group_name_printed_mid_group_names_the_rows_around_it() -> None:
+    blocks = TableStructure(header=(("Model", "+ 1 Block", "FLOPs"),),
+                            body=(("ResNet-26", "None", "8.3 G"), ("ResNet-29", "None", "9.2 G"),
+                                  ("", "@ Conv2", "49.0 G"), ("ResNet-26 + NL", "@ Conv3", "13.7 G"), ("", "@ Conv4", "9.3 G"),
+                                  ("", "@ Conv2", "8.7 G"), ("ResNet-26 + A2", "@ Conv3", "8.9 G"), ("", "@ Conv4", "8.8 G")))
+    assert row_names(blocks, 2)[2:6] == ["ResNet-26 + NL @ Conv2", "ResNet-26 + NL @ Conv3", "ResNet-26 + NL @ Conv4", "ResNet-26 + A2 @ Conv2"]
+    found = lookup("How many FLOPs does ResNet-26 + NL need at Conv2?", blocks)
+    assert found is not None and [c.value for c in found.cells] == ["49.0 G"]
+    found = lookup("How many FLOPs does ResNet-26 + A2 need at Conv2?", blocks)  # the group's name, printed a row below, is written whole
+    assert found is not None and [c.value for c in found.cells] == ["8.7 G"]
+    found = lookup("How many FLOPs does ResNet-29 need with one block?", blocks)  # "+ 1 Block" names rows, FLOPs is asked
+    assert found is not None and [(c.heading, c.value) for c in found.cells] == [("FLOPs", "9.2 G")]
 
 
 def test_a_question_that_names_no_column_is_no_lookup() -> None:

@@ -62,7 +62,7 @@ import numpy as np
 from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches
-from spiqa_demo.conversation.table_lookup import Lookup, cell_sentence, lookup
+from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, lookup
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
 from spiqa_demo.types import Figure, Paper, Passage
@@ -370,17 +370,16 @@ def _named_item(question: str, evidence: Sequence[Evidence]) -> Evidence | None:
 
 
 def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None, paper: Paper | None) -> tuple[Evidence, Lookup] | None:
-    """The cells that answer the question in the named table, else in one of the best tables, else
+    """The cells that answer the question in the named table, else in the one of the best tables
+    whose row and column it names most exactly (`best_lookup`), else
     in the one table of the paper whose row and column the question names (the shortlist ranks
     items by caption and text, and a figure plotting the same measure may take the table's place:
     "What is the nuclear stiffness of U87 cells?" over a plot of nuclear stiffness)."""
     tables = [e for e in evidence if e.figure is not None and e.figure.table is not None]
     candidates = [named] if named is not None and named in tables else tables[:TABLE_CANDIDATES]
-    for e in candidates:
-        assert e.figure is not None and e.figure.table is not None
-        found = lookup(question, e.figure.table)
-        if found is not None:
-            return e, found
+    best = best_lookup(question, [e.figure.table for e in candidates if e.figure is not None and e.figure.table is not None])
+    if best is not None:
+        return candidates[best[0]], best[1]
     if named is not None or paper is None:
         return None
     tried = {e.figure.id for e in candidates if e.figure is not None}

@@ -5,11 +5,14 @@ has the most users?" and "the best method on Yelp2018 in ndcg@20" name a column 
 a superlative. The question's words are matched against each column's heading path and each row's
 name (stemmed as BM25 reads them; a heading word that begins a question word matches it, so
 "err." is "error" and "#Users" is "users"); the column holding the most of them is the one asked
-about. A row is named by the columns of words nearest left of that column (`row_names`: the
-right-hand one of two tables printed side by side has its own; a group's name printed once heads
-the rows under it), and a question names it by writing its name as a name or one of its cells
+about, and of equals the one whose own words (its unit aside) the question holds most exactly
+("Km (µM)", not "kcat/Km"), a change ("∆Clip@1") only when a change is asked, a column of
+values before a column of words that names rows. A row is named by the columns of words nearest
+left of that column (`row_names`: the right-hand one of two tables printed side by side has its
+own; a group's name printed once heads the rows under it or around it), and a question names it by writing its name as a name or one of its cells
 whole ("the proposed method"); in a matrix ("mCTRP6 and mCTRP1") one name is the column's, the
-other the row's. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
+other the row's; "which gene has the highest ..." is picked by the values, whatever name the
+question also holds. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
 what follows a "±" is a spread, not the value). "Best" and "worst" depend on the column: its heading
 says whether lower is better (an error, a loss, a perplexity, a time; an arrow "↓" when printed).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from spiqa_demo.conversation.types import Cell
@@ -43,6 +47,14 @@ _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re
 _WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
 # A number as printed: sign, thousands separators, decimals, and a K/k/M/B/G magnitude right after it.
 _NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KkMBG](?![a-z]))?")
+# A unit or a footnote in brackets after a heading's own words: "(µM)", "(%)", "[s-1]".
+_UNIT = re.compile(r"[(\[][^()\[\]]*[)\]]")
+# A question asking which row ("Which gene has ...", "What model gives ..."): a superlative in it
+# picks the row by its values, and a name it also holds qualifies the column ("ratio of WT to csrA").
+_ASKS_ROW = re.compile(r"\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:has|have|had|is|was|gives?|gave|reach(?:es)?|achieves?|shows?|gets?|performs?|yields?)\b", re.IGNORECASE)
+# A heading that is a change over a baseline, and a question that asks for one.
+_DELTAS = ("\u0394", "\u2206", "\u03b4")
+_CHANGE = re.compile(r"[\u0394\u2206\u03b4]|\b(?:gains?|improve(?:s|d|ment)?|increases?|decreases?|drops?|changes?|differences?|delta)\b", re.IGNORECASE)
 _MAGNITUDE = {"K": 1e3, "k": 1e3, "M": 1e6, "B": 1e9, "G": 1e9}
 
 
@@ -60,11 +72,14 @@ def cell_value(cell: str) -> float | None:
 
 @dataclass(frozen=True)
 class Lookup:
-    """The cells that answer a question, and the superlative that chose them ("lowest"; "" when the
-    question named the row)."""
+    """The cells that answer a question, the superlative that chose them ("lowest"; "" when the
+    question named the row), and how exactly the question names them."""
 
     cells: tuple[Cell, ...]
     superlative: str = ""
+    # How exactly the question names them: the question's words the row's name and the column's
+    # heading hold, then how the heading fits (`_column_score`).
+    strength: tuple[int, bool, float, int] = (0, False, 0.0, 0)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -100,26 +115,53 @@ def superlative(question: str, heading: str) -> tuple[str, bool] | None:
     return None
 
 
+def _column_score(heading: str, asked: frozenset[str], asks_change: bool, plain: frozenset[frozenset[str]]) -> tuple[int, bool, float, int]:
+    """How well the question names the column `heading`: the heading's words it holds, whether it
+    asks for a change exactly when the heading is one ("∆Clip@1", "ΔAP" beside "Clip@1", "AP" in
+    `plain`, the other headings' words: the gain over a baseline, not the value; "ΔpelA" alone
+    is a strain), the share of the heading's own words (its unit in
+    brackets aside) it holds, and how many it holds as written rather than by a shared beginning.
+    Of "Km (µM)" and "kcat/Km (M-1 s-1)" a question about "the Km" names the first: both hold
+    "Km", but it is all of the first heading."""
+    words = _words(heading)
+    matched = _matched(words, asked)
+    if not matched:
+        return 0, False, 0.0, 0
+    own = _words(_UNIT.sub(" ", heading)) or words
+    is_change = heading.lstrip("+ ").startswith(_DELTAS) and words in plain
+    return matched, is_change == asks_change, _matched(own, asked) / len(own), len(words & asked)
+
+
 def lookup(question: str, table: TableStructure) -> Lookup | None:
     """The cells of `table` that answer `question` (see the module docstring), or None when its
     words name no column, or neither a row nor a superlative."""
     asked = _words(question)
     headings = table.column_headings()
-    column_scores = [_matched(_words(h), asked) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else 0
+    asks_change = _CHANGE.search(question) is not None
+    plain = frozenset(_words(h) for h in headings if not h.lstrip("+ ").startswith(_DELTAS))
+    column_scores = [_column_score(h, asked, asks_change, plain) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else (0, False, 0.0, 0)
                      for j, h in enumerate(headings)]
-    best_column = max(column_scores, default=0)
-    if best_column == 0:
+    best_column = max(column_scores, default=(0, False, 0.0, 0))
+    if best_column[0] == 0:
         return None
-    columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
+    tied = [j for j, s in enumerate(column_scores) if s == best_column]
+    # A column of words the asked words also meet names the rows of a column of values beside it
+    # ("+ 1 Block" of "one block at Conv2" beside "Clip @1"): the value is the cell asked.
+    value_columns = [j for j in tied if not _is_name_column(table, j)]
+    columns = (value_columns or tied)[:MAX_CELLS]
     picked = {j: superlative(question, headings[j]) for j in columns}
+    asks_row = _ASKS_ROW.match(question) is not None
     chosen: list[Cell] = []
+    named_words = 0
     for j in columns:
+        if asks_row and picked[j] is not None:
+            continue  # "which gene has the highest ...": the values pick the row, whatever names the question also holds
         names = row_names(table, j)
-        named = _named_row(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None)
-        if named is not None:
+        for named in _named_rows(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None):
             chosen.append(Cell(named, j, names[named], headings[j], table.body[named][j]))
+            named_words = max(named_words, _matched(_words(names[named]), asked - _words(headings[j])))
     if chosen:
-        return Lookup(tuple(chosen))
+        return Lookup(tuple(chosen[:MAX_CELLS]), strength=(best_column[0] + named_words, *best_column[1:]))
     for j in columns:
         found = picked[j]
         if found is None:
@@ -131,21 +173,33 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
             continue
         value = max(v for v, _ in values) if highest else min(v for v, _ in values)
         chosen += [Cell(i, j, names[i], headings[j], table.body[i][j]) for v, i in values if v == value]
-    return Lookup(tuple(chosen[:MAX_CELLS]), word) if chosen else None
+    return Lookup(tuple(chosen[:MAX_CELLS]), word, best_column) if chosen else None
+
+
+def best_lookup(question: str, tables: Sequence[TableStructure]) -> tuple[int, Lookup] | None:
+    """Of `tables` (best ranked first), the one whose row and column the question names most
+    exactly (`Lookup.strength`), and its cells; the better ranked of equals. The first table that
+    answers at all may answer from a neighbouring column or row the question shares one word with."""
+    found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table)) is not None]
+    if not found:
+        return None
+    return max(found, key=lambda pair: (pair[1].strength, -pair[0]))
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
-    """The first column, or one whose body cells are mostly words (methods, genes, a group's name)."""
-    cells = [row[j] for row in table.body if j < len(row) and row[j]]
+    """The first column, or one whose body cells are mostly words (methods, genes, a group's name).
+    A dash printed where a run had no result ("-", "–") is neither a word nor a number: a column of
+    numbers and dashes names no row."""
+    cells = [row[j] for row in table.body if j < len(row) and any(c.isalnum() for c in row[j])]
     return j == 0 or 2 * sum(is_number_cell(c) for c in cells) < len(cells)
 
 
 def row_names(table: TableStructure, column: int) -> list[str]:
     """Per body row, its name for a cell of `column`: the columns of words nearest left of it, past
     its block's numbers ("Algorithm" of the right-hand of two tables side by side, "Gene" and "Gene
-    name" together), a group's name carried down from above when that block's first column names
-    only a few rows and another column names them all ("SDR" over "Oracle", "Proposed", ...); ""
-    for a row with none."""
+    name" together), a group's name (`_groups`) when that block's first column names at most half
+    the rows and another column names them all ("SDR" over "Oracle", "Proposed", ...); "" for a
+    row with none."""
     block: list[int] = []
     for j in range(column - 1, -1, -1):
         if _is_name_column(table, j):
@@ -154,13 +208,39 @@ def row_names(table: TableStructure, column: int) -> list[str]:
             break
     block = block or [0]
     first = [row[block[0]] if block[0] < len(row) else "" for row in table.body]
-    grouped = len(block) > 1 and 2 * sum(1 for c in first if c) < len(first)  # a group's name, then the rows'
-    names, group = [], ""
-    for row, lead in zip(table.body, first, strict=True):
-        group = lead or (group if grouped else "")
+    grouped = len(block) > 1 and 2 * sum(1 for c in first if c) <= len(first)  # a group's name, then the rows'
+    groups = _groups(first, [row[block[1]] if block[1] < len(row) else "" for row in table.body]) if grouped else first
+    names = []
+    for row, group in zip(table.body, groups, strict=True):
         cells = [group, *(row[j] for j in block[1:] if j < len(row))]
         names.append(" ".join(c for c in cells if c))
     return names
+
+
+def _groups(first: list[str], inner: list[str]) -> list[str]:
+    """Per row, the group name of the first column that heads it: carried down from above, or
+    printed mid-group (a name centred on its rows: "ResNet-26 + NL" beside the second of its rows
+    "@ Conv2", "@ Conv3", "@ Conv4"), then each row takes the nearest name, a tie going below or
+    above. Of these readings the one whose groups repeat the fewest different runs of `inner`
+    names wins, carried down on a tie."""
+    leads = [i for i, c in enumerate(first) if c]
+
+    def owner(i: int, reading: str) -> int | None:
+        above = max((j for j in leads if j <= i), default=None)
+        below = min((j for j in leads if j >= i), default=None)
+        if reading == "down" or below is None or above == i:
+            return above
+        if above is None:
+            return below
+        return above if i - above < below - i or (i - above == below - i and reading == "up") else below
+
+    readings = []
+    for reading in ("down", "near, ties below", "up"):
+        owners = [owner(i, reading) for i in range(len(first))]
+        runs = {tuple(inner[i] for i, o in enumerate(owners) if o == lead) for lead in leads}
+        readings.append((len(runs), owners))
+    owners = min(readings, key=lambda r: r[0])[1]
+    return [first[o] if o is not None else "" for o in owners]
 
 
 def is_name(word: str, first: bool) -> bool:
@@ -176,10 +256,11 @@ def _written_whole(cell: str, question: str) -> bool:
     return bool(text) and re.search(rf"(?<![\w+\-]){re.escape(text)}(?![\w+\-])", unicodedata.normalize("NFKC", question).casefold()) is not None
 
 
-def _named_row(question: str, table: TableStructure, names: list[str], column: int,
-               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False) -> int | None:
-    """The body row with a cell in `column` whose name (`names`) the question holds most of; None
-    when no row or several equally.
+def _named_rows(question: str, table: TableStructure, names: list[str], column: int,
+               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False) -> list[int]:
+    """The body rows with a cell in `column` whose name (`names`) the question holds most of: one,
+    or every row printing that same name (one per setting: "MobileNetV2 + SE" at two output
+    strides) when the question writes all of that name; none when no row or several equally.
 
     The question must write a row's name as a name (a capital or a digit in it: "ResNet-101",
     "Amazon-Book", "BERT"): the prose words of a question ("how big is ...") name no row "big";
@@ -190,22 +271,26 @@ def _named_row(question: str, table: TableStructure, names: list[str], column: i
     every word of a shorter name beats part of a longer one ("ResNet-101" over "ResNet-101 + SE")."""
     written = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0))) - column_words
     asked = _words(question) - column_words
+    # A group's name printed on another row ("ResNet-26 + A2" beside "@ Conv3") is written whole
+    # for every row it names, as its own cells are; each part written whole counts.
+    printed = {c for row in table.body for c in row[:column] if c}
     scored = []
     for i, row in enumerate(table.body):
         if not (column < len(row) and row[column] and names[i]):
             continue
         words = _words(names[i])
         hits = sum(1 for w in words if w in written)
-        whole = not asks_superlative and any(_written_whole(c, question) for c in (*row[:column], names[i]) if c and not is_number_cell(c) and _words(c) - column_words)
+        group = (g for g in printed if names[i].startswith(g + " "))
+        whole = 0 if asks_superlative else len({c for c in (*row[:column], names[i], *group)
+                                                if c and not is_number_cell(c) and _words(c) - column_words and _written_whole(c, question)})
         if hits or whole:
             loose = _matched(words, asked)
             scored.append((hits + whole, loose, loose - len(words), i))
-    if not scored:
-        return None
-    scored.sort(reverse=True)
-    if len(scored) > 1 and scored[0][:3] == scored[1][:3]:
-        return None
-    return scored[0][3]
+    top = max((score[:3] for score in scored), default=None)
+    best = [i for *score, i in scored if tuple(score) == top]
+    # Several rows: one name printed once per setting, and the question writes all of it (not
+    # "Transformer" of two "Transformer (4 layers)" rows, which its other words do not tell apart).
+    return best if len(best) == 1 or (len({names[i] for i in best}) == 1 and top is not None and top[2] == 0) else []
 
 
 def cell_sentence(label: str, found: Lookup) -> str:
