@@ -139,6 +139,15 @@ def test_the_column_is_the_heading_whose_own_words_the_question_holds_most_exact
         [("D45A", "40.2")], [("D45A", "2.0 × 10^4")]]  # "Km" is all of the first heading, half of "kcat/Km"
 
 
+def test_a_subscript_printed_apart_is_one_word_with_its_symbol_and_a_possessive_s_is_none() -> None:
+    """PDFs extract "Km" as "K m" and "kcat" as "k cat"; the "s" of "pol η's" met the "s" of "s−1"."""
+    kinetics = TableStructure(header=(("Template:dNTP", "K m ( μM)", "k cat (10 −3 s −1 )"),),
+                              body=(("dA:dUTP", "8.3", "84.7"), ("dG:dUTP", "105.9", "26.7")))
+    for question, value in (("What is pol η's Km for dUTP opposite dG?", "105.9"), ("What kcat does dA:dUTP reach?", "84.7")):
+        found = lookup(question, kinetics)
+        assert found is not None and [c.value for c in found.cells] == [value], question
+
+
 def test_which_row_has_the_highest_is_picked_by_the_values_not_by_a_name_in_the_column_words() -> None:
     abundance = TableStructure(header=(("Gene", "Gene name", "Loss of viability", "Protein abundance, ratio WT/DcsrAb"),),  # Δ read as "D", a footnote "b"
                                body=(("ABUW_2436", "katE", "7.5", "3.2"), ("ABUW_2437", "", "150", "10.5"), ("ABUW_2750", "csrA", "480", "8.5")))

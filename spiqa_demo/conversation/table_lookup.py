@@ -41,6 +41,10 @@ _STOP = frozenset(
     ["a", "an", "and", "are", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have", "how", "in", "is", "it", "its", "of", "on", "or", "than", "that", "the", "their", "this", "to", "was", "were", "what", "which", "who", "with", "whose"]
 )
 _SAME_AS = {"ours": "proposed"}
+_POSSESSIVE = re.compile(r"['\u2019]s\b")  # "pol η's Km": the "s" is no word (it met "s" in "kcat (s−1)")
+# A symbol's subscript printed apart ("K m", "k cat", "V max" as PDFs extract them) is one word
+# with its letter, as a reader writes it ("Km", "kcat").
+_SUBSCRIPT = re.compile(r"(?<![\w.])([A-Za-z]) ([a-z]{1,3})\b")
 _HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|longest)\b", re.IGNORECASE)
 _LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
 _BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
@@ -86,8 +90,9 @@ def _words(text: str) -> frozenset[str]:
     """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5);
     ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages"); a table's "Ours" is
     the paper's own method, which a reader asks about as "the proposed" one."""
-    words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
-    return frozenset(_SAME_AS.get(w, w) for w in words if w not in _STOP)
+    text = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", text))
+    text = _SUBSCRIPT.sub(lambda m: m[1] + m[2] if (m[1].lower() + m[2]) not in _STOP and m[2] not in _STOP else m[0], text)
+    return frozenset(_SAME_AS.get(w, w) for w in _WORD.findall(text.lower()) if w not in _STOP)
 
 
 def _same(a: str, b: str) -> bool:
