@@ -56,10 +56,11 @@ class RawVisitor:
         return next(f"#{dep['id']}" for dep in self._deps.values() if [component, trigger] in [list(t) for t in dep["targets"]])
 
     def join(self, api_name: str, *values: Any, event_data: dict[str, Any] | None = None) -> str:
-        """Queue the event (`api_name`, or "#<fn index>") with these inputs (states are the server's); its event id."""
+        """Queue the event (`api_name`, or "#<fn index>") with these inputs (states are the server's; inputs
+        past the given values are sent empty, as a client leaves an optional one out); its event id."""
         dep = self._deps[api_name]
         given = iter(values)
-        data = [None if component in self._states else next(given) for component in dep["inputs"]]
+        data = [None if component in self._states else next(given, None) for component in dep["inputs"]]
         reply = self.http.post(f"{self.url}gradio_api/queue/join", json={
             "data": data, "fn_index": dep["id"], "session_hash": self.session_hash,
             "event_data": event_data, "trigger_id": None,
