@@ -267,7 +267,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
             continue  # sub/superscripts and fraction parts set on their own line
         filled = on_centre if centred else (
             row_right >= right_edge - _FILLED * size or _continues(lines[-1], line, first)
-            or (under and not any(_overlaps(g, union([box, line.bbox])) for g in apart))
+            or (under and not any(_between(g, ink_bottom, line) for g in apart))
         )  # fmt: skip
         below = next_row or under
         if below and (not filled or match_caption_line(line) or _is_table_row(line, candidates, box[0], right_edge)):
@@ -302,6 +302,11 @@ def _line_spacing(page: PageLayout) -> float:
         and 0 < (gap := (b.ink_bbox[1] - a.ink_bbox[3]) / a.size) < _MAX_SPACING
     ]  # fmt: skip
     return median(gaps) if gaps else 0.0
+
+
+def _between(graphic: BBox, ink_bottom: float, line: Line) -> bool:
+    """`graphic` lies between the caption's last row and `line` (a rule has no height), across it."""
+    return graphic[1] <= line.ink_bbox[1] and graphic[3] >= ink_bottom and min(graphic[2], line.x1) > max(graphic[0], line.x0)
 
 
 def _overlaps(a: BBox, b: BBox) -> bool:
