@@ -125,6 +125,22 @@ def test_a_double_spaced_legend_is_read_line_after_line(tmp_path: Path) -> None:
     assert caption.endswith("(B) Ways in which a region can become a gene.")
 
 
+def test_a_side_caption_stops_where_its_rows_run_on_under_the_figure(tmp_path: Path) -> None:
+    """A legend beside its figure that runs on across the column under it: its box would hold the
+    figure, which would lose its label; the caption keeps the rows beside the figure."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = ["Fig. 2. The protein is", "found on membranes.", "(A) Enrichment in the", "membrane fractions.", "(B) Golgi membranes", "were treated with", "trypsin and then"]
+    for i, row in enumerate(rows):
+        page.insert_text((72, 80 + 10 * i), row, fontsize=9, fontname="hebo" if i == 0 else "helv")
+    _figure(page, pymupdf.Rect(190, 70, 540, 142))
+    page.insert_text((72, 150), "analysed by western blotting for the presence of the protein in each fraction.", fontsize=9)
+    _body(page, 200, 740)
+    item = _figure_item(_save(doc, tmp_path / "wrapped.pdf"), "2")
+    assert item.caption == " ".join(rows)
+    assert item.bbox[0] >= 180 and item.bbox[3] >= 141
+
+
 def test_a_panel_letter_hung_in_the_margin_is_part_of_the_legend(tmp_path: Path) -> None:
     doc = pymupdf.open()
     page = doc.new_page()

@@ -233,7 +233,8 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
     new row continues the paragraph when the row above was filled to the column's right edge
     (`right_edge`): a table row right under a one-line caption is not part of it; or when it is
     set at the caption's left edge a line gap under it (`_under_left_edge`): a legend's title on
-    a row of its own, its panels' descriptions, ragged-right text.
+    a row of its own, its panels' descriptions, ragged-right text; not a row running on under a
+    graphic set beside the caption (the caption's box would hold its figure).
     """
     size = max(s.size for s in first.spans)
     lines = [first]
@@ -259,7 +260,7 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         next_row = box[3] - _ROW_ABOVE <= line.y0 <= box[3] + max(_MIN_LEADING, _LEADING * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
         on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < _CENTRED * size
-        under = not (same_row or centred) and _under_left_edge(line, first, ink_bottom, spacing)
+        under = not (same_row or centred) and _under_left_edge(line, first, ink_bottom, spacing) and not _under_graphic(line, box, apart)
         if not (same_row or under or (next_row and (x_overlap > _ROW_OVERLAP * line.width or on_centre))):
             continue
         size_ok = any(abs(s.size - size) <= _SIZE_SLACK for s in line.spans)
@@ -302,6 +303,11 @@ def _line_spacing(page: PageLayout) -> float:
         and 0 < (gap := (b.ink_bbox[1] - a.ink_bbox[3]) / a.size) < _MAX_SPACING
     ]  # fmt: skip
     return median(gaps) if gaps else 0.0
+
+
+def _under_graphic(line: Line, box: BBox, graphics: list[BBox]) -> bool:
+    """`line` reaches under one of `graphics` set beside the caption's rows so far (`box`)."""
+    return any(g[0] >= box[2] - _RIGHT_SLACK and g[1] < box[3] and g[3] > box[1] and line.x1 > g[0] for g in graphics)
 
 
 def _between(graphic: BBox, ink_bottom: float, line: Line) -> bool:
