@@ -29,7 +29,8 @@ def _body(page: pymupdf.Page, top: float, bottom: float, left: float = 72, right
     """Body text in lines from `top` to `bottom`: the paper's most common size is the body's."""
     words, y = BODY.split(), top
     while y < bottom:
-        line, i = [], 0
+        line: list[str] = []
+        i = 0
         while pymupdf.get_text_length(" ".join([*line, words[i % len(words)]]), fontsize=size) < right - left:
             line.append(words[i % len(words)])
             i += 1

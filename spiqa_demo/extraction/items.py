@@ -37,17 +37,18 @@ def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFram
     same_label: dict[tuple[str, str], list[Caption]] = {}
     out = []
     for page, region in regions:
-        caption = region.caption
-        if caption is None:
+        found = region.caption
+        if found is None:
             out.append((page, region))
             continue
-        key = (caption.kind, caption.number or caption.label.upper())
-        same_label.setdefault(key, []).append(caption)
-        if key not in best or caption.score > best[key][0]:
-            best[key] = (caption.score, page, region)
-    for key, (_, page, region) in best.items():
-        legend = _legend_of(region.caption, same_label[key]) if region.caption is not None else None
-        out.append((page, region if legend is None else Region(replace(region.caption, text=legend.text), region.bbox)))
+        key = (found.kind, found.number or found.label.upper())
+        same_label.setdefault(key, []).append(found)
+        if key not in best or found.score > best[key][0]:
+            best[key] = (found.score, page, region)
+    for label, (_, page, region) in best.items():
+        caption = region.caption
+        legend = _legend_of(caption, same_label[label]) if caption is not None else None
+        out.append((page, region if caption is None or legend is None else Region(replace(caption, text=legend.text), region.bbox)))
     return out
 
 
