@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 
 from spiqa_demo.extraction import extract_paper
 from spiqa_demo.extraction.captions import Caption
@@ -58,19 +59,44 @@ def _figure_item(paper: Paper, number: str) -> Figure:
     return item
 
 
-def test_a_legend_title_on_its_own_row_keeps_the_panels_under_it(tmp_path: Path) -> None:
-    """Cell Press: a short bold title, then "(A) ..." at a smaller size, full width; body text below."""
+# (x, baseline, text, size, bold) rows under a figure, and what the caption must end with.
+Row = tuple[float, float, str, float, bool]
+TITLE_THEN_PANELS: dict[str, tuple[list[Row], str]] = {
+    # Cell Press: a short bold title, then "(A) ..." a point smaller, across the page.
+    "title row": (
+        [
+            (72, 320, "Figure 4. Genome localization using DNA FISH", 7.5, True),
+            (72, 330, "(A) Zoospores from the two strains were fixed and stained with DNA probes targeting the viral genome", 7, False),
+            (72, 339, "and imaged with the same settings for both strains. Scale bars: 5 mm.", 7, False),
+            (72, 348, "(B) Quantification of hybridization signal spots per cell.", 7, False),
+        ],
+        "(B) Quantification of hybridization signal spots per cell.",
+    ),
+    # Panel letters hung in the margin of their descriptions.
+    "hung letters": (
+        [
+            (72, 320, "Fig 4. Aggregates form with the mutant protein.", 10, True),
+            (72, 334, "A", 10, False),
+            (110, 334, "Staining of the immunoprecipitated complexes from cells.", 10, False),
+            (72, 348, "B", 10, False),
+            (110, 348, "Western blots of the same complexes.", 10, False),
+        ],
+        "B Western blots of the same complexes.",
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", list(TITLE_THEN_PANELS))
+def test_a_legend_title_on_its_own_row_keeps_the_panels_under_it(layout: str, tmp_path: Path) -> None:
+    rows, ending = TITLE_THEN_PANELS[layout]
     doc = pymupdf.open()
     page = doc.new_page()
     _figure(page, pymupdf.Rect(72, 60, 540, 300))
-    page.insert_text((72, 320), "Figure 4. Genome localization using DNA FISH", fontsize=7.5, fontname="hebo")
-    page.insert_text((72, 330), "(A) Zoospores from the two strains were fixed and stained with DNA probes targeting the viral genome", fontsize=7)
-    page.insert_text((72, 339), "and imaged with the same settings for both strains. Scale bars: 5 mm.", fontsize=7)
-    page.insert_text((72, 348), "(B) Quantification of hybridization signal spots per cell.", fontsize=7)
-    _body(page, 380, 740)
-    caption = _figure_item(_save(doc, tmp_path / "cell.pdf"), "4").caption
-    assert caption.startswith("Figure 4. Genome localization using DNA FISH (A) Zoospores")
-    assert caption.endswith("(B) Quantification of hybridization signal spots per cell.")
+    for x, y, text, size, bold in rows:
+        page.insert_text((x, y), text, fontsize=size, fontname="hebo" if bold else "helv")
+    _body(page, 390, 740)
+    caption = _figure_item(_save(doc, tmp_path / "legend.pdf"), "4").caption
+    assert caption.startswith(rows[0][2]) and caption.endswith(ending)
 
 
 def test_a_ragged_side_caption_is_read_to_its_end(tmp_path: Path) -> None:
@@ -140,20 +166,6 @@ def test_a_side_caption_stops_where_its_rows_run_on_under_the_figure(tmp_path: P
     item = _figure_item(_save(doc, tmp_path / "wrapped.pdf"), "2")
     assert item.caption == " ".join(rows)
     assert item.bbox[0] >= 180 and item.bbox[3] >= 141
-
-
-def test_a_panel_letter_hung_in_the_margin_is_part_of_the_legend(tmp_path: Path) -> None:
-    doc = pymupdf.open()
-    page = doc.new_page()
-    _figure(page, pymupdf.Rect(72, 60, 540, 300))
-    page.insert_text((72, 320), "Fig 3. Aggregates form with the mutant protein.", fontsize=10, fontname="hebo")
-    page.insert_text((72, 334), "A", fontsize=10)
-    page.insert_text((110, 334), "Staining of the immunoprecipitated complexes from cells.", fontsize=10)
-    page.insert_text((72, 348), "B", fontsize=10)
-    page.insert_text((110, 348), "Western blots of the same complexes.", fontsize=10)
-    _body(page, 390, 740)
-    caption = _figure_item(_save(doc, tmp_path / "hung.pdf"), "3").caption
-    assert caption.endswith("B Western blots of the same complexes.")
 
 
 def test_a_table_row_under_its_caption_and_rule_is_not_caption(tmp_path: Path) -> None:
