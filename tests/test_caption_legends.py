@@ -16,7 +16,7 @@ import pytest
 
 from spiqa_demo.extraction import extract_paper
 from spiqa_demo.extraction.captions import Caption
-from spiqa_demo.extraction.items import _legend_of
+from spiqa_demo.extraction.legends import _legend_of
 from spiqa_demo.paper_text import parse_caption_label
 from spiqa_demo.types import Figure, Paper
 

@@ -9,9 +9,6 @@ from them as from a text layer.
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
-
 from spiqa_demo.extraction.captions import Caption
 from spiqa_demo.extraction.figure_ocr import FigureOcr
 from spiqa_demo.extraction.layout import PageFrame
@@ -20,58 +17,23 @@ from spiqa_demo.extraction.parts import PartStart, number_parts
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.regions import Region
 from spiqa_demo.extraction.tables import Word, figure_text, page_words, region_words, table_structure
-from spiqa_demo.paper_text import parse_caption_label
 from spiqa_demo.types import Figure, round_bbox
-
-# A legend stands for a same-label title when its first words (the title's count and this many
-# more) hold this share of the title's words.
-_TITLE_SLACK = 2
-_TITLE_SHARE = 0.8
 
 
 def _deduplicate(regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
     """One region per (kind, number), or per heading for a table captioned by one ("KEY RESOURCES
-    TABLE", no number): the caption with the strongest caption evidence wins, and takes the text of
-    the same label's legend printed elsewhere when it only titles or points to it (`_legend_of`)."""
+    TABLE", no number): the caption with the strongest caption evidence wins."""
     best: dict[tuple[str, str], tuple[float, PageFrame, Region]] = {}
-    same_label: dict[tuple[str, str], list[Caption]] = {}
     out = []
     for page, region in regions:
-        found = region.caption
-        if found is None:
+        caption = region.caption
+        if caption is None:
             out.append((page, region))
             continue
-        key = (found.kind, found.number or found.label.upper())
-        same_label.setdefault(key, []).append(found)
-        if key not in best or found.score > best[key][0]:
-            best[key] = (found.score, page, region)
-    for label, (_, page, region) in best.items():
-        caption = region.caption
-        legend = _legend_of(caption, same_label[label]) if caption is not None else None
-        out.append((page, region if caption is None or legend is None else Region(replace(caption, text=legend.text), region.bbox)))
-    return out
-
-
-def _legend_of(caption: Caption, same_label: list[Caption]) -> Caption | None:
-    """The longer caption of the same label that `caption` stands for, if any: `caption` is a note
-    in brackets ("Fig. 6 (See legend on previous page.)", "TABLE 1. (Continued.)"), or the title a
-    figure page is headed with while its legend, opening with that title, is printed elsewhere
-    ("Figure 1 - Stiffness regulates ..." over the figure, "Figure 1 – Substrate stiffness regulates
-    ... (a) ..." under it or on the next page)."""
-    fuller = max(same_label, key=lambda c: len(c.text))
-    found, legend = parse_caption_label(caption.text), parse_caption_label(fuller.text)
-    if fuller is caption or found is None or legend is None:
-        return None
-    rest = found.rest.strip()
-    if rest.startswith("(") and rest.rstrip(".").endswith(")"):
-        return fuller
-    title = _title_words(rest)
-    opening = _title_words(legend.rest)[: len(title) + _TITLE_SLACK]
-    return fuller if title and len(set(title) & set(opening)) >= _TITLE_SHARE * len(set(title)) else None
-
-
-def _title_words(text: str) -> list[str]:
-    return re.findall(r"\w+", text.lower())
+        key = (caption.kind, caption.number or caption.label.upper())
+        if key not in best or caption.score > best[key][0]:
+            best[key] = (caption.score, page, region)
+    return out + [(page, region) for _, page, region in best.values()]
 
 
 def make_items(
