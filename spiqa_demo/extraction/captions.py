@@ -11,6 +11,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import pairwise
+from statistics import median
 
 from spiqa_demo.extraction.geometry import union
 from spiqa_demo.extraction.layout import ClassifiedPage, DocumentLayout, Line, PageLayout, Span, join_lines
@@ -78,6 +79,23 @@ _CELL_GAP = 1.5
 # continues an unfinished sentence when it starts within this many points of the first line.
 _FILLED = 3
 _SAME_START = 3
+# A row at the caption's left edge continues it after a short row (`_under_left_edge`) when its
+# ink is no further under the caption's than this many font sizes (a line gap in print: 0.3-0.65;
+# a paragraph's or a float's is more), or the page's usual line gap (`_line_spacing`) and this
+# slack, whichever is more; a row opening a panel's description ("(A)", "b)") may be this much
+# further still (a legend's title set apart from its panels). A row overlapping the last by more
+# than this share of a size is on the same row.
+_TIGHT_GAP = 0.8
+_SPACING_SLACK = 0.3
+_PANEL_GAP = 0.6
+_INK_OVERLAP = 0.1
+_PANEL_LETTER = re.compile(r"\(?[A-Za-z]\)?[.:]?")
+_PANEL = re.compile(r"\(?[A-Za-z](?:\s*(?:,|and|to|[-\u2013\u2014])\s*[A-Za-z])*\)|[A-Z]\.\s")
+# `_line_spacing` pairs lines starting within this many points of each other, sizes within this
+# many points, gaps under this many sizes (more is a paragraph or a figure between).
+_SAME_LEFT = 1.0
+_SAME_SIZE = 0.5
+_MAX_SPACING = 2.5
 
 
 @dataclass(frozen=True)
@@ -212,19 +230,28 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
     """The caption paragraph opened by `first`: following rows of the same size right below it.
 
     Rows are gathered across PyMuPDF blocks, which often split a caption after its first line. A
-    new row continues the paragraph only when the row above was filled to the column's right edge
-    (`right_edge`): a table row right under a one-line caption is not part of it.
+    new row continues the paragraph when the row above was filled to the column's right edge
+    (`right_edge`): a table row right under a one-line caption is not part of it; or when it is
+    set at the caption's left edge a line gap under it (`_under_left_edge`): a legend's title on
+    a row of its own, its panels' descriptions, ragged-right text; not a row running on under a
+    graphic set beside the caption (the caption's box would hold its figure).
     """
     size = max(s.size for s in first.spans)
     lines = [first]
     box = first.bbox
+    ink_bottom = first.ink_bbox[3]
     row_right = first.x1
     # IEEE style: "TABLE II" alone on its line, the caption centred on the lines below it.
     opening = parse_caption_label(first.text)
     centred = opening is not None and not opening.rest
     centre = (first.x0 + first.x1) / 2
     candidates = sorted((ln for ln in page.lines if ln is not first and ln.y1 > first.y0), key=lambda ln: (ln.y0, ln.x0))
-    for line in candidates:
+    # Rows in the order of their ink: a line boxed taller by a symbol font starts above the row before it.
+    in_order = sorted(candidates, key=lambda ln: (ln.ink_bbox[1], ln.x0))
+    spacing = _line_spacing(page)
+    # Graphics the caption does not touch: no row across one of them continues it.
+    apart = [g for g in page.drawings + page.images if not _overlaps(g, first.bbox)]
+    for line in in_order:
         row_overlap = min(line.y1, box[3]) - max(line.y0, box[3] - (line.y1 - line.y0))
         same_row = (
             row_overlap > _SAME_ROW_OVERLAP * (line.y1 - line.y0) and line.x0 >= box[0] - _LEFT_SLACK and line.x1 <= right_edge + _RIGHT_SLACK
@@ -233,18 +260,63 @@ def _caption_lines(page: PageLayout, first: Line, right_edge: float) -> list[Lin
         next_row = box[3] - _ROW_ABOVE <= line.y0 <= box[3] + max(_MIN_LEADING, _LEADING * size)
         x_overlap = min(line.x1, box[2]) - max(line.x0, box[0])
         on_centre = centred and abs((line.x0 + line.x1) / 2 - centre) < _CENTRED * size
-        if not (same_row or (next_row and (x_overlap > _ROW_OVERLAP * line.width or on_centre))):
+        under = not (same_row or centred) and _under_left_edge(line, first, ink_bottom, spacing) and not _under_graphic(line, box, apart)
+        if not (same_row or under or (next_row and (x_overlap > _ROW_OVERLAP * line.width or on_centre))):
             continue
         size_ok = any(abs(s.size - size) <= _SIZE_SLACK for s in line.spans)
         if not size_ok:
             continue  # sub/superscripts and fraction parts set on their own line
-        filled = on_centre if centred else row_right >= right_edge - _FILLED * size or _continues(lines[-1], line, first)
-        if next_row and (not filled or match_caption_line(line) or _is_table_row(line, candidates, box[0], right_edge)):
+        filled = on_centre if centred else (
+            row_right >= right_edge - _FILLED * size or _continues(lines[-1], line, first)
+            or (under and not any(_between(g, ink_bottom, line) for g in apart))
+        )  # fmt: skip
+        below = next_row or under
+        if below and (not filled or match_caption_line(line) or _is_table_row(line, candidates, box[0], right_edge)):
             break
-        row_right = line.x1 if next_row else max(row_right, line.x1)
+        row_right = line.x1 if below else max(row_right, line.x1)
         lines.append(line)
         box = union([box, line.bbox])
+        ink_bottom = max(ink_bottom, line.ink_bbox[3])
     return lines
+
+
+def _under_left_edge(line: Line, first: Line, ink_bottom: float, spacing: float) -> bool:
+    """`line` starts at the caption's left edge, under its last row by no more than a line gap
+    (the page's own, `spacing`, in a double-spaced manuscript), or by a paragraph gap when it
+    opens a panel's description ("(A) ...", "b) ..."). Such a row continues the caption however
+    short the row above (pdffigures2's left-aligned rule): a legend's title on its own row, then
+    the panels; a paragraph per panel; ragged-right text in a narrow column beside the figure."""
+    size = max(s.size for s in first.spans)
+    if abs(line.x0 - first.x0) >= _SAME_START:
+        return False
+    reach = max(_TIGHT_GAP, spacing + _SPACING_SLACK) + (_PANEL_GAP if _PANEL.match(line.text) else 0.0)
+    return -_INK_OVERLAP < (line.ink_bbox[1] - ink_bottom) / size <= reach
+
+
+def _line_spacing(page: PageLayout) -> float:
+    """The page's usual gap from a line to the next one under it at the same left edge, ink to ink,
+    in font sizes: about half a size in print, more than one in a double-spaced manuscript."""
+    stacked = sorted(page.lines, key=lambda ln: (round(ln.x0), ln.y0))
+    gaps = [
+        gap for a, b in pairwise(stacked)
+        if abs(a.x0 - b.x0) < _SAME_LEFT and abs(a.size - b.size) < _SAME_SIZE
+        and 0 < (gap := (b.ink_bbox[1] - a.ink_bbox[3]) / a.size) < _MAX_SPACING
+    ]  # fmt: skip
+    return median(gaps) if gaps else 0.0
+
+
+def _under_graphic(line: Line, box: BBox, graphics: list[BBox]) -> bool:
+    """`line` reaches under one of `graphics` set beside the caption's rows so far (`box`)."""
+    return any(g[0] >= box[2] - _RIGHT_SLACK and g[1] < box[3] and g[3] > box[1] and line.x1 > g[0] for g in graphics)
+
+
+def _between(graphic: BBox, ink_bottom: float, line: Line) -> bool:
+    """`graphic` lies between the caption's last row and `line` (a rule has no height), across it."""
+    return graphic[1] <= line.ink_bbox[1] and graphic[3] >= ink_bottom and min(graphic[2], line.x1) > max(graphic[0], line.x0)
+
+
+def _overlaps(a: BBox, b: BBox) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _is_table_row(line: Line, lines: list[Line], left: float, right: float) -> bool:
@@ -260,7 +332,10 @@ def _is_table_row(line: Line, lines: list[Line], left: float, right: float) -> b
         for s in ln.spans
     ]  # fmt: skip
     row.sort(key=lambda s: s.bbox[0])
-    return any(b.bbox[0] - a.bbox[2] > _CELL_GAP * line.size for a, b in pairwise(row))
+    wide = [i for i, (a, b) in enumerate(pairwise(row)) if b.bbox[0] - a.bbox[2] > _CELL_GAP * line.size]
+    if wide == [0] and _PANEL_LETTER.fullmatch(row[0].text.strip()) and abs(row[0].size - line.size) <= _SIZE_SLACK:
+        return False  # a panel's letter hung in the margin of its description ("A     CBB staining of ...")
+    return bool(wide)
 
 
 def _continues(previous: Line, line: Line, first: Line) -> bool:

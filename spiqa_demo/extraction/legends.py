@@ -18,10 +18,15 @@ pairing is done here, over the whole paper, after every page's regions are known
 
 Only a legend on a page without graphics (rules aside) is paired across pages: a caption that found no content
 on a page with figures is paired on its own page or not at all.
+
+4. a figure's caption that only titles or points to a legend of the same label printed elsewhere
+   (a figure page headed "Figure 1 - title" over the figure, "Fig. 6 (See legend on previous
+   page.)") takes that legend's text (`_legend_of`); its box stays its own.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from spiqa_demo.extraction.captions import Caption
@@ -32,10 +37,19 @@ from spiqa_demo.paper_text import parse_caption_label
 
 # A region narrower or shorter than this (pt) is a rule or a gap, not a figure.
 _MIN_SIDE = 4.0
+# A legend stands for a same-label title when its first words (the title's count and this many
+# more) hold this share of the title's words.
+_TITLE_SLACK = 2
+_TITLE_SHARE = 0.8
 
 
 def pair_legends(searches: list[PageSearch], regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
     """`regions` with legends set apart from their figures joined to them (see the module)."""
+    return _legends_elsewhere(searches, _paired(searches, regions))
+
+
+def _paired(searches: list[PageSearch], regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
+    """Rules 1-3."""
     regions = _beside(searches, _figure_pages(searches, regions))
     # A legend's page draws nothing but rules; the region page search gave its caption there is the
     # legend's own text (its lines set apart from the caption's first), never a figure.
@@ -123,3 +137,39 @@ def _label_takes_legend(regions: list[tuple[PageFrame, Region]], legends: list[C
 def _bare_label(caption: Caption) -> bool:
     found = parse_caption_label(caption.text)
     return found is not None and not found.rest.strip()
+
+
+def _legends_elsewhere(searches: list[PageSearch], regions: list[tuple[PageFrame, Region]]) -> list[tuple[PageFrame, Region]]:
+    """Rule 4: a region's caption standing for a same-label legend on any page takes its text."""
+    by_label: dict[tuple[str, str], list[Caption]] = {}
+    for search in searches:
+        for c in search.captions:
+            if c.number:
+                by_label.setdefault((c.kind, c.number), []).append(c)
+    out = []
+    for page, r in regions:
+        caption = r.caption
+        legend = _legend_of(caption, by_label[(caption.kind, caption.number)]) if caption is not None and caption.number else None
+        out.append((page, r if caption is None or legend is None else Region(replace(caption, text=legend.text), r.bbox)))
+    return out
+
+
+def _legend_of(caption: Caption, same_label: list[Caption]) -> Caption | None:
+    """The longer caption of the same label that `caption` stands for, if any: `caption` is a note
+    in brackets ("Fig. 6 (See legend on previous page.)", "TABLE 1. (Continued.)"), or a title
+    whose words open that legend ("Figure 1 - Stiffness regulates ..." over the figure, "Figure 1 –
+    Substrate stiffness regulates ... (a) ..." under it or on another page)."""
+    fuller = max(same_label, key=lambda c: len(c.text))
+    found, legend = parse_caption_label(caption.text), parse_caption_label(fuller.text)
+    if fuller is caption or found is None or legend is None:
+        return None
+    rest = found.rest.strip()
+    if rest.startswith("(") and rest.rstrip(".").endswith(")"):
+        return fuller
+    title = _title_words(rest)
+    opening = _title_words(legend.rest)[: len(title) + _TITLE_SLACK]
+    return fuller if title and len(set(title) & set(opening)) >= _TITLE_SHARE * len(set(title)) else None
+
+
+def _title_words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())

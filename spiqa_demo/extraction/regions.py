@@ -111,6 +111,8 @@ _MARGIN_GROUP_HEIGHT = 0.1
 _MIN_FIGURE_SHARE = 0.01
 _MIN_FIGURE_WIDTH = 60
 _MIN_FIGURE_HEIGHT = 24
+# ... and body paragraphs cover less than this share of it.
+_PROSE_SHARE = 0.3
 
 
 @dataclass
@@ -153,7 +155,8 @@ class PageSearch:
         self.page = page.frame  # not the page: its glyph runs are freed once every page is searched
         self.captions = captions
         self.elements = _content_elements(page, captions)
-        self.blockers = [page.blocks[i].bbox for i in sorted(page.body_blocks)] + [c.bbox for c in captions]
+        self.prose = [page.blocks[i].bbox for i in sorted(page.body_blocks)]
+        self.blockers = self.prose + [c.bbox for c in captions]
         self.spans = {c: _span(c, captions, doc) for c in captions}
         column = min(right - left for left, right in doc.columns)
         self.full_width = {
@@ -585,7 +588,9 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
         in_margin = (g[1] < _TOP_BAND * page.height or g[3] > _BOTTOM_BAND * page.height) and g[3] - g[1] < _MARGIN_GROUP_HEIGHT * page.height
         return not in_margin and area(g) >= _MIN_FIGURE_SHARE * page_area and (g[2] - g[0]) >= _MIN_FIGURE_WIDTH and (g[3] - g[1]) >= _MIN_FIGURE_HEIGHT
 
-    return [Region(None, g) for g in _joined([g for g in left if figure_sized(g)], regions, search.blockers)]
+    # A frame or a shade drawn around paragraphs (a boxed summary, a page's rules) holds text, not a figure.
+    figures = [g for g in left if figure_sized(g) and sum(overlap(g, b) for b in search.prose) < _PROSE_SHARE * area(g)]
+    return [Region(None, g) for g in _joined(figures, regions, search.blockers)]
 
 
 def _joined(groups: list[BBox], regions: list[Region], blockers: list[BBox]) -> list[BBox]:
