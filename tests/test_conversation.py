@@ -237,3 +237,11 @@ def test_a_stopped_question_is_the_one_a_followup_is_read_against_and_quotes_not
     assert _history(conversation, QASettings())[0] == (PREVIOUS, STOPPED_ANSWER)  # what a model is told of it
     again = stopped_turn(paper, conversation, "and in recall@20?", QASettings())  # a stopped follow-up is read too
     assert again.read_as == "Which method is best on Last-FM in recall@20?"
+
+
+def test_an_item_with_no_label_caption_or_printed_word_is_never_evidence() -> None:
+    logo = Figure(kind="figure", label="", number="", page=1, bbox=(0, 0, 50, 50), caption="")
+    growth = Figure(kind="figure", label="Figure 1", number="1", page=1, bbox=(0, 100, 300, 300), caption="Figure 1. Growth of the mutant strains.")
+    paper = _paper("The mutant strains grow slowly at high temperature.", items=(logo, growth))
+    turn = ask_turn(paper, Conversation(), "What does the journal's logo show?", None, QASettings())
+    assert [e.item for e in turn.evidence if e.kind != "passage"] == [growth]

@@ -108,8 +108,16 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
     total = sum(w for _, w in _queries(question, focus))
     for item, share in zip(paper.items, meeting_scores(paper.items, question, focus if meet else "")):
         scores[item.id] += MEET_WEIGHT * total * share
-    ranked = sorted(paper.items, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
+    shown = [i for i in paper.items if _says_anything(i)]
+    ranked = sorted(shown, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
     return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]
+
+
+def _says_anything(item: Figure) -> bool:
+    """An item with no label, no caption and no printed word (a journal's logo, a wordless graphical
+    abstract) holds nothing a question could be answered from: the gallery keeps it, the evidence
+    does not (it was shown first where every other item scored below its flat score)."""
+    return bool(item.number or item.caption.strip() or item.text.strip())
 
 
 def first_passages(paper: Paper, question: str, settings: QASettings, retrieval: RetrievalSettings | None = None) -> list[Evidence]:
