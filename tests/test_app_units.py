@@ -615,3 +615,20 @@ def test_a_turn_stopped_before_any_reply_says_so() -> None:
     turn = Answering(chat_message("assistant", "Ranking the paper's figures and tables…"))
     turn.stop()
     assert turn.thought["content"] == "Stopped before any answer was written." and turn.thought["metadata"]["title"] == "Stopped"
+
+
+def test_the_summary_starts_only_while_no_question_is_being_answered_or_was_answered() -> None:
+    """A question answered while the summary's backend was being made leaves the summary out: it
+    would be written under the reader's answer (a question being answered goes first, as before)."""
+    from spiqa_demo.conversation import Turn
+    from spiqa_demo.ui.state.session import Asked, Session
+
+    thought = {"role": "assistant", "content": "Asking the model for a summary…"}
+    idle = Session()
+    assert idle.start_turn_when_idle(thought) is idle.turn is not None
+    answering = Session()
+    question = answering.start_turn({"role": "assistant", "content": "Reading the question…"})
+    assert answering.start_turn_when_idle(thought) is None and answering.turn is question
+    answered = Session()
+    answered.asked.append(Asked(Turn(question="What is it?", read_as="What is it?", answer="An answer.")))
+    assert answered.start_turn_when_idle(thought) is None and answered.turn is None

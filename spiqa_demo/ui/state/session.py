@@ -121,16 +121,6 @@ class Chat:
             self.turn = Answering(thought)
             return self.turn
 
-    def start_turn_when_idle(self, thought: Message) -> Answering | None:
-        """A turn nobody asked for (the summary on load), started only while no answer is being written:
-        None when one is (a question asked meanwhile goes first). Checked and started at once, as a
-        question's `start_turn` may run in another thread at the same moment."""
-        with _TURNS:
-            if self.turn is not None:
-                return None
-            self.turn = Answering(thought)
-            return self.turn
-
     def stop_turn(self) -> None:
         if self.turn is not None:
             self.turn.stop()
@@ -164,6 +154,17 @@ class Session(Chat):
     previous_chat: PreviousChat | None = None
     viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
     zoom: int = 100  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
+
+    def start_turn_when_idle(self, thought: Message) -> Answering | None:
+        """A turn nobody asked for (the summary on load), started only while no answer is being written
+        and no question has been asked of this chat: None otherwise (a question asked meanwhile goes
+        first, and one answered meanwhile leaves the summary out: it would follow the answer). Checked
+        and started at once, as a question's `start_turn` may run in another thread at the same moment."""
+        with _TURNS:
+            if self.turn is not None or self.asked:
+                return None
+            self.turn = Answering(thought)
+            return self.turn
 
     def cite(self, message: Message, evidence: Evidence) -> None:
         """Remember that `message` shows `evidence`, under an id the message carries (Gradio's `metadata.id`,

@@ -79,7 +79,7 @@ def summarise(session: Session | None, *panel: PanelValue) -> Iterator[SummaryOu
     chosen = PanelChoice.from_values(panel)
     backend = resolve_backend(chosen.choice, chosen.api_key)[0] if paper is not None else None
     thought = chat_message("assistant", "Asking the model for a summary…", metadata={"title": SUMMARY_TITLE, "status": "pending"})
-    # Checked again as it starts: a question asked while the backend was being made goes first.
+    # Checked again as it starts: a question asked, or answered, while the backend was being made goes first.
     turn = session.start_turn_when_idle(thought) if paper is not None and backend is not None else None
     if paper is None or backend is None or turn is None:
         yield SummaryOutputs(gr.skip(), session)
