@@ -415,7 +415,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         marked = marked if table in marked else [table, *marked]  # the table the answer reads is shown first
         return ExtractiveAnswer(text, [replace(e, cited=True, cells=found.cells) if e is table else e for e in marked])
     if named is not None and named.figure is not None and (named.figure.caption or named.figure.mentions):
-        return ExtractiveAnswer(_caption_answer(named.figure, paper), [replace(e, cited=True) if e is named else e for e in marked])
+        return ExtractiveAnswer(_caption_answer(named.figure, paper), _cite(marked, named))
     headed = [] if paper is None else _headed_passages(paper, question, evidence)
     quote = best_quote(question, [*evidence, *headed], focus, paper)
     if quote is not None and quote.evidence in headed:
@@ -442,11 +442,16 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
         assert best_item.figure is not None
         legend = _caption_answer(best_item.figure, paper)
-        return ExtractiveAnswer(legend, [replace(e, cited=True) if e is best_item else e for e in marked])
+        return ExtractiveAnswer(legend, _cite(marked, best_item))
     if best_item is not None:
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
-        marked = [replace(e, cited=True) if e is best_item else e for e in marked]
+        marked = _cite(marked, best_item)
     return ExtractiveAnswer(" ".join(parts), marked, not_found, unquoted=quote is None and bool(evidence))
+
+
+def _cite(evidence: list[Evidence], item: Evidence) -> list[Evidence]:
+    """`evidence` with `item` marked as what the answer cites."""
+    return [replace(e, cited=True) if e is item else e for e in evidence]
 
 
 def _legend_answers(question: str, focus: str, item: Evidence, paper: Paper) -> bool:
