@@ -458,5 +458,6 @@ def test_a_result_only_a_figure_shows_is_answered_by_its_legend_not_by_not_found
     answer = extractive_answer("Do the engineered bacteria slow melanoma growth with checkpoint blockade?", evidence, paper=paper)
     assert not answer.not_found and answer.text.startswith("Fig. 4")
     assert answer.evidence[0].cited and answer.evidence[0].figure is figure
+    assert not any(e.cited or e.quotes for e in answer.evidence[1:])  # the answer quotes no passage
     assert extractive_answer("How many engineered bacteria slow melanoma growth?", evidence, paper=paper).not_found
     assert extractive_answer("Which kinase phosphorylates the receptor in neurons?", evidence, paper=paper).not_found

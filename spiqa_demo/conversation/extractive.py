@@ -421,7 +421,6 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
     if quote is not None and quote.evidence in headed:
         marked.append(quote.evidence)
     best_item = next((e for e in evidence if e.figure is not None), None)
-    parts: list[str] = []
     not_found = False
     if quote is not None:
         passage = quote.evidence.passage
@@ -429,20 +428,22 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         not_found = paper is not None and support(f"{question} {focus}", passage, paper) < MIN_SUPPORT
         # a quantity asked and no number stated: no answer ("GraphPad Prism version 9.1.0" for "How many samples ...?")
         not_found = not_found or (asks_quantity(question) and not _states_quantity(quote))
+    elif paper is not None and evidence:
+        not_found = True
+    if not_found and best_item is not None and paper is not None and _legend_answers(question, focus, best_item, paper):
+        # no sentence of the text answers, but the first item's own legend holds the question: that
+        # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
+        assert best_item.figure is not None
+        return ExtractiveAnswer(_caption_answer(best_item.figure, paper), _cite(marked, best_item))
+    parts: list[str] = []
+    if quote is not None:
         said = f"“{quote.text}” [p. {quote.evidence.page}]"
         parts.append(f"{NOT_FOUND} The closest passage: {said}" if not_found else said)
         marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
         if not not_found:  # the passage the answer quotes is shown first of the passages
             marked = _quoted_first(marked)
-    elif paper is not None and evidence:
-        not_found = True
+    elif not_found:
         parts.append(NOT_FOUND)
-    if not_found and best_item is not None and paper is not None and _legend_answers(question, focus, best_item, paper):
-        # no sentence of the text answers, but the first item's own legend holds the question: that
-        # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
-        assert best_item.figure is not None
-        legend = _caption_answer(best_item.figure, paper)
-        return ExtractiveAnswer(legend, _cite(marked, best_item))
     if best_item is not None:
         parts.append(f"See also {best_item.citation()} (page {best_item.page}).")
         marked = _cite(marked, best_item)
