@@ -134,7 +134,7 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
 
     gate = threading.Event()
     session = Session()
-    PaperLoad(lambda: gate.wait(30) and shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf", session)
+    PaperLoad(lambda: gate.wait(30) and shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf", session).reported.set()  # no request shows it
     turns = blocking(ask("Which table compares the non-local block with the baseline on Kinetics?", session, *inputs))
     history, *_ = next(turns)
     assert "Waiting for the paper to be read and indexed" in history[-1]["content"] and session.loading
@@ -143,6 +143,33 @@ def test_a_question_asked_while_the_paper_loads_waits_for_it(shared: Path, monke
     assert not session.loading and session.paper is not None and box == ""
     assert history[0]["content"].startswith("Loaded **") and history[1]["content"].startswith("Which table")
     assert session.last_answer is not None and session.last_answer.figure is not None
+
+
+def test_an_answer_waits_for_the_loads_last_update_to_be_sent(shared: Path) -> None:
+    """Gradio sends a load's last update (the chat with only the greeting) once more as its request
+    completes: an answer sent before that was replaced by it in the browser. The question is held
+    until the load's request has handed over its last update (resumed after it)."""
+    from spiqa_demo.ui.serving.work.steps import Wait, blocking
+    from spiqa_demo.ui.state.session import Session
+    from spiqa_demo.ui.tabs.paper.chat import ask
+    from spiqa_demo.ui.tabs.paper.paper_tab import LoadOutputs, load_upload
+
+    session = Session()
+    pdf = shared / "papers" / "non-local-nn-cvpr2018-1711.07971.pdf"
+    load = blocking(load_upload(str(pdf), 1, session, progress=lambda *_, **__: None))
+    for shown in load:  # up to the load's last update, which Gradio has not finished sending
+        assert isinstance(shown, LoadOutputs)
+        if session.load_job is not None and session.load_job.done and isinstance(shown.status, str) and "Indexing" not in shown.status:
+            break
+    assert session.paper is not None and isinstance(shown.chatbot, list) and len(shown.chatbot) == 1  # the greeting
+    asked = ask("Which table compares the non-local block with the baseline on Kinetics?", session, "cot", "none", "", "", 8, 0,
+                True, "")
+    held = next(step for step in asked if isinstance(step, Wait) and not step.ready())
+    assert session.last_answer is None and len(session.history) == 3  # the greeting, the question, its thought
+    assert next(load, None) is None  # the load's request ends
+    assert held.ready()
+    history, answered, _ = list(blocking(asked))[-1]
+    assert answered.last_answer is not None and history[0]["content"].startswith("Loaded **")
 
 
 def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(shared: Path) -> None:
@@ -160,7 +187,7 @@ def test_a_question_that_arrives_before_its_upload_waits_for_the_load_to_begin(s
         however late a timer would have fired on a busy machine."""
         for step in steps:
             if isinstance(step, Wait) and session.load_job is None:
-                PaperLoad(lambda: pdf, session)
+                PaperLoad(lambda: pdf, session).reported.set()  # no request shows it
             yield step
 
     asked = ask("Which table compares the non-local block with the baseline on Kinetics?", session, "cot", "none", "", "", 8, 0,

@@ -117,6 +117,10 @@ class PaperLoad:
         self.paper: Paper | None = None
         self.error = ""
         self._done = threading.Event()
+        # Set by the request that shows this load once its last update is sent (or the request is gone):
+        # Gradio sends that update again as the request completes, so a chat changed before then is
+        # overwritten by the load's copy. A question asked meanwhile waits for this (`chat._wait_for_paper`).
+        self.reported = threading.Event()
         self._fetch, self._session = fetch, session
         self._name = ("load", id(self))  # what it holds in `storage.live`
         session.load_job = self

@@ -55,6 +55,8 @@ NO_PAPER_OR_EXAMPLE = "Load a paper first: upload a PDF, type an arXiv id, or pi
 # the file is uploading (`upload_watch`): a question with no paper waits this long for that word, or
 # for a load to begin. Once the word came, it waits for the upload however long it takes.
 UPLOAD_GRACE_S = 5.0
+# How long a question waits, once its paper is ready, for the load's request to send its last update.
+REPORTED_GRACE_S = 10.0
 UPLOADING = "Waiting for the paper to arrive: it is still uploading…"
 LOOKING = "Looking for a paper being uploaded…"
 
@@ -168,6 +170,10 @@ def _wait_for_paper(session: Session, turn: Answering) -> Iterator[Wait | None]:
                    {"title": "Loading the paper", "status": "pending"})
         yield None
         yield Wait(lambda: job.done or turn.stopped, POLL_S)
+    if (last := session.load_job) is not None:
+        # The load's request sends its last update once more as it completes: an answer shown before
+        # would be replaced by the load's copy of the chat (bounded: a request gone without closing).
+        yield Wait(lambda: last.reported.is_set() or turn.stopped, REPORTED_GRACE_S)
     turn.waiting_for_paper = False
 
 

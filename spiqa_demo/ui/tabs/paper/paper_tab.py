@@ -142,6 +142,14 @@ def _load(fetch: Callable[[], Path], session: Session | None, progress: gr.Progr
     storage.in_use(session)
     job = PaperLoad(fetch, session, holds)
     upload_watch.ended(session, upload)  # after the load is the session's: a question waiting for the upload waits for it now
+    try:
+        yield from _report(job, session, progress)
+    finally:  # resumed after the last update was handed to Gradio, or closed with the request
+        job.reported.set()
+
+
+def _report(job: PaperLoad, session: Session, progress: gr.Progress) -> Iterator[LoadOutputs | Wait]:
+    """What `_load` shows of `job`, from "Loading…" to the paper ready or the load's error."""
     yield LoadOutputs(session, status="Loading…")
     shown, last = False, time.monotonic()
     try:
