@@ -1,9 +1,9 @@
 """The reader's conversation without a model: does the shortlist hold the right evidence, and does
 the answer say what the paper says?
 
-    python -m benchmarks.reader_conversation [--set first|broad|fresh|tables|all]    (from the repository root)
+    python -m benchmarks.reader_conversation [--set first|broad|fresh|blind|tables|all]    (from the repository root)
 
-Three question sets, all written from the papers' own text before the system was asked them
+Four question sets, all written from the papers' own text before the system was asked them
 (`SPIQA_SHARED`, default ../shared; papers read through the extraction cache); `--set` picks one
 (default: all). Printed, never asserted.
 
@@ -40,7 +40,9 @@ papers, printed per question kind and per corpus (litqa, CS):
 
 The fresh set, benchmarks/data/reader_questions_fresh.json, is written and measured as the broad one,
 on litqa articles no other set uses (and a few new questions on CS papers of the first set, printed
-as the CS corpus): the papers nobody tuned on.
+as the CS corpus): the papers nobody tuned on. The blind set, benchmarks/data/reader_questions_blind.json,
+is written the same way on the ten litqa articles that no earlier set uses: unseen papers again, now
+that some of the fresh set's misses were read.
 `--set tables` prints the broad set's figures for benchmarks/data/table_lookups_dev.json, a dev set
 of table lookups the table rules were tuned on (its "about" says so): not a held-out measure.
 The last line is JSON.
@@ -67,7 +69,7 @@ from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
-BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh")}
+BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh", "blind")}
 # a dev set of table lookups the table rules were tuned on: printed like the blind sets, never in "all"
 DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json"}
 TOP = 3
