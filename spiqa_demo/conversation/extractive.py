@@ -123,6 +123,21 @@ _BEYOND_A_CELL = re.compile(
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
+# A sentence saying what was set out to be found, not what was: "We next determined the sites of
+# PARP1 UFMylation using ...", "To determine if this increase is due to ..., we analyzed ...",
+# "Next, we tested whether ... could treat established tumors." ("we determined that ..." is a finding).
+_AIM = re.compile(
+    r"^To (?:\w+ )?(?:determine|test|examine|investigate|assess|explore|evaluate|address|understand|identify|"
+    r"confirm|verify|characteri[sz]e|check|study|measure|quantify|compare|see|find out|gain insights?)\b|"
+    r"\bwe (?:\w+ )?(?:tested|asked|examined|investigated|determined(?! that)|assessed|explored|evaluated|sought|"
+    r"wanted|wished|set out|checked|wondered|hypothesi[sz]ed|reasoned)\b",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(r"\b(?:found|finds?|observed?|saw|showed?|shown|shows|revealed?|indicat\w*|demonstrat\w*|suggest\w*|confirmed)\b", re.IGNORECASE)
+_STEP = re.compile(r"^(?:We|Then|Next)\b")  # a further step of the method after an aim ("We waited 5 days to ...")
+# A sentence that opens on what the one before it named: "These residues are conserved in all CTRPs."
+_ANAPHOR = re.compile(r"^(?:These|Those|This|Such|They)\b")
+MAX_SENTENCES = 3  # an answer completed with the sentences it needs (`_completed`) quotes at most this many
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
@@ -131,6 +146,7 @@ HEADING_WORDS = 5  # a run of words this short without a sentence's end is a hea
 TITLE_WORDS = 20  # a heading in title case is no longer than this
 TITLE_SHARE = 0.8  # ... and this share of its longer words open with a capital
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
+_SENTENCE_ENDS = (".", "!", ")", "”", '"')  # how a sentence (not a heading) may end
 
 
 def is_no_answer(sentence: str) -> bool:
@@ -143,7 +159,7 @@ def is_no_answer(sentence: str) -> bool:
     if not text or text.endswith((":", "?")) or _RESEARCH_QUESTION.search(text) or _NUMBERED_HEADING.match(text):
         return True
     words = len(text.split())
-    if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith((".", "!", ")", "”", '"'))):
+    if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith(_SENTENCE_ENDS)):
         return True
     if _title_case(text):
         return True
@@ -159,6 +175,24 @@ def _title_case(text: str) -> bool:
     lower-case, but for names)."""
     words = [w for w in re.findall(r"[^\W\d_][\w'-]*", text)[1:] if len(w) > 3]
     return len(text.split()) <= TITLE_WORDS and len(words) >= 3 and sum(w[0].isupper() for w in words) >= TITLE_SHARE * len(words)
+
+
+def _heading_passage(sentences: Sequence[str], title: str) -> bool:
+    """Whether a passage is a heading or the paper's title line rather than a paragraph: one
+    sentence without a sentence's end, no longer than a title (a result heading, "A. baumannii is
+    more virulent than A. lwoffii in vivo and in vitro", or a journal's kicker before the title,
+    "CANCER IMMUNOLOGY Engineered skin bacteria ..."), or holding the whole title (a kicker set
+    letter-spaced, "HE ALTH AN D M E DI CI NE Peptide-guided ..."). A paragraph cut at a page's
+    end runs longer, or its cut sentence follows others; an abstract may say the title's words in
+    a sentence, and ends it."""
+    if len(sentences) != 1 or sentences[0].endswith(_SENTENCE_ENDS):
+        return False
+    return len(sentences[0].split()) <= TITLE_WORDS or (len(title.split()) >= PHRASE_WORDS and _letters(title) in _letters(sentences[0]))
+
+
+def _letters(text: str) -> str:
+    """`text`'s letters and digits, case folded: a title compared whatever its spacing and hyphens."""
+    return "".join(c for c in text.casefold() if c.isalnum())
 
 
 @dataclass(frozen=True)
@@ -187,15 +221,18 @@ class ExtractiveAnswer:
     unquoted: bool = False
 
 
-def _candidates(evidence: Sequence[Evidence], quantity: bool = False) -> list[Quote]:
+def _candidates(evidence: Sequence[Evidence], quantity: bool = False, title: str = "") -> list[Quote]:
     """Every sentence and adjacent pair of the shortlisted passages that may answer; shorter ones
     than `MIN_QUOTE_WORDS` only when nothing longer is left, or, when a `quantity` is asked, when
-    they state a number ("We used warmup_steps = 4000.")."""
+    they state a number ("We used warmup_steps = 4000."). A passage that is a heading or the
+    paper's title line (`_heading_passage`) gives none."""
     quotes: list[Quote] = []
     for e in evidence:
         if e.passage is None:
             continue
         sentences = [s for s in sentences_of(e.passage) if s]
+        if _heading_passage(sentences, title):
+            continue
         quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences) if not is_no_answer(s)]
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences)) if not (is_no_answer(a) or is_no_answer(b))]
     long_enough = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS
@@ -211,7 +248,7 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     from retrieval.lexical import BM25Index
 
     quantity = asks_quantity(question)
-    quotes = _candidates(evidence, quantity)
+    quotes = _candidates(evidence, quantity, paper.title if paper is not None else "")
     if not quotes:
         return None
     headed = heading_matches(paper, question) if paper is not None else {}
@@ -305,6 +342,26 @@ def _with_reason(quote: Quote) -> Quote:
     if i + 1 < len(sentences) and not is_no_answer(sentences[i + 1]):
         return replace(quote, sentences=(quote.sentences[0], sentences[i + 1]))
     return quote
+
+
+def _completed(quote: Quote) -> Quote:
+    """The quote with the adjacent sentences it needs to answer, up to `MAX_SENTENCES`: the one
+    before a sentence that opens on what it names ("These residues are conserved in all CTRPs."
+    after the one naming the residues), and the ones after an aim ("We next determined the sites of
+    UFMylation using ...") up to the first that is no further step of the method: the finding
+    follows the aim ("From here, we found that the K548R mutation eliminated ...")."""
+    assert quote.evidence.passage is not None
+    sentences = [s for s in sentences_of(quote.evidence.passage) if s]
+    start, end = quote.position, quote.position + len(quote.sentences)
+    if sentences[start:end] != list(quote.sentences):
+        return quote
+    if _ANAPHOR.match(sentences[start]) and start > 0 and not is_no_answer(sentences[start - 1]):
+        start -= 1
+    aim = _AIM.search(sentences[end - 1]) is not None and not _FINDING.search(sentences[end - 1])
+    while aim and end < len(sentences) and end - start < MAX_SENTENCES and not is_no_answer(sentences[end]):
+        end += 1
+        aim = _STEP.match(sentences[end - 1]) is not None and not _FINDING.search(sentences[end - 1])
+    return replace(quote, sentences=tuple(sentences[start:end]), position=start)
 
 
 def _coverage(question: str, texts: Sequence[str], paper: Paper) -> np.ndarray:
@@ -430,6 +487,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         not_found = not_found or (asks_quantity(question) and not _states_quantity(quote))
     elif paper is not None and evidence:
         not_found = True
+    quote = None if quote is None else _completed(quote)
     if not_found and best_item is not None and paper is not None and _legend_answers(question, focus, best_item, paper):
         # no sentence of the text answers, but the first item's own legend holds the question: that
         # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
