@@ -61,7 +61,7 @@ import numpy as np
 
 from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
-from spiqa_demo.conversation.sections import heading_matches
+from spiqa_demo.conversation.sections import heading_matches, headings
 from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, lookup
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
@@ -283,11 +283,27 @@ def _paragraph_support(question: str, quotes: Sequence[Quote], paper: Paper) -> 
     paragraph): an answer often leaves to its paragraph's other sentences what it is about ("We
     fine-tune the model ... with a learning rate of 2e-5" in the paragraph on SWAG)."""
     held: dict[int, float] = {}
+    contexts = dict(zip((id(p) for p in paper.passages), _contexts(paper), strict=True))
+    named = heading_matches(paper, question)
     for q in quotes:
         passage = q.evidence.passage
         if passage is not None and id(passage) not in held:
-            held[id(passage)] = support(question, passage, paper)
+            read = f"{passage.text} {named.get(id(passage), '')} {contexts.get(id(passage), '')}"
+            held[id(passage)] = float(_coverage(question, [read], paper)[0])
     return np.array([held.get(id(q.evidence.passage), 0.0) for q in quotes])
+
+
+def _contexts(paper: Paper) -> list[str]:
+    """Per paragraph, what it is read under: its section's heading and the paragraph
+    before it in the same section ("CIFAR-10 and Analysis" over "We use a weight decay of 0.0001
+    ..."; "When fine-tuning on the SWAG dataset, ..." before "We fine-tune the model for 3 epochs
+    ..."): a paragraph leaves to them what it is about."""
+    return per_paper("paragraph-contexts", paper, _read_under)
+
+
+def _read_under(paper: Paper) -> list[str]:
+    under = headings(paper)
+    return [f"{under[i]} {paper.passages[i - 1].text if i > 0 and under[i] and under[i - 1] == under[i] else ''}" for i in range(len(under))]
 
 
 def _unit_of(question: str) -> re.Pattern[str] | None:
