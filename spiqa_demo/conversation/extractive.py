@@ -12,7 +12,8 @@
   against the question (its length normalisation keeps a pair from winning on length alone), and the
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
   lead-in ending in ":", or one in title case), a list of research questions ("RQ1: ..."), a question, another item's
-  caption, a line of names such as a reference's authors (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
+  caption, a line of names such as a reference's authors (`is_no_answer`), a passage that is a
+  heading or the article's title line with its journal's kicker (`_heading_passage`). A question asking for a quantity ("how many", "what learning rate",
   `asks_quantity`) is answered by a candidate that states a number (`states_number`: a citation, a
   figure's or section's number, a footnote's mark or a name's digits state none) in each of its
   sentences, so that a pair does not join one thing's number to the words of another; of those, by
@@ -27,10 +28,14 @@
   sentence repeating one word beat one that holds all that was asked. The candidate's paragraph
   holding the question counts as well (`support`): an answer often leaves what it is about to the
   paragraph's other sentences ("We fine-tune the model ... with a learning rate of 2e-5" in the
-  paragraph on SWAG, beside the same sentence in a paragraph on another task). A one-sentence answer to a
+  paragraph on SWAG, beside the same sentence in a paragraph on another task), or to its section's
+  heading and the paragraph before it (`_contexts`), which count in ranking. A one-sentence answer to a
   "why" question comes with the adjacent sentence that gives the reason (`_with_reason`): papers
   restate the claim asked about ("... are comparable.") and give the reason beside it ("This is
-  because ..."). A paragraph under a heading that names what the question
+  because ..."). The quote chosen comes with the adjacent sentences it needs (`_completed`): the one
+  before a sentence opening on what it names ("These residues are conserved in all CTRPs."), and
+  after an aim ("We next determined the sites of ...") the sentences up to its finding; a reader
+  asked "Which lysine ...?" needs the finding, not what was set out to find. A paragraph under a heading that names what the question
   asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
