@@ -516,3 +516,16 @@ def test_a_paragraph_is_read_under_its_heading_and_the_paragraph_before_it() -> 
     ))
     quote = best_quote("What learning rate and batch size were used to fine-tune on SWAG?", evidence, paper=paper)
     assert quote is not None and quote.text == "We fine-tune the model for 3 epochs with a learning rate of 2e-5 and a batch size of 16."
+
+
+def test_a_sentence_cut_at_its_paragraphs_end_is_read_on_from_the_next_paragraph_past_a_running_foot() -> None:
+    """A page's end cut the answering sentence ("..., indicating that"); the rest opens the next
+    paragraph after the page's running foot: the answer says the whole sentence."""
+    paper, evidence = _passages((
+        "We next mapped the sites of PARP1 UFMylation with a series of truncations and lysine-to-arginine mutants. "
+        "We found that the K548R mutation eliminated the major UFMylation signal of PARP1, indicating that",
+        "e2 Molecular Journal 34, 1469-1478, April 8, 2024",
+        "K548 is a prominent UFMylation site of PARP1 in cells.",
+    ))
+    answer = extractive_answer("Which mutation eliminated the UFMylation signal of PARP1?", evidence[:1], paper=paper)
+    assert "indicating that K548 is a prominent UFMylation site of PARP1 in cells.”" in answer.text

@@ -35,7 +35,8 @@
   because ..."). The quote chosen comes with the adjacent sentences it needs (`_completed`): the one
   before a sentence opening on what it names ("These residues are conserved in all CTRPs."), and
   after an aim ("We next determined the sites of ...") the sentences up to its finding; a reader
-  asked "Which lysine ...?" needs the finding, not what was set out to find. A paragraph under a heading that names what the question
+  asked "Which lysine ...?" needs the finding, not what was set out to find. A sentence cut at its
+  paragraph's end (a page's end) is said whole, read on from the next paragraph (`_run_on`). A paragraph under a heading that names what the question
   asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
@@ -142,6 +143,9 @@ _FINDING = re.compile(r"\b(?:found|finds?|observed?|saw|showed?|shown|shows|reve
 _STEP = re.compile(r"^(?:We|Then|Next)\b")  # a further step of the method after an aim ("We waited 5 days to ...")
 # A sentence that opens on what the one before it named: "These residues are conserved in all CTRPs."
 _ANAPHOR = re.compile(r"^(?:These|Those|This|Such|They)\b")
+# The words no sentence ends on: a sentence ending on one was cut ("..., indicating that").
+_CUT = re.compile(r"(?:,|\b(?:that|the|of|and|or|to|in|a|an|with|by|for|from|as|which|is|are|was|were|at|on))$")
+RUN_ON_PASSAGES = 3  # a cut sentence is read on from the first paragraph among this many after it that is no running head or foot
 MAX_SENTENCES = 3  # an answer completed with the sentences it needs (`_completed`) quotes at most this many
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
@@ -385,6 +389,23 @@ def _completed(quote: Quote) -> Quote:
     return replace(quote, sentences=tuple(sentences[start:end]), position=start)
 
 
+def _run_on(quote: Quote, paper: Paper | None) -> str:
+    """The quote's words, with the rest of a sentence that its paragraph's end cut (a page's or a
+    column's end: "..., indicating that") read on from the next paragraph when it opens
+    mid-sentence ("is a prominent site.") or the cut one ends on a word no sentence ends on ("that"), past a running head or
+    foot between them ("e2 Current Biology 34, ..."): half a sentence is no answer."""
+    passage = quote.evidence.passage
+    if paper is None or passage is None or quote.sentences[-1].endswith((*_SENTENCE_ENDS, ":")):
+        return quote.text
+    sentences = [s for s in sentences_of(passage) if s]
+    at = next((i for i, p in enumerate(paper.passages) if p is passage), None)
+    if sentences[-1] != quote.sentences[-1] or at is None:
+        return quote.text
+    following = ([s for s in sentences_of(p) if s] for p in paper.passages[at + 1: at + 1 + RUN_ON_PASSAGES])
+    rest = next((s for s in following if s and not _heading_passage(s, paper.title)), [""])[0]
+    return f"{quote.text} {rest}" if rest and (rest[:1].islower() or _CUT.search(quote.sentences[-1])) else quote.text
+
+
 def _coverage(question: str, texts: Sequence[str], paper: Paper) -> np.ndarray:
     """Per text, the share of the question's words it holds, each weighted by its rarity in the paper
     (as `support` weighs them): BM25 rewards a word said twice; a reader, every word asked about."""
@@ -516,7 +537,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         return ExtractiveAnswer(_caption_answer(best_item.figure, paper), _cite(marked, best_item))
     parts: list[str] = []
     if quote is not None:
-        said = f"“{quote.text}” [p. {quote.evidence.page}]"
+        said = f"“{_run_on(quote, paper)}” [p. {quote.evidence.page}]"
         parts.append(f"{NOT_FOUND} The closest passage: {said}" if not_found else said)
         marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
         if not not_found:  # the passage the answer quotes is shown first of the passages
