@@ -44,7 +44,9 @@ as the CS corpus): the papers nobody tuned on. The blind set, benchmarks/data/re
 is written the same way on the ten litqa articles that no earlier set uses: unseen papers again, now
 that some of the fresh set's misses were read.
 `--set tables` prints the broad set's figures for benchmarks/data/table_lookups_dev.json, a dev set
-of table lookups the table rules were tuned on (its "about" says so): not a held-out measure.
+of table lookups the table rules were tuned on (its "about" says so): not a held-out measure; so does
+`--set quotes` for benchmarks/data/quote_questions_dev.json, text questions the choice of the quoted
+sentence was tuned on.
 The last line is JSON.
 """
 
@@ -70,8 +72,9 @@ from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
 BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh", "blind")}
-# a dev set of table lookups the table rules were tuned on: printed like the blind sets, never in "all"
-DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json"}
+# dev sets tuned on (the table lookups, the quoted sentences): printed like the blind sets, never in "all"
+DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
+            "quotes": Path(__file__).parent / "data" / "quote_questions_dev.json"}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
 KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
@@ -326,8 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
                         help="which question set: the first (reader_questions.json), the broad or the fresh one "
-                             "(reader_questions_<name>.json), all of them (default), or the table lookups' dev set "
-                             "(table_lookups_dev.json, tuned on; not in 'all')")
+                             "(reader_questions_<name>.json), all of them (default), or a dev set tuned on, not in 'all': "
+                             "the table lookups' (table_lookups_dev.json) or the quoted sentences' (quote_questions_dev.json)")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}

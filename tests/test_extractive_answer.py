@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from spiqa_demo.conversation import Conversation, Evidence, Turn, ask_turn
-from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence
+from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.extractive import (
     NOT_FOUND,
     _coverage,
@@ -461,3 +461,71 @@ def test_a_result_only_a_figure_shows_is_answered_by_its_legend_not_by_not_found
     assert not any(e.cited or e.quotes for e in answer.evidence[1:])  # the answer quotes no passage
     assert extractive_answer("How many engineered bacteria slow melanoma growth?", evidence, paper=paper).not_found
     assert extractive_answer("Which kinase phosphorylates the receptor in neurons?", evidence, paper=paper).not_found
+
+
+def test_a_title_line_or_a_heading_kept_as_a_passage_is_never_quoted() -> None:
+    """The article's title line with its journal's kicker, set plain or letter-spaced, and a result
+    heading hold the question's words best, but they are no answer: the sentence that answers is."""
+    title = "Engineered skin bacteria induce antitumor T cell responses against melanoma"
+    texts = (
+        f"CANCER IMMUNOLOGY {title}",
+        f"C AN C ER IM M U N O L O G Y AN D T H E R A P Y {title}",
+        "Engineered skin bacteria induce antitumor responses with checkpoint blockade",
+        "Colonization with the engineered skin bacteria combined with checkpoint blockade led to the rejection of 15 of 16 tumors.",
+    )
+    passages = [Passage(text=t, page=1, bbox=(50.0, 100.0 + 40 * i, 300.0, 130.0 + 40 * i)) for i, t in enumerate(texts)]
+    paper = Paper("3" * 64, "made.pdf", title, None, [(612.0, 792.0)], passages=passages)
+    answer = extractive_answer("Do engineered skin bacteria induce antitumor T cell responses with checkpoint blockade?",
+                               [passage_evidence(p, 1.0) for p in passages], paper=paper)
+    assert [q for e in answer.evidence for q in e.quotes] == [texts[3]]
+
+
+@pytest.mark.parametrize(("text", "question", "quoted"), [
+    # a sentence opening on what the one before it named comes with that one
+    ("We aligned the sequences of all family members. Structure-based alignment reveals four highly conserved residues "
+     "(Tyr-161, Gly-159, Phe-237, and Leu-242 in adiponectin). These residues are conserved in all CTRPs (Fig. 7).",
+     "Which residues are conserved in all CTRPs?", (1, 3)),
+    # an aim comes with the sentence that gives its finding
+    ("We next determined the sites of PARP1 UFMylation using a series of truncations and lysine-to-arginine mutants. "
+     "From here, we found that the K548R mutation eliminated its major signal. The cells were then treated with a drug for 4 h.",
+     "Which lysine of PARP1 is UFMylated?", (0, 2)),
+    # ... and with the further steps of its method up to it
+    ("Next, we tested whether a combination of engineered bacteria and checkpoint inhibition could treat established tumors. "
+     "We waited 5 or 14 days after tumor inoculation to colonize the mice. "
+     "The reduction in tumor burden was almost as pronounced as in the prophylaxis model. Other mice were left untreated for 30 days.",
+     "Do the engineered bacteria treat established tumors?", (0, 3)),
+])
+def test_an_answer_is_quoted_with_the_adjacent_sentences_it_needs(text: str, question: str, quoted: tuple[int, int]) -> None:
+    paper, evidence = _passages((text, "We report results on every task with the same solver, and we keep all settings unchanged."))
+    answer = extractive_answer(question, evidence, paper=paper)
+    sentences = sentences_of(paper.passages[0])
+    assert [q for e in answer.evidence for q in e.quotes] == sentences[quoted[0]:quoted[1]]
+
+
+def test_a_paragraph_is_read_under_its_heading_and_the_paragraph_before_it() -> None:
+    """The paragraph stating the asked settings leaves what it is about to the paragraph before it
+    ("SWAG") and to its section's heading ("CIFAR-10 and Analysis"): its sentence answers, not the
+    alike sentence of another task's paragraph."""
+    paper, evidence = _passages((
+        "4.3 Question Answering",
+        "On the question answering benchmark, a span is predicted from the start and end vectors of the head.",
+        "We fine-tune the model for 2 epochs with a learning rate of 5e-5 and a batch size of 48. No extra data was added for this model.",
+        "4.4 Commonsense Inference",
+        "When fine-tuning on the SWAG dataset, we construct four input sequences, each with a possible continuation.",
+        "We fine-tune the model for 3 epochs with a learning rate of 2e-5 and a batch size of 16.",
+    ))
+    quote = best_quote("What learning rate and batch size were used to fine-tune on SWAG?", evidence, paper=paper)
+    assert quote is not None and quote.text == "We fine-tune the model for 3 epochs with a learning rate of 2e-5 and a batch size of 16."
+
+
+def test_a_sentence_cut_at_its_paragraphs_end_is_read_on_from_the_next_paragraph_past_a_running_foot() -> None:
+    """A page's end cut the answering sentence ("..., indicating that"); the rest opens the next
+    paragraph after the page's running foot: the answer says the whole sentence."""
+    paper, evidence = _passages((
+        "We next mapped the sites of PARP1 UFMylation with a series of truncations and lysine-to-arginine mutants. "
+        "We found that the K548R mutation eliminated the major UFMylation signal of PARP1, indicating that",
+        "e2 Molecular Journal 34, 1469-1478, April 8, 2024",
+        "K548 is a prominent UFMylation site of PARP1 in cells.",
+    ))
+    answer = extractive_answer("Which mutation eliminated the UFMylation signal of PARP1?", evidence[:1], paper=paper)
+    assert "indicating that K548 is a prominent UFMylation site of PARP1 in cells.”" in answer.text

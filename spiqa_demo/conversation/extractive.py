@@ -12,7 +12,8 @@
   against the question (its length normalisation keeps a pair from winning on length alone), and the
   passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
   lead-in ending in ":", or one in title case), a list of research questions ("RQ1: ..."), a question, another item's
-  caption, a line of names such as a reference's authors (`is_no_answer`). A question asking for a quantity ("how many", "what learning rate",
+  caption, a line of names such as a reference's authors (`is_no_answer`), a passage that is a
+  heading or the article's title line with its journal's kicker (`_heading_passage`). A question asking for a quantity ("how many", "what learning rate",
   `asks_quantity`) is answered by a candidate that states a number (`states_number`: a citation, a
   figure's or section's number, a footnote's mark or a name's digits state none) in each of its
   sentences, so that a pair does not join one thing's number to the words of another; of those, by
@@ -27,10 +28,15 @@
   sentence repeating one word beat one that holds all that was asked. The candidate's paragraph
   holding the question counts as well (`support`): an answer often leaves what it is about to the
   paragraph's other sentences ("We fine-tune the model ... with a learning rate of 2e-5" in the
-  paragraph on SWAG, beside the same sentence in a paragraph on another task). A one-sentence answer to a
+  paragraph on SWAG, beside the same sentence in a paragraph on another task), or to its section's
+  heading and the paragraph before it (`_contexts`), which count in ranking. A one-sentence answer to a
   "why" question comes with the adjacent sentence that gives the reason (`_with_reason`): papers
   restate the claim asked about ("... are comparable.") and give the reason beside it ("This is
-  because ..."). A paragraph under a heading that names what the question
+  because ..."). The quote chosen comes with the adjacent sentences it needs (`_completed`): the one
+  before a sentence opening on what it names ("These residues are conserved in all CTRPs."), and
+  after an aim ("We next determined the sites of ...") the sentences up to its finding; a reader
+  asked "Which lysine ...?" needs the finding, not what was set out to find. A sentence cut at its
+  paragraph's end (a page's end) is said whole, read on from the next paragraph (`_run_on`). A paragraph under a heading that names what the question
   asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
@@ -61,7 +67,7 @@ import numpy as np
 
 from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
-from spiqa_demo.conversation.sections import heading_matches
+from spiqa_demo.conversation.sections import heading_matches, headings
 from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, lookup
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
@@ -123,6 +129,24 @@ _BEYOND_A_CELL = re.compile(
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
+# A sentence saying what was set out to be found, not what was: "We next determined the sites of
+# PARP1 UFMylation using ...", "To determine if this increase is due to ..., we analyzed ...",
+# "Next, we tested whether ... could treat established tumors." ("we determined that ..." is a finding).
+_AIM = re.compile(
+    r"^To (?:\w+ )?(?:determine|test|examine|investigate|assess|explore|evaluate|address|understand|identify|"
+    r"confirm|verify|characteri[sz]e|check|study|measure|quantify|compare|see|find out|gain insights?)\b|"
+    r"\bwe (?:\w+ )?(?:tested|asked|examined|investigated|determined(?! that)|assessed|explored|evaluated|sought|"
+    r"wanted|wished|set out|checked|wondered|hypothesi[sz]ed|reasoned)\b",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(r"\b(?:found|finds?|observed?|saw|showed?|shown|shows|revealed?|indicat\w*|demonstrat\w*|suggest\w*|confirmed)\b", re.IGNORECASE)
+_STEP = re.compile(r"^(?:We|Then|Next)\b")  # a further step of the method after an aim ("We waited 5 days to ...")
+# A sentence that opens on what the one before it named: "These residues are conserved in all CTRPs."
+_ANAPHOR = re.compile(r"^(?:These|Those|This|Such|They)\b")
+# The words no sentence ends on: a sentence ending on one was cut ("..., indicating that").
+_CUT = re.compile(r"(?:,|\b(?:that|the|of|and|or|to|in|a|an|with|by|for|from|as|which|is|are|was|were|at|on))$")
+RUN_ON_PASSAGES = 3  # a cut sentence is read on from the first paragraph among this many after it that is no running head or foot
+MAX_SENTENCES = 3  # an answer completed with the sentences it needs (`_completed`) quotes at most this many
 _RESEARCH_QUESTION = re.compile(r"\bRQ\s?\d")
 # A section heading printed as a sentence: "3.2 Training Details", "A.5 Illustrations of Fine-tuning".
 _NUMBERED_HEADING = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s+[A-Z][^.!?]*$")
@@ -131,6 +155,7 @@ HEADING_WORDS = 5  # a run of words this short without a sentence's end is a hea
 TITLE_WORDS = 20  # a heading in title case is no longer than this
 TITLE_SHARE = 0.8  # ... and this share of its longer words open with a capital
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
+_SENTENCE_ENDS = (".", "!", ")", "”", '"')  # how a sentence (not a heading) may end
 
 
 def is_no_answer(sentence: str) -> bool:
@@ -143,7 +168,7 @@ def is_no_answer(sentence: str) -> bool:
     if not text or text.endswith((":", "?")) or _RESEARCH_QUESTION.search(text) or _NUMBERED_HEADING.match(text):
         return True
     words = len(text.split())
-    if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith((".", "!", ")", "”", '"'))):
+    if words <= PHRASE_WORDS or (words <= HEADING_WORDS and not text.endswith(_SENTENCE_ENDS)):
         return True
     if _title_case(text):
         return True
@@ -159,6 +184,24 @@ def _title_case(text: str) -> bool:
     lower-case, but for names)."""
     words = [w for w in re.findall(r"[^\W\d_][\w'-]*", text)[1:] if len(w) > 3]
     return len(text.split()) <= TITLE_WORDS and len(words) >= 3 and sum(w[0].isupper() for w in words) >= TITLE_SHARE * len(words)
+
+
+def _heading_passage(sentences: Sequence[str], title: str) -> bool:
+    """Whether a passage is a heading or the paper's title line rather than a paragraph: one
+    sentence without a sentence's end, no longer than a title (a result heading, "A. baumannii is
+    more virulent than A. lwoffii in vivo and in vitro", or a journal's kicker before the title,
+    "CANCER IMMUNOLOGY Engineered skin bacteria ..."), or holding the whole title (a kicker set
+    letter-spaced, "HE ALTH AN D M E DI CI NE Peptide-guided ..."). A paragraph cut at a page's
+    end runs longer, or its cut sentence follows others; an abstract may say the title's words in
+    a sentence, and ends it."""
+    if len(sentences) != 1 or sentences[0].endswith(_SENTENCE_ENDS):
+        return False
+    return len(sentences[0].split()) <= TITLE_WORDS or (len(title.split()) >= PHRASE_WORDS and _letters(title) in _letters(sentences[0]))
+
+
+def _letters(text: str) -> str:
+    """`text`'s letters and digits, case folded: a title compared whatever its spacing and hyphens."""
+    return "".join(c for c in text.casefold() if c.isalnum())
 
 
 @dataclass(frozen=True)
@@ -187,15 +230,18 @@ class ExtractiveAnswer:
     unquoted: bool = False
 
 
-def _candidates(evidence: Sequence[Evidence], quantity: bool = False) -> list[Quote]:
+def _candidates(evidence: Sequence[Evidence], quantity: bool = False, title: str = "") -> list[Quote]:
     """Every sentence and adjacent pair of the shortlisted passages that may answer; shorter ones
     than `MIN_QUOTE_WORDS` only when nothing longer is left, or, when a `quantity` is asked, when
-    they state a number ("We used warmup_steps = 4000.")."""
+    they state a number ("We used warmup_steps = 4000."). A passage that is a heading or the
+    paper's title line (`_heading_passage`) gives none."""
     quotes: list[Quote] = []
     for e in evidence:
         if e.passage is None:
             continue
         sentences = [s for s in sentences_of(e.passage) if s]
+        if _heading_passage(sentences, title):
+            continue
         quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences) if not is_no_answer(s)]
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences)) if not (is_no_answer(a) or is_no_answer(b))]
     long_enough = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS
@@ -211,7 +257,7 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
     from retrieval.lexical import BM25Index
 
     quantity = asks_quantity(question)
-    quotes = _candidates(evidence, quantity)
+    quotes = _candidates(evidence, quantity, paper.title if paper is not None else "")
     if not quotes:
         return None
     headed = heading_matches(paper, question) if paper is not None else {}
@@ -246,11 +292,27 @@ def _paragraph_support(question: str, quotes: Sequence[Quote], paper: Paper) -> 
     paragraph): an answer often leaves to its paragraph's other sentences what it is about ("We
     fine-tune the model ... with a learning rate of 2e-5" in the paragraph on SWAG)."""
     held: dict[int, float] = {}
+    contexts = dict(zip((id(p) for p in paper.passages), _contexts(paper), strict=True))
+    named = heading_matches(paper, question)
     for q in quotes:
         passage = q.evidence.passage
         if passage is not None and id(passage) not in held:
-            held[id(passage)] = support(question, passage, paper)
+            read = f"{passage.text} {named.get(id(passage), '')} {contexts.get(id(passage), '')}"
+            held[id(passage)] = float(_coverage(question, [read], paper)[0])
     return np.array([held.get(id(q.evidence.passage), 0.0) for q in quotes])
+
+
+def _contexts(paper: Paper) -> list[str]:
+    """Per paragraph, what it is read under: its section's heading and the paragraph
+    before it in the same section ("CIFAR-10 and Analysis" over "We use a weight decay of 0.0001
+    ..."; "When fine-tuning on the SWAG dataset, ..." before "We fine-tune the model for 3 epochs
+    ..."): a paragraph leaves to them what it is about."""
+    return per_paper("paragraph-contexts", paper, _read_under)
+
+
+def _read_under(paper: Paper) -> list[str]:
+    under = headings(paper)
+    return [f"{under[i]} {paper.passages[i - 1].text if i > 0 and under[i] and under[i - 1] == under[i] else ''}" for i in range(len(under))]
 
 
 def _unit_of(question: str) -> re.Pattern[str] | None:
@@ -305,6 +367,43 @@ def _with_reason(quote: Quote) -> Quote:
     if i + 1 < len(sentences) and not is_no_answer(sentences[i + 1]):
         return replace(quote, sentences=(quote.sentences[0], sentences[i + 1]))
     return quote
+
+
+def _completed(quote: Quote) -> Quote:
+    """The quote with the adjacent sentences it needs to answer, up to `MAX_SENTENCES`: the one
+    before a sentence that opens on what it names ("These residues are conserved in all CTRPs."
+    after the one naming the residues), and the ones after an aim ("We next determined the sites of
+    UFMylation using ...") up to the first that is no further step of the method: the finding
+    follows the aim ("From here, we found that the K548R mutation eliminated ...")."""
+    assert quote.evidence.passage is not None
+    sentences = [s for s in sentences_of(quote.evidence.passage) if s]
+    start, end = quote.position, quote.position + len(quote.sentences)
+    if sentences[start:end] != list(quote.sentences):
+        return quote
+    if _ANAPHOR.match(sentences[start]) and start > 0 and not is_no_answer(sentences[start - 1]):
+        start -= 1
+    aim = _AIM.search(sentences[end - 1]) is not None and not _FINDING.search(sentences[end - 1])
+    while aim and end < len(sentences) and end - start < MAX_SENTENCES and not is_no_answer(sentences[end]):
+        end += 1
+        aim = _STEP.match(sentences[end - 1]) is not None and not _FINDING.search(sentences[end - 1])
+    return replace(quote, sentences=tuple(sentences[start:end]), position=start)
+
+
+def _run_on(quote: Quote, paper: Paper | None) -> str:
+    """The quote's words, with the rest of a sentence that its paragraph's end cut (a page's or a
+    column's end: "..., indicating that") read on from the next paragraph when it opens
+    mid-sentence ("is a prominent site.") or the cut one ends on a word no sentence ends on ("that"), past a running head or
+    foot between them ("e2 Current Biology 34, ..."): half a sentence is no answer."""
+    passage = quote.evidence.passage
+    if paper is None or passage is None or quote.sentences[-1].endswith((*_SENTENCE_ENDS, ":")):
+        return quote.text
+    sentences = [s for s in sentences_of(passage) if s]
+    at = next((i for i, p in enumerate(paper.passages) if p is passage), None)
+    if sentences[-1] != quote.sentences[-1] or at is None:
+        return quote.text
+    following = ([s for s in sentences_of(p) if s] for p in paper.passages[at + 1: at + 1 + RUN_ON_PASSAGES])
+    rest = next((s for s in following if s and not _heading_passage(s, paper.title)), [""])[0]
+    return f"{quote.text} {rest}" if rest and (rest[:1].islower() or _CUT.search(quote.sentences[-1])) else quote.text
 
 
 def _coverage(question: str, texts: Sequence[str], paper: Paper) -> np.ndarray:
@@ -430,6 +529,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         not_found = not_found or (asks_quantity(question) and not _states_quantity(quote))
     elif paper is not None and evidence:
         not_found = True
+    quote = None if quote is None else _completed(quote)
     if not_found and best_item is not None and paper is not None and _legend_answers(question, focus, best_item, paper):
         # no sentence of the text answers, but the first item's own legend holds the question: that
         # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
@@ -437,7 +537,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
         return ExtractiveAnswer(_caption_answer(best_item.figure, paper), _cite(marked, best_item))
     parts: list[str] = []
     if quote is not None:
-        said = f"“{quote.text}” [p. {quote.evidence.page}]"
+        said = f"“{_run_on(quote, paper)}” [p. {quote.evidence.page}]"
         parts.append(f"{NOT_FOUND} The closest passage: {said}" if not_found else said)
         marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
         if not not_found:  # the passage the answer quotes is shown first of the passages
