@@ -328,7 +328,7 @@ def _blind_set(set_name: str, settings: Settings) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
-                        help="which question set: the first (reader_questions.json), the broad or the fresh one "
+                        help="which question set: the first (reader_questions.json), the broad, fresh or blind one "
                              "(reader_questions_<name>.json), all of them (default), or a dev set tuned on, not in 'all': "
                              "the table lookups' (table_lookups_dev.json) or the quoted sentences' (quote_questions_dev.json)")
     chosen = parser.parse_args(argv).set
