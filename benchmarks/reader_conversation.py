@@ -43,6 +43,9 @@ on litqa articles no other set uses (and a few new questions on CS papers of the
 as the CS corpus): the papers nobody tuned on.
 `--set tables` prints the broad set's figures for benchmarks/data/table_lookups_dev.json, a dev set
 of table lookups the table rules were tuned on (its "about" says so): not a held-out measure.
+`--set tables2` and `--set tables3` print them for the two halves of a second set of lookups written
+blind on other tables and in other words (table_lookups_dev2.json, tuned on; table_lookups_dev3.json,
+held out: measured, not tuned on).
 The last line is JSON.
 """
 
@@ -68,8 +71,9 @@ from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
 BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh")}
-# a dev set of table lookups the table rules were tuned on: printed like the blind sets, never in "all"
-DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json"}
+# table lookups (tuned on, but for the held-out half "tables3"): printed like the blind sets, never in "all"
+DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
+            **{f"tables{n}": Path(__file__).parent / "data" / f"table_lookups_dev{n}.json" for n in (2, 3)}}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
 KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
@@ -324,8 +328,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
                         help="which question set: the first (reader_questions.json), the broad or the fresh one "
-                             "(reader_questions_<name>.json), all of them (default), or the table lookups' dev set "
-                             "(table_lookups_dev.json, tuned on; not in 'all')")
+                             "(reader_questions_<name>.json), all of them (default), or the table lookups' dev sets "
+                             "(table_lookups_dev.json and _dev2.json, tuned on; _dev3.json, held out; none in 'all')")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}
