@@ -371,13 +371,14 @@ def _named_item(question: str, evidence: Sequence[Evidence]) -> Evidence | None:
 
 def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None, paper: Paper | None) -> tuple[Evidence, Lookup] | None:
     """The cells that answer the question in the named table, else in the one of the best tables
-    whose row and column it names most exactly (`best_lookup`), else
+    that holds most of its words and whose row and column it names most exactly (`best_lookup`), else
     in the one table of the paper whose row and column the question names (the shortlist ranks
     items by caption and text, and a figure plotting the same measure may take the table's place:
     "What is the nuclear stiffness of U87 cells?" over a plot of nuclear stiffness)."""
     tables = [e for e in evidence if e.figure is not None and e.figure.table is not None]
     candidates = [named] if named is not None and named in tables else tables[:TABLE_CANDIDATES]
-    best = best_lookup(question, [e.figure.table for e in candidates if e.figure is not None and e.figure.table is not None])
+    items = [e.figure for e in candidates if e.figure is not None and e.figure.table is not None]
+    best = best_lookup(question, [f.table for f in items if f.table is not None], [f.caption for f in items])
     if best is not None:
         return candidates[best[0]], best[1]
     if named is not None or paper is None:

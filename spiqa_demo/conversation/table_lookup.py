@@ -23,7 +23,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spiqa_demo.conversation.types import Cell
 from spiqa_demo.crosspaper.rows import lower_is_better
@@ -40,15 +40,24 @@ _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 _STOP = frozenset(
     ["a", "an", "and", "are", "at", "be", "by", "did", "do", "does", "for", "from", "has", "have", "how", "in", "is", "it", "its", "of", "on", "or", "than", "that", "the", "their", "this", "to", "was", "were", "what", "which", "who", "with", "whose"]
 )
-_SAME_AS = {"ours": "proposed"}
+_SAME_AS = {"ours": "proposed", "without": "no"}
+# A count written out names a row printed with its digit ("one block" of "+1 NL", "four blocks" of
+# "4 @ Conv3&4"); never a column ("which one has the highest top-5" is no "top-1").
+_NUMBERS = {w: str(n) for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), 1)}
 _POSSESSIVE = re.compile(r"['\u2019]s\b")  # "pol η's Km": the "s" is no word (it met "s" in "kcat (s−1)")
 # A symbol's subscript printed apart ("K m", "k cat", "V max" as PDFs extract them) is one word
 # with its letter, as a reader writes it ("Km", "kcat").
 _SUBSCRIPT = re.compile(r"(?<![\w.])([A-Za-z]) ([a-z]{1,3})\b")
 _HIGHER = re.compile(r"\b(?:highest|largest|most|biggest|greatest|maximum|max|longest)\b", re.IGNORECASE)
-_LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest)\b", re.IGNORECASE)
-_BEST = re.compile(r"\b(?:best|top-performing|strongest|outperforms? all)\b", re.IGNORECASE)
-_WORST = re.compile(r"\b(?:worst|weakest)\b", re.IGNORECASE)
+_LOWER = re.compile(r"\b(?:lowest|smallest|fewest|least|minimum|min|shortest|closest|nearest)\b", re.IGNORECASE)
+_BEST = re.compile(r"\b(?:best|top-performing|strongest|fastest|quickest|outperforms? all)\b", re.IGNORECASE)
+_WORST = re.compile(r"\b(?:worst|weakest|slowest)\b", re.IGNORECASE)
+# Any other superlative of an adjective ("stiffest", "heaviest"): its stem names the column it is
+# taken over ("Nuclei stiffness"), the highest value wins. Words ending so that are no superlative:
+_EST = re.compile(r"([a-z]{4,}?)(i?)est")
+_NOT_SUPERLATIVE = frozenset(["interest", "request", "suggest", "harvest", "protest", "contest", "manifest", "honest", "modest", "digest", "arrest", "invest", "forest"])
+# Two words printed as one, a capital abbreviation before a word: "APmask" is "AP mask", "APbox" "AP box".
+_GLUED = re.compile(r"(?<=[A-Z]{2})(?=[a-z]{3})")
 # A number as printed: sign, thousands separators, decimals, and a K/k/M/B/G magnitude right after it.
 _NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KkMBG](?![a-z]))?")
 # A unit or a footnote in brackets after a heading's own words: "(µM)", "(%)", "[s-1]".
@@ -86,22 +95,46 @@ class Lookup:
     strength: tuple[int, bool, float, int] = (0, False, 0.0, 0)
 
 
-def _words(text: str) -> frozenset[str]:
+def _words(text: str, counts: bool = False) -> frozenset[str]:
     """Lower-case words and numbers, the "1" of "top-1" included (it tells top-1 from top-5);
     ligatures unfolded, as a reader reads them ("pdﬁmages" is "pdfimages"); a table's "Ours" is
-    the paper's own method, which a reader asks about as "the proposed" one."""
+    the paper's own method, which a reader asks about as "the proposed" one, "without" is the "No"
+    of an ablation's "No NSP"; with `counts`, a count written out is its digit (`_NUMBERS`)."""
     text = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", text))
+    text = _GLUED.sub(" ", text)
     text = _SUBSCRIPT.sub(lambda m: m[1] + m[2] if (m[1].lower() + m[2]) not in _STOP and m[2] not in _STOP else m[0], text)
-    return frozenset(_SAME_AS.get(w, w) for w in _WORD.findall(text.lower()) if w not in _STOP)
+    same = _SAME_AS | _NUMBERS if counts else _SAME_AS
+    words = {same.get(w, w) for w in _WORD.findall(text.lower()) if w not in _STOP}
+    return frozenset(words | {stem for w in words if (stem := _superlative_stem(w))})
+
+
+def _superlative_stem(word: str) -> str:
+    """The adjective a superlative is of ("stiff" of "stiffest", "heavy" of "heaviest"), else "";
+    none for the superlatives that name no column ("highest", "longest")."""
+    found = _EST.fullmatch(word)
+    if found is None or word in _NOT_SUPERLATIVE or any(p.fullmatch(word) for p in (_HIGHER, _LOWER, _BEST, _WORST)):
+        return ""
+    return found[1] + ("y" if found[2] else "")
 
 
 def _same(a: str, b: str) -> bool:
     """One word, or one begins the other: "err" and "error", "user" and "users"; or one stem with
-    other endings: "nuclei" and "nuclear", "trained" and "training"."""
+    other endings: "nuclei" and "nuclear", "trained" and "training"; or one abbreviates the other,
+    keeping its first two letters and some of the rest in order: "avg" and "average", "std" and
+    "standard"."""
     if a == b or (min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a))):
+        return True
+    short, long = sorted((a, b), key=len)
+    if len(short) >= MIN_PREFIX and short.isalpha() and short[:2] == long[:2] and _in_order(short[2:], long[2:]):
         return True
     stem = len(os.path.commonprefix([a, b]))
     return stem >= MIN_STEM and stem >= min(len(a), len(b)) - MAX_ENDING
+
+
+def _in_order(letters: str, word: str) -> bool:
+    """Every one of `letters` is in `word`, in that order."""
+    rest = iter(word)
+    return all(c in rest for c in letters)
 
 
 def _matched(words: frozenset[str], question: frozenset[str]) -> int:
@@ -111,12 +144,19 @@ def _matched(words: frozenset[str], question: frozenset[str]) -> int:
 
 def superlative(question: str, heading: str) -> tuple[str, bool] | None:
     """(the word, whether the highest value wins) for a question that picks a row by a superlative
-    over the column `heading`; None when it asks none."""
+    over the column `heading`; None when it asks none. A word of the heading itself is none (the
+    "maximum" of "Maximum Path Length"); another adjective's superlative is one when its stem is a
+    word of the heading ("stiffest" of "Nuclei stiffness": the highest)."""
     lower_better = lower_is_better(heading)
+    own = _words(heading)
     for pattern, highest in ((_HIGHER, True), (_LOWER, False), (_BEST, not lower_better), (_WORST, lower_better)):
-        found = pattern.search(question)
-        if found:
-            return found[0].lower(), highest
+        for found in pattern.finditer(question):
+            if found[0].lower() not in own:
+                return found[0].lower(), highest
+    for word in _WORD.findall(question.lower()):
+        stem = _superlative_stem(word)
+        if stem and any(_same(stem, w) for w in own):
+            return word, True
     return None
 
 
@@ -139,21 +179,30 @@ def _column_score(heading: str, asked: frozenset[str], asks_change: bool, plain:
 
 def lookup(question: str, table: TableStructure) -> Lookup | None:
     """The cells of `table` that answer `question` (see the module docstring), or None when its
-    words name no column, or neither a row nor a superlative."""
+    words name no column, or neither a row nor a superlative. A table read without a header row
+    (every heading empty) is headed by its first body row ("Attention Method", "128", "256", ...)."""
+    if any(table.column_headings()) or len(table.body) < 2 or sum(1 for c in table.body[0] if c) < 2:
+        return _lookup(question, table)
+    found = _lookup(question, TableStructure(header=(table.body[0],), body=table.body[1:], boxes=table.boxes))
+    return None if found is None else replace(found, cells=tuple(replace(c, row=c.row + 1) for c in found.cells))
+
+
+def _lookup(question: str, table: TableStructure) -> Lookup | None:
     asked = _words(question)
     headings = table.column_headings()
     asks_change = _CHANGE.search(question) is not None
     plain = frozenset(_words(h) for h in headings if not h.lstrip("+ ").startswith(_DELTAS))
     column_scores = [_column_score(h, asked, asks_change, plain) if j > 0 and len(_words(h)) <= MAX_HEADING_WORDS else (0, False, 0.0, 0)
                      for j, h in enumerate(headings)]
+    # A column of words the asked words also meet names the rows of a column of values the question
+    # also names ("+ 1 Block" of "one block at Conv2" beside "FLOPs"): the value is the cell asked.
+    value_scores = [(0, False, 0.0, 0) if _is_name_column(table, j) else score for j, score in enumerate(column_scores)]
+    if max(value_scores, default=(0, False, 0.0, 0))[0] > 0:
+        column_scores = value_scores
     best_column = max(column_scores, default=(0, False, 0.0, 0))
     if best_column[0] == 0:
         return None
-    tied = [j for j, s in enumerate(column_scores) if s == best_column]
-    # A column of words the asked words also meet names the rows of a column of values beside it
-    # ("+ 1 Block" of "one block at Conv2" beside "Clip @1"): the value is the cell asked.
-    value_columns = [j for j in tied if not _is_name_column(table, j)]
-    columns = (value_columns or tied)[:MAX_CELLS]
+    columns = [j for j, s in enumerate(column_scores) if s == best_column][:MAX_CELLS]
     picked = {j: superlative(question, headings[j]) for j in columns}
     asks_row = _ASKS_ROW.match(question) is not None
     chosen: list[Cell] = []
@@ -181,14 +230,26 @@ def lookup(question: str, table: TableStructure) -> Lookup | None:
     return Lookup(tuple(chosen[:MAX_CELLS]), word, best_column) if chosen else None
 
 
-def best_lookup(question: str, tables: Sequence[TableStructure]) -> tuple[int, Lookup] | None:
-    """Of `tables` (best ranked first), the one whose row and column the question names most
-    exactly (`Lookup.strength`), and its cells; the better ranked of equals. The first table that
-    answers at all may answer from a neighbouring column or row the question shares one word with."""
+def best_lookup(question: str, tables: Sequence[TableStructure], captions: Sequence[str] = ()) -> tuple[int, Lookup] | None:
+    """Of `tables` (best ranked first, with their `captions`), the one that holds most of the
+    question's words in the cells' row names and headings and its caption, then whose row and
+    column the question names most exactly (`Lookup.strength`), and its cells; the better ranked of
+    equals. A word only another table holds tells the tables apart: "on the GLUE test set" is the
+    table captioned "GLUE Test results", not the SWAG table with a "Test" column and the same row.
+    The first table that answers at all may answer from a neighbouring column or row the question
+    shares one word with."""
     found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table)) is not None]
     if not found:
         return None
-    return max(found, key=lambda pair: (pair[1].strength, -pair[0]))
+    asked = _words(question)
+
+    def held(i: int, answer: Lookup) -> int:
+        words = set(_words(captions[i] if i < len(captions) else ""))
+        for cell in answer.cells:
+            words |= _words(cell.heading) | _words(cell.row_name)
+        return _matched(asked, frozenset(words))
+
+    return max(found, key=lambda pair: (held(*pair), pair[1].strength, -pair[0]))
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
@@ -275,7 +336,7 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
     the name's words the question holds, in any form ("cond." of "conditional"), the better, and
     every word of a shorter name beats part of a longer one ("ResNet-101" over "ResNet-101 + SE")."""
     written = _words(" ".join(w for i, w in enumerate(question.split()) if is_name(w, first=i == 0))) - column_words
-    asked = _words(question) - column_words
+    asked = _words(question, counts=True) - column_words
     # A group's name printed on another row ("ResNet-26 + A2" beside "@ Conv3") is written whole
     # for every row it names, as its own cells are; each part written whole counts.
     printed = {c for row in table.body for c in row[:column] if c}
@@ -288,8 +349,12 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
         group = (g for g in printed if names[i].startswith(g + " "))
         whole = 0 if asks_superlative else len({c for c in (*row[:column], names[i], *group)
                                                 if c and not is_number_cell(c) and _words(c) - column_words and _written_whole(c, question)})
+        loose = _matched(words, asked)
+        # Every word of the name written in prose ("the coordinate attention model" for "+ Coord.
+        # Attention", "one non-local block" for "+1 NL" under "R101" once "R101" is written):
+        # named as much as written whole.
+        whole = whole or int(not asks_superlative and bool(words - column_words) and loose == len(words) and hits < len(words))
         if hits or whole:
-            loose = _matched(words, asked)
             scored.append((hits + whole, loose, loose - len(words), i))
     top = max((score[:3] for score in scored), default=None)
     best = [i for *score, i in scored if tuple(score) == top]
