@@ -179,12 +179,22 @@ def _column_score(heading: str, asked: frozenset[str], asks_change: bool, plain:
 
 def lookup(question: str, table: TableStructure) -> Lookup | None:
     """The cells of `table` that answer `question` (see the module docstring), or None when its
-    words name no column, or neither a row nor a superlative. A table read without a header row
-    (every heading empty) is headed by its first body row ("Attention Method", "128", "256", ...)."""
-    if any(table.column_headings()) or len(table.body) < 2 or sum(1 for c in table.body[0] if c) < 2:
+    words name no column, or neither a row nor a superlative. A first body row that is a row of
+    headings (`_is_heading_row`) is read as the last header row."""
+    if len(table.body) < 2 or not _is_heading_row(table.body[0], headed=any(table.column_headings())):
         return _lookup(question, table)
-    found = _lookup(question, TableStructure(header=(table.body[0],), body=table.body[1:], boxes=table.boxes))
+    found = _lookup(question, TableStructure(header=(*table.header, table.body[0]), body=table.body[1:], boxes=table.boxes))
     return None if found is None else replace(found, cells=tuple(replace(c, row=c.row + 1) for c in found.cells))
+
+
+def _is_heading_row(row: Sequence[str], headed: bool) -> bool:
+    """A row of headings read as the body's first: in a table read with no header at all, any row
+    of two cells or more ("Attention Method", "128", "256", ...); under headings, a row of words
+    with no row name ("", "EM", "F1", "EM", "F1" under "Dev" and "Test")."""
+    cells = [c for c in row if c]
+    if len(cells) < 2:
+        return False
+    return not headed or (not row[0] and all(c.lstrip()[:1].isalpha() for c in cells))
 
 
 def _lookup(question: str, table: TableStructure) -> Lookup | None:
@@ -199,6 +209,12 @@ def _lookup(question: str, table: TableStructure) -> Lookup | None:
     value_scores = [(0, False, 0.0, 0) if _is_name_column(table, j) else score for j, score in enumerate(column_scores)]
     if max(value_scores, default=(0, False, 0.0, 0))[0] > 0:
         column_scores = value_scores
+    # A column the question names with one of its values ("at context length 4k", "at output stride
+    # 8") says which row, beside another column it names: that one is asked.
+    asked_scores = [(0, False, 0.0, 0) if score[0] and any(_qualifies(row[j], question) for row in table.body if j < len(row)) else score
+                    for j, score in enumerate(column_scores)]
+    if max(asked_scores, default=(0, False, 0.0, 0))[0] > 0:
+        column_scores = asked_scores
     best_column = max(column_scores, default=(0, False, 0.0, 0))
     if best_column[0] == 0:
         return None
@@ -210,8 +226,8 @@ def _lookup(question: str, table: TableStructure) -> Lookup | None:
     for j in columns:
         if asks_row and picked[j] is not None:
             continue  # "which gene has the highest ...": the values pick the row, whatever names the question also holds
-        names = row_names(table, j)
-        for named in _named_rows(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None):
+        names, own = _named_as(table, j)
+        for named in _named_rows(question, table, names, j, _words(headings[j]), asks_superlative=picked[j] is not None, own=own):
             chosen.append(Cell(named, j, names[named], headings[j], table.body[named][j]))
             named_words = max(named_words, _matched(_words(names[named]), asked - _words(headings[j])))
     if chosen:
@@ -221,7 +237,7 @@ def _lookup(question: str, table: TableStructure) -> Lookup | None:
         if found is None:
             return None
         word, highest = found
-        names = row_names(table, j)
+        names = _named_as(table, j)[0]
         values = [(v, i) for i, row in enumerate(table.body) if j < len(row) and names[i] and (v := cell_value(row[j])) is not None]
         if not values:
             continue
@@ -274,13 +290,44 @@ def row_names(table: TableStructure, column: int) -> list[str]:
             break
     block = block or [0]
     first = [row[block[0]] if block[0] < len(row) else "" for row in table.body]
+    inner = [row[block[1]] if len(block) > 1 and block[1] < len(row) else "" for row in table.body]
     grouped = len(block) > 1 and 2 * sum(1 for c in first if c) <= len(first)  # a group's name, then the rows'
-    groups = _groups(first, [row[block[1]] if block[1] < len(row) else "" for row in table.body]) if grouped else first
+    if grouped:
+        groups = _groups(first, inner)
+    else:
+        # A group's name on a row of its own ("NL I3D [ours]" between its "ResNet-50" and
+        # "ResNet-101" rows) names the rows with no name of their own in that column.
+        labels = [c if c and not any(row[j + 1:]) else "" for c, row, j in zip(first, table.body, [block[0]] * len(first), strict=True)]
+        groups = _groups(labels, inner) if len(block) > 1 and any(labels) else labels
+        groups = [c or g for c, g in zip(first, groups, strict=True)]
     names = []
     for row, group in zip(table.body, groups, strict=True):
         cells = [group, *(row[j] for j in block[1:] if j < len(row))]
         names.append(" ".join(c for c in cells if c))
     return names
+
+
+def _named_as(table: TableStructure, column: int) -> tuple[list[str], list[str]]:
+    """Per body row, its name (`row_names`), each name that adds to or takes from the model above
+    after that model's name (`_with_bases`), then its name alone."""
+    names = row_names(table, column)
+    return _with_bases(names), names
+
+
+# A row that adds to or takes from the row above ("+ SE", "+1 NL", "w/o BN", "- layer norm."), not a
+# number ("-0.5").
+_ADDED = re.compile(r"^(?:[+\u2212\u2013-]\s*(?![\d.]+$)|w/o?\s)")
+
+
+def _with_bases(names: list[str]) -> list[str]:
+    """Each name that adds to or takes from a model (`_ADDED`: "+ SE" under "MobileNetV2-0.5")
+    after the name of the nearest row above that does not ("MobileNetV2-0.5 + SE")."""
+    out, base = [], ""
+    for name in names:
+        added = _ADDED.match(name) is not None
+        out.append(f"{base} {name}" if added and base else name)
+        base = base if added or not name else name
+    return out
 
 
 def _groups(first: list[str], inner: list[str]) -> list[str]:
@@ -323,7 +370,7 @@ def _written_whole(cell: str, question: str) -> bool:
 
 
 def _named_rows(question: str, table: TableStructure, names: list[str], column: int,
-               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False) -> list[int]:
+               column_words: frozenset[str] = frozenset(), asks_superlative: bool = False, own: Sequence[str] = ()) -> list[int]:
     """The body rows with a cell in `column` whose name (`names`) the question holds most of: one,
     or every row printing that same name (one per setting: "MobileNetV2 + SE" at two output
     strides) when the question writes all of that name; none when no row or several equally.
@@ -340,6 +387,7 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
     # A group's name printed on another row ("ResNet-26 + A2" beside "@ Conv3") is written whole
     # for every row it names, as its own cells are; each part written whole counts.
     printed = {c for row in table.body for c in row[:column] if c}
+    settings = {j for j in range(table.width) if j != column and not _is_name_column(table, j)}
     scored = []
     for i, row in enumerate(table.body):
         if not (column < len(row) and row[column] and names[i]):
@@ -350,17 +398,25 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
         whole = 0 if asks_superlative else len({c for c in (*row[:column], names[i], *group)
                                                 if c and not is_number_cell(c) and _words(c) - column_words and _written_whole(c, question)})
         loose = _matched(words, asked)
-        # Every word of the name written in prose ("the coordinate attention model" for "+ Coord.
-        # Attention", "one non-local block" for "+1 NL" under "R101" once "R101" is written):
-        # named as much as written whole.
-        whole = whole or int(not asks_superlative and bool(words - column_words) and loose == len(words) and hits < len(words))
+        # Every word of the name, or of its own part ("+ Coord. Attention" under "Baseline"), written
+        # in prose ("the coordinate attention model"): named as much as written whole.
+        alone = _words(own[i]) if i < len(own) else words
+        prose = any(w - column_words and _matched(w, asked) == len(w) for w in (words, alone))
+        whole = whole or int(not asks_superlative and prose and hits < len(words))
         if hits or whole:
-            scored.append((hits + whole, loose, loose - len(words), i))
-    top = max((score[:3] for score in scored), default=None)
+            # Of rows named alike, the one printing a setting the question writes ("at output stride 8").
+            setting = sum(1 for j, c in enumerate(row) if j in settings and _qualifies(c, question))
+            scored.append((hits + whole, setting, loose, loose - len(words), i))
+    top = max((score[:4] for score in scored), default=None)
     best = [i for *score, i in scored if tuple(score) == top]
     # Several rows: one name printed once per setting, and the question writes all of it (not
     # "Transformer" of two "Transformer (4 layers)" rows, which its other words do not tell apart).
-    return best if len(best) == 1 or (len({names[i] for i in best}) == 1 and top is not None and top[2] == 0) else []
+    return best if len(best) == 1 or (len({names[i] for i in best}) == 1 and top is not None and top[3] == 0) else []
+
+
+def _qualifies(cell: str, question: str) -> bool:
+    """A setting the question writes whole: a cell with a number ("8", "4k", "12")."""
+    return any(c.isdigit() for c in cell) and _written_whole(cell, question)
 
 
 def cell_sentence(label: str, found: Lookup) -> str:
