@@ -131,6 +131,12 @@ def _same(a: str, b: str) -> bool:
     return stem >= MIN_STEM and stem >= min(len(a), len(b)) - MAX_ENDING
 
 
+def _spells(asked: str, word: str) -> bool:
+    """The asked word spells `word` out (`_same`), not only its beginning: "coordinate" spells
+    "coord.", "bert" does not spell "bertbase"."""
+    return _same(asked, word) and not (len(asked) < len(word) and word.startswith(asked))
+
+
 def _in_order(letters: str, word: str) -> bool:
     """Every one of `letters` is in `word`, in that order."""
     rest = iter(word)
@@ -401,7 +407,7 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
         # Every word of the name, or of its own part ("+ Coord. Attention" under "Baseline"), written
         # in prose ("the coordinate attention model"): named as much as written whole.
         alone = _words(own[i]) if i < len(own) else words
-        prose = any(w - column_words and _matched(w, asked) == len(w) for w in (words, alone))
+        prose = any(w - column_words and all(any(_spells(q, n) for q in asked) for n in w) for w in (words, alone))
         whole = whole or int(not asks_superlative and prose and hits < len(words))
         if hits or whole:
             # Of rows named alike, the one printing a setting the question writes ("at output stride 8").
