@@ -62,7 +62,7 @@ import numpy as np
 from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches
-from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, lookup
+from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, holds_what_is_asked, lookup
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
 from spiqa_demo.types import Figure, Paper, Passage
@@ -387,6 +387,7 @@ def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence |
     answering = [
         (item, found) for item in paper.items
         if item.table is not None and item.id not in tried and (found := lookup(question, item.table)) is not None and not found.superlative
+        and holds_what_is_asked(question, found, item.caption)
     ]  # fmt: skip
     if len(answering) != 1:
         return None

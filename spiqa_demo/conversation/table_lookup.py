@@ -65,6 +65,13 @@ _UNIT = re.compile(r"[(\[][^()\[\]]*[)\]]")
 # A question asking which row ("Which gene has ...", "What model gives ..."): a superlative in it
 # picks the row by its values, and a name it also holds qualifies the column ("ratio of WT to csrA").
 _ASKS_ROW = re.compile(r"\s*(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:has|have|had|is|was|gives?|gave|reach(?:es)?|achieves?|shows?|gets?|performs?|yields?)\b", re.IGNORECASE)
+# What a question asks for, before its verb: "What top-1 accuracy does ...", "What is the mean IoU
+# of ...", "How many parameters does ...", "At what concentration was ...".
+_ASKED_FOR = (
+    re.compile(r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the\s+|a\s+|an\s+)?(?P<asked>.+?)\s+(?:of|for|on|in|at|with|when|that|by|from|between)\b", re.IGNORECASE),
+    re.compile(r"^\s*(?:at\s+|in\s+|to\s+)?(?:what|which)\s+(?P<asked>.+?)\s+(?:does|do|did|is|are|was|were|has|have|had|can)\b", re.IGNORECASE),
+    re.compile(r"^\s*how\s+(?:many|much)\s+(?P<asked>.+?)\s+(?:does|do|did|is|are|was|were|has|have|had)\b", re.IGNORECASE),
+)
 # A heading that is a change over a baseline, and a question that asks for one.
 _DELTAS = ("\u0394", "\u2206", "\u03b4")
 _CHANGE = re.compile(r"[\u0394\u2206\u03b4]|\b(?:gains?|improve(?:s|d|ment)?|increases?|decreases?|drops?|changes?|differences?|delta)\b", re.IGNORECASE)
@@ -260,7 +267,8 @@ def best_lookup(question: str, tables: Sequence[TableStructure], captions: Seque
     table captioned "GLUE Test results", not the SWAG table with a "Test" column and the same row.
     The first table that answers at all may answer from a neighbouring column or row the question
     shares one word with."""
-    found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table)) is not None]
+    found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table)) is not None
+             and holds_what_is_asked(question, answer, captions[i] if i < len(captions) else "")]
     if not found:
         return None
     asked = _words(question)
@@ -272,6 +280,23 @@ def best_lookup(question: str, tables: Sequence[TableStructure], captions: Seque
         return _matched(asked, frozenset(words))
 
     return max(found, key=lambda pair: (held(*pair), pair[1].strength, -pair[0]))
+
+
+def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
+    """Whether the cells' headings or rows ("Macro-F1" over its rows) or the table's caption hold a
+    word of what the question asks for
+    (`_ASKED_FOR`: "top-1 accuracy" of "What top-1 accuracy does MoCo get with R50?"); a column
+    named by other words of the question ("R50-C4 AP" by "R50") reads another quantity. A row
+    picked by a superlative, or a question whose quantity is not written that way, passes."""
+    if found.superlative:
+        return True
+    match = next((m for pattern in _ASKED_FOR if (m := pattern.match(question))), None)
+    wanted = _words(match["asked"]) if match else frozenset()
+    wanted = frozenset(w for w in wanted if not w[0].isdigit()) or wanted  # the "1" of "top-1" is in "IN-1M" too
+    if not wanted:
+        return True
+    held = _words(caption).union(*(_words(f"{cell.heading} {cell.row_name}") for cell in found.cells))
+    return _matched(wanted, held) > 0
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
