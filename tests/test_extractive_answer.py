@@ -244,6 +244,9 @@ def test_the_table_that_holds_what_is_asked_answers() -> None:
     assert best is not None and best[0] == 1 and [c.value for c in best[1].cells] == ["45.4"]
     detection = TableStructure(header=(("pre-train", "R50-C4 AP"),), body=(("MoCo", "54.6"),))  # another quantity, named by "R50"
     assert best_lookup("What top-1 accuracy does MoCo get with R50?", [detection], ["Object detection on PASCAL VOC."]) is None
+    matrix = TableStructure(header=(("", "Acrp30", "mCTRP1"),), body=(("mCTRP1", "30", "100"), ("mCTRP4", "30", "35")))  # identities said in a note
+    best = best_lookup("What percent identity does mCTRP4 share with mCTRP1?", [matrix], ["Comparison of the globular domains."])
+    assert best is not None and [c.value for c in best[1].cells] == ["35"]
 
 
 def test_a_question_that_names_no_column_is_no_lookup() -> None:

@@ -287,7 +287,8 @@ def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
     word of what the question asks for
     (`_ASKED_FOR`: "top-1 accuracy" of "What top-1 accuracy does MoCo get with R50?"); a column
     named by other words of the question ("R50-C4 AP" by "R50") reads another quantity. A row
-    picked by a superlative, or a question whose quantity is not written that way, passes."""
+    picked by a superlative, a column whose heading the question writes whole, or a question whose
+    quantity is not written that way, passes."""
     if found.superlative:
         return True
     match = next((m for pattern in _ASKED_FOR if (m := pattern.match(question))), None)
@@ -296,7 +297,12 @@ def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
     if not wanted:
         return True
     held = _words(caption).union(*(_words(f"{cell.heading} {cell.row_name}") for cell in found.cells))
-    return _matched(wanted, held) > 0
+    if _matched(wanted, held) > 0:
+        return True
+    # A heading the question writes whole is a name (a matrix's "Acrp30" beside its row "mCTRP4"),
+    # no other quantity: its table may print what is asked only in a note.
+    asked = _words(question)
+    return all(_matched(_words(cell.heading), asked) == len(_words(cell.heading)) for cell in found.cells)
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
