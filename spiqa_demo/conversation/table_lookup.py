@@ -15,6 +15,15 @@ other the row's; "which gene has the highest ..." is picked by the values, whate
 question also holds. A superlative compares the column's numbers as printed ("19.87", "1,234", "85.3%", "1.2M";
 what follows a "±" is a spread, not the value). "Best" and "worst" depend on the column: its heading
 says whether lower is better (an error, a loss, a perplexity, a time; an arrow "↓" when printed).
+
+Tables are read as readers name their parts: a row that adds to the model above it ("+ SE") is
+that model's ("MobileNetV2-0.5 + SE"); a row named in prose ("the coordinate attention model")
+or with a count written out ("one block") is named; a setting the question writes ("at output
+stride 8") picks one of the rows named alike, and its column is not the one asked; headings
+abbreviated ("Avg") or glued ("APmask") are read whole; a row of headings read as the body's
+first is a header row. Of several tables, the one that holds most of the question's words, its
+caption included, answers, and none whose headings, rows and caption hold nothing of what the
+question asks for ("top-1 accuracy" is no "R50-C4 AP" column): no cell beats a wrong one.
 """
 
 from __future__ import annotations
@@ -284,9 +293,8 @@ def best_lookup(question: str, tables: Sequence[TableStructure], captions: Seque
 
 def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
     """Whether the cells' headings or rows ("Macro-F1" over its rows) or the table's caption hold a
-    word of what the question asks for
-    (`_ASKED_FOR`: "top-1 accuracy" of "What top-1 accuracy does MoCo get with R50?"); a column
-    named by other words of the question ("R50-C4 AP" by "R50") reads another quantity. A row
+    word of what the question asks for (`_ASKED_FOR`: "top-1 accuracy" of "What top-1 accuracy
+    does MoCo get with R50?"); a column named by other words of the question ("R50-C4 AP" by "R50") reads another quantity. A row
     picked by a superlative, a column whose heading the question writes whole, or a question whose
     quantity is not written that way, passes."""
     if found.superlative:
@@ -334,7 +342,7 @@ def row_names(table: TableStructure, column: int) -> list[str]:
     else:
         # A group's name on a row of its own ("NL I3D [ours]" between its "ResNet-50" and
         # "ResNet-101" rows) names the rows with no name of their own in that column.
-        labels = [c if c and not any(row[j + 1:]) else "" for c, row, j in zip(first, table.body, [block[0]] * len(first), strict=True)]
+        labels = [c if c and not any(row[block[0] + 1:]) else "" for c, row in zip(first, table.body, strict=True)]
         groups = _groups(labels, inner) if len(block) > 1 and any(labels) else labels
         groups = [c or g for c, g in zip(first, groups, strict=True)]
     names = []
