@@ -46,7 +46,9 @@ that some of the fresh set's misses were read.
 `--set tables` prints the broad set's figures for benchmarks/data/table_lookups_dev.json, a dev set
 of table lookups the table rules were tuned on (its "about" says so): not a held-out measure; so does
 `--set quotes` for benchmarks/data/quote_questions_dev.json, text questions the choice of the quoted
-sentence was tuned on.
+sentence was tuned on. `--set tables2` and `--set tables3` print them for the two halves of a second
+set of lookups written blind on other tables and in other words (table_lookups_dev2.json, tuned on;
+table_lookups_dev3.json, held out: measured, not tuned on).
 The last line is JSON.
 """
 
@@ -72,8 +74,10 @@ from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
 BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh", "blind")}
-# dev sets tuned on (the table lookups, the quoted sentences): printed like the blind sets, never in "all"
+# dev sets (the table lookups, the quoted sentences): tuned on, but for the held-out half "tables3";
+# printed like the blind sets, never in "all"
 DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
+            **{f"tables{n}": Path(__file__).parent / "data" / f"table_lookups_dev{n}.json" for n in (2, 3)},
             "quotes": Path(__file__).parent / "data" / "quote_questions_dev.json"}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
@@ -329,8 +333,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
                         help="which question set: the first (reader_questions.json), the broad, fresh or blind one "
-                             "(reader_questions_<name>.json), all of them (default), or a dev set tuned on, not in 'all': "
-                             "the table lookups' (table_lookups_dev.json) or the quoted sentences' (quote_questions_dev.json)")
+                             "(reader_questions_<name>.json), all of them (default), or a dev set, not in 'all': the table "
+                             "lookups' (table_lookups_dev.json and _dev2.json, tuned on; _dev3.json, held out) or the quoted "
+                             "sentences' (quote_questions_dev.json, tuned on)")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}

@@ -201,6 +201,54 @@ def test_a_group_name_printed_mid_group_names_the_rows_around_it() -> None:
     assert found is not None and [(c.heading, c.value) for c in found.cells] == [("FLOPs", "9.2 G")]
 
 
+def test_rows_read_as_readers_name_them() -> None:
+    widths = TableStructure(header=(("Settings", "Stride", "Top-1 Acc (%)", "APmask"),),
+                            body=(("MobileNetV2-1.0", "16", "72.3", "30.1"), ("+ SE", "16", "73.5+1.2", "31.0"), ("+ Coord. Attention", "16", "74.3", "31.9"),
+                                  ("MobileNetV2-0.5", "16", "65.4", "25.0"), ("+ SE", "16", "66.4+1.0", "26.2"), ("+ SE", "8", "67.9", "27.0")))
+    asked = {
+        "What top-1 accuracy does MobileNetV2-0.5 with SE reach at stride 16?": "66.4+1.0",  # "+ SE" under its model; a setting it prints
+        "What mask AP does MobileNetV2-0.5 with SE reach at output stride 8?": "27.0",  # "APmask" is "AP mask"; the stride picks the row
+        "What is the top-1 accuracy of the coordinate attention model?": "74.3",  # a row named in prose
+    }
+    for question, value in asked.items():
+        found = lookup(question, widths)
+        assert found is not None and [c.value for c in found.cells] == [value], question
+    ablation = TableStructure(header=(("Tasks", "SST-2 (Acc)", "Avg"),), body=(("BERTBASE", "92.7", "84.1"), ("No NSP", "92.6", "83.0"), ("+1 NL", "91.0", "82.2")))
+    for question, value in {"What is the SST-2 accuracy of BERT-base without NSP?": "92.6", "What is the average with one NL block?": "82.2"}.items():
+        found = lookup(question, ablation)
+        assert found is not None and [c.value for c in found.cells] == [value], question
+
+
+def test_headings_read_in_the_body_and_superlatives_in_other_words() -> None:
+    squad = TableStructure(header=(("System", "Dev", "", "Test", ""),), body=(("", "EM", "F1", "EM", "F1"), ("BERT (Ens.)", "86.2", "92.2", "87.4", "93.2")))
+    found = lookup("What test F1 does BERT (Ens.) get?", squad)  # the body's first row is the headings under Dev and Test
+    assert found is not None and [(c.row, c.heading, c.value) for c in found.cells] == [(1, "Test F1", "93.2")]
+    memory = TableStructure(body=(("Attention Method", "512", "1024"), ("Linformer", "114", "287"), ("FlashAttention", "104", "209")))
+    found = lookup("How much memory does Linformer use at sequence length 1024?", memory)  # read without a header row
+    assert found is not None and [(c.row, c.value) for c in found.cells] == [(1, "287")]
+    cells = TableStructure(header=(("Cell", "Nuclei stiffness (Pa)", "Nuclei viscosity (Pa)", "Maximum Path Length"),),
+                           body=(("IHA", "1398", "2527", "O(1)"), ("MCF-10A", "7966", "6868", "O(n)")))
+    found = lookup("Which cell line has the stiffest nuclei?", cells)
+    assert found is not None and [c.row_name for c in found.cells] == ["MCF-10A"]
+    found = lookup("What is the maximum path length of IHA?", cells)  # the heading's own "maximum", no superlative
+    assert found is not None and [c.value for c in found.cells] == ["O(1)"]
+    distances = TableStructure(header=(("Position", "Distance to A2451 (Å)"),), body=(("2445", "12.3"), ("2501", "11.6")))
+    found = lookup("Which position lies closest to A2451?", distances)
+    assert found is not None and [c.value for c in found.cells] == ["11.6"]
+
+
+def test_the_table_that_holds_what_is_asked_answers() -> None:
+    glue = TableStructure(header=(("System", "CoLA 8.5k", "RTE 2.5k"),), body=(("OpenAI GPT", "45.4", "56.0"),))
+    swag = TableStructure(header=(("System", "Dev", "Test"),), body=(("OpenAI GPT", "-", "78.0"),))
+    best = best_lookup("What CoLA score does OpenAI GPT get on the GLUE test set?", [swag, glue], ["SWAG Dev and Test accuracies.", "GLUE Test results."])
+    assert best is not None and best[0] == 1 and [c.value for c in best[1].cells] == ["45.4"]
+    detection = TableStructure(header=(("pre-train", "R50-C4 AP"),), body=(("MoCo", "54.6"),))  # another quantity, named by "R50"
+    assert best_lookup("What top-1 accuracy does MoCo get with R50?", [detection], ["Object detection on PASCAL VOC."]) is None
+    matrix = TableStructure(header=(("", "Acrp30", "mCTRP1"),), body=(("mCTRP1", "30", "100"), ("mCTRP4", "30", "35")))  # identities said in a note
+    best = best_lookup("What percent identity does mCTRP4 share with mCTRP1?", [matrix], ["Comparison of the globular domains."])
+    assert best is not None and [c.value for c in best[1].cells] == ["35"]
+
+
 def test_a_question_that_names_no_column_is_no_lookup() -> None:
     assert lookup("Why do residual networks train more easily?", ERRORS) is None
     assert lookup("What is the top-1 error?", ERRORS) is None  # neither a row nor a superlative

@@ -68,7 +68,7 @@ import numpy as np
 from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches, headings
-from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, lookup
+from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, holds_what_is_asked, lookup
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
 from spiqa_demo.types import Figure, Paper, Passage
@@ -470,13 +470,14 @@ def _named_item(question: str, evidence: Sequence[Evidence]) -> Evidence | None:
 
 def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence | None, paper: Paper | None) -> tuple[Evidence, Lookup] | None:
     """The cells that answer the question in the named table, else in the one of the best tables
-    whose row and column it names most exactly (`best_lookup`), else
+    that holds most of its words and whose row and column it names most exactly (`best_lookup`), else
     in the one table of the paper whose row and column the question names (the shortlist ranks
     items by caption and text, and a figure plotting the same measure may take the table's place:
     "What is the nuclear stiffness of U87 cells?" over a plot of nuclear stiffness)."""
     tables = [e for e in evidence if e.figure is not None and e.figure.table is not None]
     candidates = [named] if named is not None and named in tables else tables[:TABLE_CANDIDATES]
-    best = best_lookup(question, [e.figure.table for e in candidates if e.figure is not None and e.figure.table is not None])
+    items = [e.figure for e in candidates if e.figure is not None and e.figure.table is not None]
+    best = best_lookup(question, [f.table for f in items if f.table is not None], [f.caption for f in items])
     if best is not None:
         return candidates[best[0]], best[1]
     if named is not None or paper is None:
@@ -485,6 +486,7 @@ def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence |
     answering = [
         (item, found) for item in paper.items
         if item.table is not None and item.id not in tried and (found := lookup(question, item.table)) is not None and not found.superlative
+        and holds_what_is_asked(question, found, item.caption)
     ]  # fmt: skip
     if len(answering) != 1:
         return None
