@@ -42,7 +42,8 @@ The fresh set, benchmarks/data/reader_questions_fresh.json, is written and measu
 on litqa articles no other set uses (and a few new questions on CS papers of the first set, printed
 as the CS corpus): the papers nobody tuned on.
 `--set tables` prints the broad set's figures for benchmarks/data/table_lookups_dev.json, a dev set
-of table lookups the table rules were tuned on (its "about" says so): not a held-out measure.
+of table lookups the table rules were tuned on (its "about" says so): not a held-out measure;
+`--set followups` the same for benchmarks/data/followups_dev.json, a dev set of follow-up pairs.
 The last line is JSON.
 """
 
@@ -68,8 +69,9 @@ from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
 BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh")}
-# a dev set of table lookups the table rules were tuned on: printed like the blind sets, never in "all"
-DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json"}
+# dev sets the rules were tuned on (table lookups, follow-up pairs): printed like the blind sets, never in "all"
+DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
+            "followups": Path(__file__).parent / "data" / "followups_dev.json"}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
 KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
@@ -324,8 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
                         help="which question set: the first (reader_questions.json), the broad or the fresh one "
-                             "(reader_questions_<name>.json), all of them (default), or the table lookups' dev set "
-                             "(table_lookups_dev.json, tuned on; not in 'all')")
+                             "(reader_questions_<name>.json), all of them (default), or a dev set, tuned on and not in 'all': "
+                             "the table lookups' (table_lookups_dev.json) or the follow-ups' (followups_dev.json)")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}
