@@ -31,10 +31,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from spiqa_demo.paper_text import split_sentences
+from spiqa_demo.conversation.meeting import printed_words
+from spiqa_demo.paper_text import find_label_refs, split_sentences
 from spiqa_demo.types import Paper
 
-How = Literal["standalone", "phrase", "entity", "pronoun", "joined"]
+How = Literal["standalone", "phrase", "entity", "about", "pronoun", "joined"]
 
 PREPOSITIONS = ("on", "for", "in", "with", "at", "of", "under", "over", "using", "to", "from", "against", "vs", "versus", "without", "by", "across", "between", "during", "after", "before")
 _CONTINUATION = re.compile(
@@ -128,6 +129,8 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
     previous = " ".join(previous.split())
     rest = _LEAD.sub("", question).strip().rstrip("?.! ").strip()
     reading = _complete(question, rest, previous, paper)
+    if paper is not None:
+        reading = _in_the_item(reading, rest, previous, paper)
     if _OTHER.search(rest):
         return replace(reading, keep_previous=False, avoid_previous=True)
     return reading
@@ -140,6 +143,9 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
+    if new and old and all(_IS_LABEL.fullmatch(o) for o in old) and not _IS_LABEL.fullmatch(new[0]):
+        # "and the daughter cells?" after "What does Figure 1 show?": the item's subject changes, not the item
+        return Reading(f"{previous.rstrip().rstrip('?.!').rstrip()} about {rest}?", "about", focus=_own_words(rest) or rest, keep_previous=True)
     if new and old:
         target = _most_alike(new[0], old, paper)
         return Reading(_replace(previous, target, new[0]), "entity", focus=new[0])
@@ -148,6 +154,31 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     if pronoun:
         return Reading(pronoun, "pronoun", focus=focus, keep_previous=True)
     return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=focus, keep_previous=True)
+
+
+def _in_the_item(reading: Reading, rest: str, previous: str, paper: Paper) -> Reading:
+    """A follow-up that changes the subject of a question about one item ("and in mice?" after "What
+    does Figure 1 show?") asks about that item when the item prints the new subject; when it does
+    not, the reader asks where the subject is shown: the item is no longer named (a named item comes
+    first whatever it holds) but kept among the evidence."""
+    named = find_label_refs(previous)
+    if len(named) != 1 or find_label_refs(rest) or named[0] not in find_label_refs(reading.text):
+        return reading
+    items = [i for i in paper.items if (i.kind, i.number) == named[0]]
+    subject = _content_words(reading.focus or rest)
+    if not items or not subject or any(subject <= _content_words(f"{i.caption} {printed_words(i)}") for i in items):
+        return reading
+    label = next((m for m in _IS_LABEL.finditer(reading.text) if find_label_refs(m.group()) == named), None)
+    if label is None:
+        return reading
+    text = f"{reading.text[:label.start()]}the paper{reading.text[label.end():]}"
+    return replace(reading, text=text, keep_previous=True)
+
+
+def _content_words(text: str) -> set[str]:
+    """The words of `text` that say what it is about, plural "s" dropped: "mice" and "frogs" of "in frogs"."""
+    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", _GENERIC.sub(" ", text).lower())
+            if len(w) >= 3 and w not in PREPOSITIONS}
 
 
 def entities(text: str, sentence_start: bool = True) -> list[str]:
@@ -288,6 +319,8 @@ def _most_alike(new: str, old: Sequence[str], paper: Paper | None) -> str:
     labels = [o for o in old if _IS_LABEL.fullmatch(o)]
     if labels and _IS_LABEL.fullmatch(new):
         old = labels
+    elif labels and len(labels) < len(old):
+        old = [o for o in old if o not in labels]  # "and CIFAR-10?" changes a name, not which item is asked about
     together = _cooccurrence(new, old, paper) if paper is not None else [0] * len(old)
     shapes = [_shape_similarity(new, o) for o in old]
     best = max(range(len(old)), key=lambda i: (together[i], shapes[i], i))

@@ -18,7 +18,7 @@ from retrieval.lexical import WordShare, single_words, tokenize
 from spiqa_demo.types import Figure
 
 
-def _printed(item: Figure) -> str:
+def printed_words(item: Figure) -> str:
     """What an item prints inside it: its table's headings and row names, else its words."""
     if item.table is not None:
         return " ".join([*item.table.column_headings(), *item.table.row_names])
@@ -29,7 +29,7 @@ def meeting_scores(items: Sequence[Figure], question: str, focus: str) -> list[f
     """Per item, 0..1: how much of `focus` and of the rest of `question` it prints (module docstring)."""
     if not items or not focus.strip():
         return [0.0] * len(items)
-    printed = WordShare([_printed(i) for i in items])
+    printed = WordShare([printed_words(i) for i in items])
     question_tokens, focus_tokens = tokenize([question, focus])
     new = single_words(focus_tokens)
     rest = single_words(question_tokens) - new
