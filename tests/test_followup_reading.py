@@ -112,3 +112,26 @@ def test_and_on_x_lands_on_the_table_whose_headings_hold_x_not_the_caption_that_
     turn = ask_turn(PAPER, conversation, "and on CIFAR-10?", None, QASettings())
     assert turn.read_as == "What is the top-1 error of ResNet-34 on CIFAR-10?"
     assert next(e.label for e in turn.evidence if e.figure is not None) == "Table 2"
+
+
+def test_a_subject_change_after_a_question_about_an_item_asks_about_that_item() -> None:
+    """"and the daughter cells?" after "What does Figure 1 show?" was read as "What does the daughter
+    cells show?": the item is kept, and named while it prints the new subject."""
+    reading = read_question("and the residual networks?", "What does Figure 1 show?", PAPER)
+    assert reading.text == "What does Figure 1 show about the residual networks?" and reading.keep_previous
+    assert read_question("and the daughter cells?", "What does Figure 1 show?").text == "What does Figure 1 show about the daughter cells?"
+
+
+def test_a_subject_the_item_does_not_print_is_asked_of_the_paper_with_the_item_kept() -> None:
+    reading = read_question("and on CIFAR-10?", "What does Figure 1 show?", PAPER)
+    assert reading.text == "What does the paper show on CIFAR-10?" and reading.keep_previous
+
+
+def test_a_replaced_name_does_not_double_the_words_around_it() -> None:
+    previous = "How much viability does the ABUW_2433 mutant lose at day 6?"
+    assert read_question("and the katE mutant?", previous).text == "How much viability does the katE mutant lose at day 6?"
+
+
+def test_a_measure_the_tables_print_as_a_heading_replaces_the_measure_asked() -> None:
+    previous = "What accuracy does ResNet-34 reach on ImageNet?"
+    assert read_question("and the error on CIFAR-10?", previous, PAPER).text == "What error does ResNet-34 reach on CIFAR-10?"

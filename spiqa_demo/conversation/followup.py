@@ -143,6 +143,9 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
+    slot = _measure_slot(rest, previous, paper) if new == [rest] else None
+    if slot is not None:  # "and the generation speed?" after "How does BLEU change with depth?"
+        return Reading(previous[:slot[0]] + _DETERMINER.sub("", rest) + previous[slot[1]:], "entity", focus=_own_words(rest) or rest)
     if new and old and all(_IS_LABEL.fullmatch(o) for o in old) and not _IS_LABEL.fullmatch(new[0]):
         # "and the daughter cells?" after "What does Figure 1 show?": the item's subject changes, not the item
         return Reading(f"{previous.rstrip().rstrip('?.!').rstrip()} about {rest}?", "about", focus=_own_words(rest) or rest, keep_previous=True)
@@ -154,6 +157,44 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     if pronoun:
         return Reading(pronoun, "pronoun", focus=focus, keep_previous=True)
     return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=focus, keep_previous=True)
+
+
+# Where a question names the measure it asks for: "What mAP does", "What is the top-1 error of", "How does BLEU change".
+_QUANTITY = re.compile(
+    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<a>[^?]+?)\s+(?:of|for|on|in)\b"
+    r"|^\s*what\s+(?:is|are)\s+[^?\s]+'s\s+(?P<b>[^?]+?)\s+(?:on|in|for|at)\b"
+    r"|^\s*(?:what|which)\s+(?P<c>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[^?]+?)\s+(?:does|do|did|is|are|was|were)\b"
+    r"|^\s*how\s+(?:does|do)\s+(?P<d>[^?]+?)\s+(?:change|vary|scale|evolve|grow|depend)\b",
+    re.IGNORECASE,
+)
+_DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+def _measure_slot(phrase: str, previous: str, paper: Paper | None) -> tuple[int, int] | None:
+    """Where `previous` names the measure it asks for, as (start, end), when `phrase` names another
+    measure in its place; None otherwise. A phrase whose last word the previous question says outside
+    its measure ("the proposed method" after "Durrieu's method") names its subject instead."""
+    match = _QUANTITY.match(previous)
+    if match is None or paper is None or not _is_quantity(phrase, paper):
+        return None
+    group = next(g for g in "abcd" if match.group(g) is not None)
+    start, end = match.start(group), match.end(group)
+    outside = f"{previous[:start]} {previous[end:]}".lower().split()
+    return None if phrase.split()[-1].lower() in outside else (start, end)
+
+
+def _is_quantity(phrase: str, paper: Paper) -> bool:
+    """`phrase` ("the mIoU", "the video accuracy") names a measure: a definite phrase whose last word
+    the paper's parsed tables print as a column heading more often than in row names (a method, a
+    strain or a cell line is a row; "the proposed method" is no measure)."""
+    words = phrase.split()
+    if len(words) < 2 or not _DETERMINER.match(phrase):
+        return False
+    last = words[-1].lower()
+    tables = [i.table for i in paper.items if i.table is not None]
+    in_headings = sum(last in h.lower().split() for t in tables for h in t.column_headings())
+    in_rows = sum(last in r.lower().split() for t in tables for r in t.row_names)
+    return in_headings > in_rows
 
 
 def _in_the_item(reading: Reading, rest: str, previous: str, paper: Paper) -> Reading:
@@ -266,7 +307,11 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
         else:
             return ""  # which of its phrases the follow-up replaces is a guess: read it otherwise
     names = entities(head, sentence_start=False)
-    if head and not names and len(head.split()) > 2:
+    slot = _measure_slot(head, previous, paper)
+    if slot is not None and not _overlaps(slot[0], slot[1], edits):
+        edits.append(_Edit(slot[0], slot[1], _DETERMINER.sub("", head)))  # "the mIoU on Cityscapes": the measure changes
+        names = []
+    elif head and not names and len(head.split()) > 2:
         return ""  # a head of plain words says more than which name changes
     if names:
         old = [(m.start(), m.end(), m.group()) for o in entities(previous) for m in [re.search(re.escape(o), previous)] if m]
@@ -357,7 +402,20 @@ def _shape_similarity(a: str, b: str) -> int:
 
 
 def _replace(text: str, old: str, new: str) -> str:
-    return re.sub(re.escape(old), new.replace("\\", r"\\"), text, count=1)
+    """`text` with its first `old` replaced by `new`, without doubling the words around it that `new`
+    says too: "the katE mutant" for "ABUW_2433" in "the ABUW_2433 mutant" gives "the katE mutant"."""
+    at = text.find(old)
+    if at < 0:
+        return text
+    start, end = at, at + len(old)
+    words = new.split()
+    before = re.search(r"(\S+)\s+$", text[:start])
+    if len(words) > 1 and before and before.group(1).lower() == words[0].lower():
+        start = before.start(1)
+    after = re.match(r"\s+([\w-]+)", text[end:])
+    if len(words) > 1 and after and after.group(1).lower() == words[-1].lower():
+        end += after.end(1)
+    return text[:start] + new + text[end:]
 
 
 def _sentence(text: str) -> str:
