@@ -135,3 +135,15 @@ def test_a_replaced_name_does_not_double_the_words_around_it() -> None:
 def test_a_measure_the_tables_print_as_a_heading_replaces_the_measure_asked() -> None:
     previous = "What accuracy does ResNet-34 reach on ImageNet?"
     assert read_question("and the error on CIFAR-10?", previous, PAPER).text == "What error does ResNet-34 reach on CIFAR-10?"
+
+
+@pytest.mark.parametrize(("previous", "followup"), [
+    ("How do the class-token and average-pooling classifiers compare?", "how are they trained?"),
+    ("Which attention heads seem to resolve anaphora?", "which layer are they in?"),
+])
+def test_they_that_something_is_done_to_points_back(previous: str, followup: str) -> None:
+    """"they" who do something are the authors ("What optimizer do they use?"); "they" that are
+    trained, or are somewhere, are the previous question's subject."""
+    assert needs_history(followup)
+    assert read_question(followup, previous).keep_previous
+    assert not needs_history("What optimizer do they use?")

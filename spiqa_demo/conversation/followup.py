@@ -52,10 +52,11 @@ _DOCUMENT = r"(?!\s+(?:paper|work|article|study|manuscript|publication|report|th
 # Words that point back at the previous question's subject when the question is short.
 _POINTER = re.compile(rf"\b(?:it|its|(?:this|that|these|those){_DOCUMENT}|the (?:larger|smaller|bigger|other|same|first|second|last|latter|former|deeper|shallower|best|worst) ones?|the latter|the former)\b", re.IGNORECASE)
 # Words that point back in a longer question too: "it", "its", "them", "those", "that" as an object
-# ("is that better than humans?", "which figure shows that?"), "the other <noun>". "they" is left
-# out: "What optimizer do they use?" asks about the authors.
+# ("is that better than humans?", "which figure shows that?"), "the other <noun>", and "they" as
+# what is done to or where something is ("how are they trained?", "which layer are they in?"); "they"
+# who do something is left out: "What optimizer do they use?" asks about the authors.
 _BACK_REFERENCE = re.compile(
-    rf"\b(?:it|its|them|(?:these|those){_DOCUMENT})\b|\b(?:is|does|was|shows?|about|explains?|behind|of)\s+(?:that|this)\b{_DOCUMENT}|"
+    rf"\b(?:it|its|them|(?:these|those){_DOCUMENT})\b|\b(?:are|were)\s+they\b|\b(?:is|does|was|shows?|about|explains?|behind|of)\s+(?:that|this)\b{_DOCUMENT}|"
     r"\b(?:that|this)\s*[?.!]?\s*$|\bthe other\b",
     re.IGNORECASE,
 )
@@ -87,13 +88,15 @@ class Reading:
     `focus` the words the follow-up brought in place of the previous question's ("Last-FM"), which
     retrieval weighs on their own too; `keep_previous` asks retrieval to keep the previous turn's
     evidence in the shortlist, `avoid_previous` to lower it ("and on the other dataset?" asks for
-    another figure or table than the one just shown)."""
+    another figure or table than the one just shown); `meet`: the focus stands for part of the
+    previous question ("and on Last-FM?"), so the item where it meets the rest is raised."""
 
     text: str
     how: How = "standalone"
     focus: str = ""
     keep_previous: bool = False
     avoid_previous: bool = False
+    meet: bool = False
 
 
 _COMPARATIVE = re.compile(r"\bthe (?:larger|smaller|bigger|other|deeper|shallower) ones?\b|\bthe latter\b|\bthe former\b", re.IGNORECASE)
@@ -139,24 +142,25 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
 def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> Reading:
     phrase = _by_phrases(rest, previous, paper)
     if phrase:
-        return Reading(phrase, "phrase", focus=_own_words(rest) or rest)
+        return Reading(phrase, "phrase", focus=_own_words(rest) or rest, meet=True)
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
     slot = _measure_slot(rest, previous, paper) if new == [rest] else None
     if slot is not None:  # "and the generation speed?" after "How does BLEU change with depth?"
-        return Reading(previous[:slot[0]] + _DETERMINER.sub("", rest) + previous[slot[1]:], "entity", focus=_own_words(rest) or rest)
+        return Reading(previous[:slot[0]] + _DETERMINER.sub("", rest) + previous[slot[1]:], "entity", focus=_own_words(rest) or rest, meet=True)
     if new and old and all(_IS_LABEL.fullmatch(o) for o in old) and not _IS_LABEL.fullmatch(new[0]):
         # "and the daughter cells?" after "What does Figure 1 show?": the item's subject changes, not the item
         return Reading(f"{previous.rstrip().rstrip('?.!').rstrip()} about {rest}?", "about", focus=_own_words(rest) or rest, keep_previous=True)
     if new and old:
         target = _most_alike(new[0], old, paper)
-        return Reading(_replace(previous, target, new[0]), "entity", focus=new[0])
+        return Reading(_replace(previous, target, new[0]), "entity", focus=new[0], meet=True)
     focus = _own_words(rest)
     pronoun = _by_pronoun(question, old)
     if pronoun:
         return Reading(pronoun, "pronoun", focus=focus, keep_previous=True)
-    return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=focus, keep_previous=True)
+    # "and the anti-HA antibody?" after a question naming nothing: its words meet the question's where it is answered
+    return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=focus, keep_previous=True, meet=bool(new))
 
 
 # Where a question names the measure it asks for: "What mAP does", "What is the top-1 error of", "How does BLEU change".
