@@ -147,3 +147,16 @@ def test_they_that_something_is_done_to_points_back(previous: str, followup: str
     assert needs_history(followup)
     assert read_question(followup, previous).keep_previous
     assert not needs_history("What optimizer do they use?")
+
+
+@pytest.mark.parametrize("question", [
+    "So what is the main result?", "Also, what is the learning rate?", "Summarize.",
+    "How does the larger model compare with the smaller one?",
+])
+def test_a_first_question_that_opens_like_a_followup_but_asks_a_whole_question_is_not_flagged(question: str) -> None:
+    assert not cannot_stand_alone(question)
+
+
+def test_a_continuation_asking_a_whole_question_is_still_read_with_the_previous_one() -> None:
+    assert needs_history("and does the size of the model matter?")
+    assert cannot_stand_alone("How does the former differ from the latter?")

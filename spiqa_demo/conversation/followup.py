@@ -103,9 +103,11 @@ _COMPARATIVE = re.compile(r"\bthe (?:larger|smaller|bigger|other|deeper|shallowe
 
 
 def needs_history(question: str) -> bool:
-    """The question is read with the previous one when there is one (see the module docstring)."""
+    """The question is read with the previous one when there is one (see the module docstring); one
+    that opens like a continuation is, even when the rest asks a whole question ("and does the size
+    of the model matter?" is about the model just discussed)."""
     words = question.split()
-    if cannot_stand_alone(question):
+    if _CONTINUATION.match(question) or _WH_ONLY.match(question) or cannot_stand_alone(question):
         return True
     if len(words) <= SHORT_WORDS and _POINTER.search(question):
         return True
@@ -115,13 +117,30 @@ def needs_history(question: str) -> bool:
 def cannot_stand_alone(question: str) -> bool:
     """The question means nothing without an earlier one: it continues one ("and on X?"), is a bare
     "why?" or fragment ("Last-FM?"), or compares with something not said ("the larger one"). A
-    question that only says "it" or "this" may be about the paper ("What problem does it solve?")."""
+    question that only says "it" or "this" may be about the paper ("What problem does it solve?"),
+    and so may one whose connective opens a whole question ("So what is the main result?"), a bare
+    request for the paper's gist ("Summarize.") or a comparison of two things it names itself ("How
+    does the larger model compare with the smaller one?")."""
     words = question.split()
-    if _CONTINUATION.match(question) or _WH_ONLY.match(question):
+    if _WH_ONLY.match(question):
         return True
-    if len(words) <= 2 and not any(w.lower().strip("?.!,") in _QUESTION_WORDS for w in words[:1]):
+    if _CONTINUATION.match(question):
+        return not _whole_question(_LEAD.sub("", question))
+    if len(words) <= 2 and not _GIST.match(question) and not any(w.lower().strip("?.!,") in _QUESTION_WORDS for w in words[:1]):
         return True  # a bare fragment: "Last-FM?", "CIFAR-10 too?"
-    return bool(_COMPARATIVE.search(question))
+    return bool(_COMPARATIVE.search(question)) and len(_CONTRAST.findall(question)) < 2
+
+
+# A bare request for the paper's gist.
+_GIST = re.compile(r"^\s*(?:summari[sz]e|summary|overview|tl;?dr)\b", re.IGNORECASE)
+# "the larger model ... the smaller one": a comparison whose two sides the question names itself.
+_CONTRAST = re.compile(r"\bthe (?:larger|smaller|bigger|deeper|shallower)\b", re.IGNORECASE)
+
+
+def _whole_question(text: str) -> bool:
+    """`text` asks a question of its own: it opens with a question word, has a verb's worth of words
+    and points back at nothing ("what is the main result", not "on CIFAR-10" or "is it the encoder")."""
+    return bool(_ASKS.match(text)) and len(text.split()) >= 4 and not _POINTER.search(text) and not _BACK_REFERENCE.search(text)
 
 
 def read_question(question: str, previous: str | None, paper: Paper | None = None) -> Reading:
