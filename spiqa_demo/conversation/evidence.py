@@ -30,7 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from spiqa_demo.conversation.citations import parse_citations
-from spiqa_demo.conversation.meeting import meeting_scores
+from spiqa_demo.conversation.meeting import left_scores, meeting_scores
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.extraction.geometry import area, overlap
 from spiqa_demo.paper_text import split_sentences
@@ -54,12 +54,14 @@ def rank_evidence(
     focus: str = "",
     avoid: Iterable[Evidence] = (),
     meet: bool = False,
+    replaced: str = "",
 ) -> list[Evidence]:
     """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
     `question` (and its `focus`), merged best first (see the module docstring); `keep` gets
     `KEEP_BONUS`, `avoid` loses as much; `meet`: the focus replaced part of the question ("and on
-    X?"), so the item where it meets the rest is raised."""
-    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet)
+    X?"), so the item where it meets the rest is raised, and the one where the `replaced` words do
+    and the focus does not is lowered as much."""
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet, replaced)
     passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
     related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
@@ -92,7 +94,8 @@ def passage_evidence(passage: Passage, score: float) -> Evidence:
     return Evidence(kind="passage", page=passage.page, label="", text=passage.text, score=score, box=passage.bbox, item=passage)
 
 
-def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool) -> list[Evidence]:
+def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool,
+                     replaced: str) -> list[Evidence]:
     if not paper.items:
         return []
     from spiqa_demo.qa.shortlist import paper_index
@@ -106,8 +109,9 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
             scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
-    for item, share in zip(paper.items, meeting_scores(paper.items, question, focus if meet else "")):
-        scores[item.id] += MEET_WEIGHT * total * share
+    for item, share, left in zip(paper.items, meeting_scores(paper.items, question, focus if meet else ""),
+                                 left_scores(paper.items, question, focus if meet else "", replaced)):
+        scores[item.id] += MEET_WEIGHT * total * (share - left)
     shown = [i for i in paper.items if _says_anything(i)]
     ranked = sorted(shown, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
     return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]

@@ -89,7 +89,9 @@ class Reading:
     retrieval weighs on their own too; `keep_previous` asks retrieval to keep the previous turn's
     evidence in the shortlist, `avoid_previous` to lower it ("and on the other dataset?" asks for
     another figure or table than the one just shown); `meet`: the focus stands for part of the
-    previous question ("and on Last-FM?"), so the item where it meets the rest is raised."""
+    previous question ("and on Last-FM?"), so the item where it meets the rest is raised, and the one
+    where the words it `replaced` ("Yelp2018") meet the rest without it is lowered: that item answered
+    the previous question."""
 
     text: str
     how: How = "standalone"
@@ -97,6 +99,7 @@ class Reading:
     keep_previous: bool = False
     avoid_previous: bool = False
     meet: bool = False
+    replaced: str = ""
 
 
 _COMPARATIVE = re.compile(r"\bthe (?:larger|smaller|bigger|other|deeper|shallower) ones?\b|\bthe latter\b|\bthe former\b", re.IGNORECASE)
@@ -159,21 +162,22 @@ def read_question(question: str, previous: str | None, paper: Paper | None = Non
 
 
 def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> Reading:
-    phrase = _by_phrases(rest, previous, paper)
+    phrase, replaced = _by_phrases(rest, previous, paper)
     if phrase:
-        return Reading(phrase, "phrase", focus=_own_words(rest) or rest, meet=True)
+        return Reading(phrase, "phrase", focus=_own_words(rest) or rest, meet=True, replaced=replaced)
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
     slot = _measure_slot(rest, previous, paper) if new == [rest] else None
     if slot is not None:  # "and the generation speed?" after "How does BLEU change with depth?"
-        return Reading(previous[:slot[0]] + _DETERMINER.sub("", rest) + previous[slot[1]:], "entity", focus=_own_words(rest) or rest, meet=True)
+        return Reading(previous[:slot[0]] + _DETERMINER.sub("", rest) + previous[slot[1]:], "entity", focus=_own_words(rest) or rest,
+                       meet=True, replaced=previous[slot[0]:slot[1]])
     if new and old and all(_IS_LABEL.fullmatch(o) for o in old) and not _IS_LABEL.fullmatch(new[0]):
         # "and the daughter cells?" after "What does Figure 1 show?": the item's subject changes, not the item
         return Reading(f"{previous.rstrip().rstrip('?.!').rstrip()} about {rest}?", "about", focus=_own_words(rest) or rest, keep_previous=True)
     if new and old:
         target = _most_alike(new[0], old, paper)
-        return Reading(_replace(previous, target, new[0]), "entity", focus=new[0], meet=True)
+        return Reading(_replace(previous, target, new[0]), "entity", focus=new[0], meet=True, replaced=target)
     focus = _own_words(rest)
     pronoun = _by_pronoun(question, old)
     if pronoun:
@@ -308,13 +312,14 @@ def _parts(rest: str) -> tuple[str, list[tuple[str, str]]]:
     return " ".join(head), [(p, " ".join(words)) for p, words in phrases if words]
 
 
-def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
-    """Rule 1 of the module docstring; "" when the follow-up is not made of preposition phrases (it
-    asks something of its own, points back, or names its change without a preposition)."""
+def _by_phrases(rest: str, previous: str, paper: Paper | None) -> tuple[str, str]:
+    """Rule 1 of the module docstring, and the words of `previous` it replaced; ("", "") when the
+    follow-up is not made of preposition phrases (it asks something of its own, points back, or names
+    its change without a preposition)."""
     head, phrases = _parts(rest)
     own = _OTHER.sub(" ", rest)  # "on the other dataset" replaces a phrase too (and avoids the previous evidence)
     if not phrases or _ASKS.match(rest) or _BACK_REFERENCE.search(own) or _POINTER.search(own):
-        return ""
+        return "", ""
     edits: list[_Edit] = []
     added: list[str] = []
     replaced: list[int] = []  # where the replaced phrases' prepositions begin
@@ -328,14 +333,14 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
         elif not found:
             added.append(f"{preposition} {words}")
         else:
-            return ""  # which of its phrases the follow-up replaces is a guess: read it otherwise
+            return "", ""  # which of its phrases the follow-up replaces is a guess: read it otherwise
     names = entities(head, sentence_start=False)
     slot = _measure_slot(head, previous, paper)
     if slot is not None and not _overlaps(slot[0], slot[1], edits):
         edits.append(_Edit(slot[0], slot[1], _DETERMINER.sub("", head)))  # "the mIoU on Cityscapes": the measure changes
         names = []
     elif head and not names and len(head.split()) > 2:
-        return ""  # a head of plain words says more than which name changes
+        return "", ""  # a head of plain words says more than which name changes
     if names:
         old = [(m.start(), m.end(), m.group()) for o in entities(previous) for m in [re.search(re.escape(o), previous)] if m]
         free = [o for o in old if not _overlaps(o[0], o[1], edits)]
@@ -350,7 +355,7 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> str:
     text = previous
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         text = text[:edit.start] + edit.text + text[edit.end:]
-    return text
+    return text, " ".join(previous[e.start:e.end] for e in sorted(edits, key=lambda e: e.start) if e.end > e.start)
 
 
 def _overlaps(start: int, end: int, edits: Sequence[_Edit]) -> bool:

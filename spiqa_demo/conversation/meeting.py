@@ -34,3 +34,16 @@ def meeting_scores(items: Sequence[Figure], question: str, focus: str) -> list[f
     new = single_words(focus_tokens)
     rest = single_words(question_tokens) - new
     return (printed.shares(new) * printed.shares(rest)).tolist()
+
+
+def left_scores(items: Sequence[Figure], question: str, focus: str, replaced: str) -> list[float]:
+    """Per item, 0..1: how much it prints the words the follow-up `replaced` ("ImageNet" of "and on
+    CIFAR-10?") with the rest of `question`, and not `focus`: the previous answer's item, which a
+    caption naming the new words ("the CIFAR-10 results follow the same trend") would keep on top."""
+    if not items or not focus.strip() or not replaced.strip():
+        return [0.0] * len(items)
+    printed = WordShare([printed_words(i) for i in items])
+    question_tokens, focus_tokens, replaced_tokens = tokenize([question, focus, replaced])
+    new, old = single_words(focus_tokens), single_words(replaced_tokens)
+    rest = single_words(question_tokens) - new - old
+    return (printed.shares(old - new) * printed.shares(rest) * (1.0 - printed.shares(new))).tolist()
