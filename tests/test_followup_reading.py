@@ -167,3 +167,14 @@ def test_the_item_where_the_replaced_words_meet_without_the_new_ones_is_left() -
     assert reading.replaced == "ImageNet" and reading.meet
     left = left_scores(PAPER.items, reading.text, reading.focus, reading.replaced)
     assert left[0] > 0 and left[2] == 0.0  # Table 1 answered the previous question; Table 2 prints CIFAR-10
+
+
+@pytest.mark.parametrize(("previous", "followup", "read_as"), [
+    ("What does Figure 1 show?", "and the top-5 error on CIFAR-10?", "What does the paper show about the top-5 error on CIFAR-10?"),
+    ("What does Figure 1 show about plain networks?", "and the residual networks?", "What does Figure 1 show about the residual networks?"),
+    ("What does Figure 1 show?", "and the deeper one?", "What does Figure 1 show? And the deeper one?"),
+])
+def test_a_followup_to_a_question_about_an_item_keeps_asking_about_it(previous: str, followup: str, read_as: str) -> None:
+    """A name never takes a label's place, a second subject replaces the first, and a pointer back
+    ("the deeper one") keeps the item named."""
+    assert read_question(followup, previous, PAPER).text == read_as

@@ -174,7 +174,8 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
                        meet=True, replaced=previous[slot[0]:slot[1]])
     if new and old and all(_IS_LABEL.fullmatch(o) for o in old) and not _IS_LABEL.fullmatch(new[0]):
         # "and the daughter cells?" after "What does Figure 1 show?": the item's subject changes, not the item
-        return Reading(f"{previous.rstrip().rstrip('?.!').rstrip()} about {rest}?", "about", focus=_own_words(rest) or rest, keep_previous=True)
+        asked = _ABOUT.sub("", previous.rstrip().rstrip("?.!").rstrip())  # "... show about X?" then "and Y?": about Y
+        return Reading(f"{asked} about {rest}?", "about", focus=_own_words(rest) or rest, keep_previous=True)
     if new and old:
         target = _most_alike(new[0], old, paper)
         return Reading(_replace(previous, target, new[0]), "entity", focus=new[0], meet=True, replaced=target)
@@ -194,6 +195,7 @@ _QUANTITY = re.compile(
     r"|^\s*how\s+(?:does|do)\s+(?P<d>[^?]+?)\s+(?:change|vary|scale|evolve|grow|depend)\b",
     re.IGNORECASE,
 )
+_ABOUT = re.compile(r"\s+about\s+.*$", re.IGNORECASE)
 _DETERMINER = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 
 
@@ -230,7 +232,7 @@ def _in_the_item(reading: Reading, rest: str, previous: str, paper: Paper) -> Re
     not, the reader asks where the subject is shown: the item is no longer named (a named item comes
     first whatever it holds) but kept among the evidence."""
     named = find_label_refs(previous)
-    if len(named) != 1 or find_label_refs(rest) or named[0] not in find_label_refs(reading.text):
+    if reading.how not in ("phrase", "about") or len(named) != 1 or find_label_refs(rest) or named[0] not in find_label_refs(reading.text):
         return reading
     items = [i for i in paper.items if (i.kind, i.number) == named[0]]
     subject = _content_words(reading.focus or rest)
@@ -344,6 +346,8 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> tuple[str, str
     if names:
         old = [(m.start(), m.end(), m.group()) for o in entities(previous) for m in [re.search(re.escape(o), previous)] if m]
         free = [o for o in old if not _overlaps(o[0], o[1], edits)]
+        if free and not _IS_LABEL.fullmatch(names[0]) and all(_IS_LABEL.fullmatch(o[2]) for o in free):
+            return "", ""  # "and the top-5 error on CIFAR-10?" after "What does Figure 4 show?" asks about the item
         if free:
             target = _most_alike(names[0], [o[2] for o in free], paper)
             at, until, _ = next(o for o in free if o[2] == target)
