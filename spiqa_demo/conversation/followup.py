@@ -3,24 +3,32 @@ ndcg@20?" is read as "Which method is best on Last-FM in ndcg@20?".
 
 A question needs the history when it opens like a continuation ("and ...", "what about ...", "why?"),
 is a bare fragment, or points back ("it", "the larger one"; in a question of up to ten words also
-"them", "is that", "the other ..."); "this paper", "this work" point at the paper, not back. Only the
-first kind cannot stand alone at all (`cannot_stand_alone`): a first question that says "it" or
-"this" is about the paper and is searched as asked. A follow-up is completed from the previous
+"them", "is that", "the other ...", "are they <done>"); "this paper", "this work" point at the paper,
+not back. Only the first kind cannot stand alone at all (`cannot_stand_alone`), and not when its
+connective opens a whole question ("So what is the main result?"): a first question that says "it"
+or "this" is about the paper and is searched as asked. A follow-up is completed from the previous
 standalone question, keeping its subject and changing only what the follow-up changes, by the first
 rule that applies:
 1. a follow-up made of preposition phrases, maybe after a name ("and with SE on CIFAR-10?",
    "and the mIoU on Cityscapes?"): each phrase replaces the previous question's phrase with the
    same preposition ("on Yelp2018" -> "on Last-FM"), a phrase whose preposition the previous
    question lacks is added before the replaced ones (or at the end), and the leading name replaces
-   the previous question's name of the same type (as in rule 2);
+   the previous question's name of the same type (as in rule 2), or the measure it asks for ("What
+   mAP does ...") when it is a measure: a definite phrase the paper's tables print as a column
+   heading more often than in row names ("the mIoU"; "the proposed method" is a row);
 2. the follow-up's entity (a capitalised, ALLCAPS or digit-bearing word) replaces the previous
    question's entity of the same type: the one printed beside it in the paper most often (names of
    datasets share table headers and sentences; a metric shares them with metrics), then the one of
-   the most similar shape;
+   the most similar shape; a name never replaces an item's label: after "What does Figure 1
+   show?", "and the daughter cells?" asks "What does Figure 1 show about the daughter cells?";
 3. otherwise "it" becomes the previous question's only name, or the follow-up is read together
    with the previous question; either way the previous answer's evidence is kept in the shortlist
    ("why?", "which figure shows that?") and the follow-up's own words ("memory usage" of "and its
    memory usage?") are searched on their own too, since they may ask for another figure.
+A subject change after a question about one item stays with the item only where the item prints the
+new subject (its caption, its words, its table's headings and rows); else the reader asks where the
+subject is shown ("and in mice?" -> "What does the paper show in mice?"), and the item, no longer
+named (a named item comes first whatever it holds), is kept among the evidence.
 Nothing here knows a paper: the rules read the wording of the questions and the paper's own text.
 """
 
