@@ -178,3 +178,18 @@ def test_a_followup_to_a_question_about_an_item_keeps_asking_about_it(previous: 
     """A name never takes a label's place, a second subject replaces the first, and a pointer back
     ("the deeper one") keeps the item named."""
     assert read_question(followup, previous, PAPER).text == read_as
+
+
+@pytest.mark.parametrize(("previous", "followup", "read_as"), [
+    ("How well does metapath2vec++ classify venue nodes in AMiner?", "how sensitive is it to its parameters?",
+     "How sensitive is metapath2vec++ to metapath2vec++'s parameters?"),
+    ("What does the baseline ResNet-50 C2D model for video look like?", "and the non-local block added to it?",
+     "What does the non-local block added to ResNet-50 C2D look like?"),
+])
+def test_it_is_the_previous_questions_subject(previous: str, followup: str, read_as: str) -> None:
+    assert read_question(followup, previous).text == read_as
+
+
+def test_a_measure_is_no_subject_for_it() -> None:
+    previous = "How does BLEU change with encoder depth for the pre-norm DLCL?"
+    assert read_question("and how fast is it at generation?", previous).how == "joined"

@@ -188,7 +188,7 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
         target = _most_alike(new[0], old, paper)
         return Reading(_replace(previous, target, new[0]), "entity", focus=new[0], meet=True, replaced=target)
     focus = _own_words(rest)
-    pronoun = _by_pronoun(question, old)
+    pronoun = _by_pronoun(question, previous, old)
     if pronoun:
         return Reading(pronoun, "pronoun", focus=focus, keep_previous=True)
     # "and the anti-HA antibody?" after a question naming nothing: its words meet the question's where it is answered
@@ -383,18 +383,36 @@ def _own_words(rest: str) -> str:
     return words if len(words.split()) >= 1 and len(words) >= 4 else ""
 
 
-def _by_pronoun(question: str, old: Sequence[str]) -> str:
+def _by_pronoun(question: str, previous: str, old: Sequence[str]) -> str:
     """"what is its computational cost?" -> "what is KGAT's computational cost?" when the question
     points back with "it"/"its" and the previous question names one thing only ("top-1" or
-    "34-layer" are no names); with several ("ResNet-101 on PASCAL VOC") which one "it" means is a
-    guess, so the question is read together with the previous one instead."""
+    "34-layer" are no names), or names a subject without capitals right after its verb ("How well
+    does metapath2vec++ classify venues in AMiner?": metapath2vec++, not AMiner); with several
+    ("ResNet-101 on PASCAL VOC", "How does KGAT compare with NFM?") which one "it" means is a guess,
+    so the question is read together with the previous one instead. A follow-up that is a noun phrase ("and the attention inside it?") takes the place of
+    the previous question's subject ("What does the attention inside the Transformer look like?")."""
     names = {o.removesuffix("'s") for o in old if any(c.isupper() for c in o)}
+    said = _SUBJECT.match(previous)
+    measure = _QUANTITY.match(previous)
+    if said is not None and said.group("s") in old and not any(c.isupper() for c in said.group("s")) \
+            and not (measure and measure.group("d")):  # "How does BLEU change": a measure
+        names = {said.group("s").removesuffix("'s")}
     if len(names) != 1 or not re.search(r"\b(?:it|its)\b", question, re.IGNORECASE):
         return ""
     subject = names.pop()
     text = re.sub(r"\bits\b", f"{subject}'s", question, count=1, flags=re.IGNORECASE)
     text = re.sub(r"\bit\b", subject, text, count=1, flags=re.IGNORECASE)
-    return _capitalise(_LEAD.sub("", text).strip())
+    text = _LEAD.sub("", text).strip()
+    frame = _FRAME.match(previous)
+    if not _ASKS.match(text) and frame is not None:
+        return previous[:frame.start("s")] + text.rstrip("?.! ") + previous[frame.end("s"):]
+    return _capitalise(text)
+
+
+# The previous question's subject right after its verb: "How well does <metapath2vec++> classify ...".
+_SUBJECT = re.compile(r"^\s*(?:how(?:\s+\w+)?|what|which|why|where|when)\s+(?:does|do|did|is|are|was|were|can)\s+(?P<s>[^\s?]+)", re.IGNORECASE)
+# A question asking what its subject is like: "What does <the baseline model> look like?".
+_FRAME = re.compile(r"^\s*(?:what|how)\s+(?:does|do|did)\s+(?P<s>.+?)\s+(?:look\s+like|work|show|compare)\b", re.IGNORECASE)
 
 
 def _most_alike(new: str, old: Sequence[str], paper: Paper | None) -> str:
