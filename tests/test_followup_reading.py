@@ -193,3 +193,15 @@ def test_it_is_the_previous_questions_subject(previous: str, followup: str, read
 def test_a_measure_is_no_subject_for_it() -> None:
     previous = "How does BLEU change with encoder depth for the pre-norm DLCL?"
     assert read_question("and how fast is it at generation?", previous).how == "joined"
+
+
+def test_the_item_a_subject_change_leaves_stays_in_the_shortlist() -> None:
+    """"and on CIFAR-10?" after "What does Figure 1 show?" asks where CIFAR-10 is shown; Figure 1,
+    which prints no CIFAR-10 and scores last for it, keeps a place among the items."""
+    settings = QASettings(reader_items=2)
+    conversation = Conversation(PAPER.sha256)
+    ask_turn(PAPER, conversation, "What does Figure 1 show?", None, settings)
+    turn = ask_turn(PAPER, conversation, "and on CIFAR-10?", None, settings)
+    assert turn.read_as == "What does the paper show on CIFAR-10?"
+    items = [e.label for e in turn.evidence if e.figure is not None]
+    assert len(items) == 2 and "Figure 1" in items

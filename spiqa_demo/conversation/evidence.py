@@ -61,9 +61,9 @@ def rank_evidence(
     `KEEP_BONUS`, `avoid` loses as much; `meet`: the focus replaced part of the question ("and on
     X?"), so the item where it meets the rest is raised, and the one where the `replaced` words do
     and the focus does not is lowered as much."""
-    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet, replaced)
-    passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet, replaced, kept)
+    passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
     merged = [replace(e, score=e.score + _bonus(e, kept, related) - KEEP_BONUS * (e.key in avoided)) for e in items + passages]
     return sorted(merged, key=lambda e: (not e.named, -e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
@@ -95,7 +95,7 @@ def passage_evidence(passage: Passage, score: float) -> Evidence:
 
 
 def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool,
-                     replaced: str) -> list[Evidence]:
+                     replaced: str, kept: set[str]) -> list[Evidence]:
     if not paper.items:
         return []
     from spiqa_demo.qa.shortlist import paper_index
@@ -114,7 +114,23 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
         scores[item.id] += MEET_WEIGHT * total * (share - left)
     shown = [i for i in paper.items if _says_anything(i)]
     ranked = sorted(shown, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
-    return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]
+    chosen = _keeping(ranked, k, kept | named)
+    return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in chosen]
+
+
+def _keeping(ranked: Sequence[Figure], k: int, kept: set[str]) -> list[Figure]:
+    """The first `k` of `ranked`, where a kept item ranked lower takes the place of the lowest one
+    not kept: the item a follow-up is about stays in the shortlist ("and in mice?" after "What does
+    Figure 1 show?" is read as a question about the paper, and Figure 1 may score low for it)."""
+    chosen = list(ranked[:k])
+    for item in ranked[k:]:
+        if item.id not in kept:
+            continue
+        free = [n for n, c in enumerate(chosen) if c.id not in kept]
+        if not free:
+            break
+        chosen[free[-1]] = item
+    return sorted(chosen, key=ranked.index)
 
 
 def _says_anything(item: Figure) -> bool:
