@@ -9,7 +9,8 @@ left out.
 A figure or table the question names by its label ("What does Figure 3 show?", "Table II in the
 supplement": read by the index as `search` reads it) comes first whatever the scores: rescaled,
 another item and the best passage score 1.0 as well, and a tie must not hand the reader Figure 1.
-Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it), and
+Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it; a
+kept figure or table takes the place of the lowest other one when it ranks below the shortlist), and
 the figures and tables whose captions cross-reference a kept one ("These correspond to Figure 5",
 "see also Fig. 5") are raised a little: they are where a reader's "where are the detailed numbers?"
 or "how many of them are stacked?" usually leads.
@@ -18,8 +19,11 @@ its rescaled scores added: the completed question still holds the previous quest
 pull toward the previous answer's table, while what the reader just said is what changed. The item
 where the focus and the rest of the question meet inside it (`meeting`: table headings and row
 names, a plot's printed words; not its caption) is raised by up to `MEET_WEIGHT`, when the focus
-replaced part of the question; the own words of a follow-up that points back ("its training
-curves") ask for something else than where they meet the previous question.
+replaced part of the question, and the item where the replaced words ("ImageNet") meet the rest
+without the focus is lowered as much: it answered the previous question, and a caption naming the
+new words ("the CIFAR-10 results follow the same trend") would otherwise keep it on top. The own
+words of a follow-up that points back ("its training curves") ask for something else than where
+they meet the previous question.
 """
 
 from __future__ import annotations
