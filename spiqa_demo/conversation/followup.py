@@ -389,8 +389,9 @@ def _by_pronoun(question: str, previous: str, old: Sequence[str]) -> str:
     "34-layer" are no names), or names a subject without capitals right after its verb ("How well
     does metapath2vec++ classify venues in AMiner?": metapath2vec++, not AMiner); with several
     ("ResNet-101 on PASCAL VOC", "How does KGAT compare with NFM?") which one "it" means is a guess,
-    so the question is read together with the previous one instead. A follow-up that is a noun phrase ("and the attention inside it?") takes the place of
-    the previous question's subject ("What does the attention inside the Transformer look like?")."""
+    so the question is read together with the previous one instead. A follow-up that is a noun
+    phrase ("and the attention inside it?") takes the place of the previous question's subject
+    ("What does the attention inside the Transformer look like?")."""
     names = {o.removesuffix("'s") for o in old if any(c.isupper() for c in o)}
     said = _SUBJECT.match(previous)
     measure = _QUANTITY.match(previous)
