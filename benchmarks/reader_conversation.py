@@ -49,6 +49,7 @@ of table lookups the table rules were tuned on (its "about" says so): not a held
 sentence was tuned on. `--set tables2` and `--set tables3` print them for the two halves of a second
 set of lookups written blind on other tables and in other words (table_lookups_dev2.json, tuned on;
 table_lookups_dev3.json, held out: measured, not tuned on).
+`--set followups` prints benchmarks/data/followups_dev.json, a dev set of follow-up pairs, tuned on.
 The last line is JSON.
 """
 
@@ -74,11 +75,12 @@ from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
 BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh", "blind")}
-# dev sets (the table lookups, the quoted sentences): tuned on, but for the held-out half "tables3";
-# printed like the blind sets, never in "all"
+# dev sets (table lookups, quoted sentences, follow-up pairs): tuned on, but for the held-out half
+# "tables3"; printed like the blind sets, never in "all"
 DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
             **{f"tables{n}": Path(__file__).parent / "data" / f"table_lookups_dev{n}.json" for n in (2, 3)},
-            "quotes": Path(__file__).parent / "data" / "quote_questions_dev.json"}
+            "quotes": Path(__file__).parent / "data" / "quote_questions_dev.json",
+            "followups": Path(__file__).parent / "data" / "followups_dev.json"}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
 KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
@@ -334,8 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
                         help="which question set: the first (reader_questions.json), the broad, fresh or blind one "
                              "(reader_questions_<name>.json), all of them (default), or a dev set, not in 'all': the table "
-                             "lookups' (table_lookups_dev.json and _dev2.json, tuned on; _dev3.json, held out) or the quoted "
-                             "sentences' (quote_questions_dev.json, tuned on)")
+                             "lookups' (table_lookups_dev.json and _dev2.json, tuned on; _dev3.json, held out), the quoted "
+                             "sentences' (quote_questions_dev.json) or the follow-ups' (followups_dev.json), tuned on")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}

@@ -39,7 +39,7 @@ def test_cells_need_the_printed_value_and_the_row() -> None:
 
 
 @pytest.mark.parametrize("path", sorted([*DATA.glob("reader_questions_*.json"), *DATA.glob("table_lookups_dev*.json"),
-                                         DATA / "quote_questions_dev.json"]), ids=lambda path: path.stem)
+                                         DATA / "quote_questions_dev.json", DATA / "followups_dev.json"]), ids=lambda path: path.stem)
 def test_question_set_gold_is_printed(shared: Path, path: Path) -> None:
     """Every quote is on its page, every cell printed with its label, in the PDF itself."""
     data = json.loads(path.read_text(encoding="utf-8"))

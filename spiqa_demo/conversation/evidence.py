@@ -9,7 +9,8 @@ left out.
 A figure or table the question names by its label ("What does Figure 3 show?", "Table II in the
 supplement": read by the index as `search` reads it) comes first whatever the scores: rescaled,
 another item and the best passage score 1.0 as well, and a tie must not hand the reader Figure 1.
-Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it), and
+Evidence of the previous turn can be kept in the shortlist (a follow-up like "why?" is about it; a
+kept figure or table takes the place of the lowest other one when it ranks below the shortlist), and
 the figures and tables whose captions cross-reference a kept one ("These correspond to Figure 5",
 "see also Fig. 5") are raised a little: they are where a reader's "where are the detailed numbers?"
 or "how many of them are stacked?" usually leads.
@@ -18,8 +19,11 @@ its rescaled scores added: the completed question still holds the previous quest
 pull toward the previous answer's table, while what the reader just said is what changed. The item
 where the focus and the rest of the question meet inside it (`meeting`: table headings and row
 names, a plot's printed words; not its caption) is raised by up to `MEET_WEIGHT`, when the focus
-replaced part of the question; the own words of a follow-up that points back ("its training
-curves") ask for something else than where they meet the previous question.
+replaced part of the question, and the item where the replaced words ("ImageNet") meet the rest
+without the focus is lowered as much: it answered the previous question, and a caption naming the
+new words ("the CIFAR-10 results follow the same trend") would otherwise keep it on top. The own
+words of a follow-up that points back ("its training curves") ask for something else than where
+they meet the previous question.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import replace
 import numpy as np
 
 from spiqa_demo.conversation.citations import parse_citations
-from spiqa_demo.conversation.meeting import meeting_scores
+from spiqa_demo.conversation.meeting import left_scores, meeting_scores
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.extraction.geometry import area, overlap
 from spiqa_demo.paper_text import split_sentences
@@ -54,14 +58,16 @@ def rank_evidence(
     focus: str = "",
     avoid: Iterable[Evidence] = (),
     meet: bool = False,
+    replaced: str = "",
 ) -> list[Evidence]:
     """The best `settings.reader_items` figures/tables and `settings.reader_passages` passages for
     `question` (and its `focus`), merged best first (see the module docstring); `keep` gets
     `KEEP_BONUS`, `avoid` loses as much; `meet`: the focus replaced part of the question ("and on
-    X?"), so the item where it meets the rest is raised."""
-    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet)
-    passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
+    X?"), so the item where it meets the rest is raised, and the one where the `replaced` words do
+    and the focus does not is lowered as much."""
     kept, avoided = {e.key for e in keep}, {e.key for e in avoid}
+    items = _figure_evidence(paper, question, focus, settings.reader_items, retrieval, meet, replaced, kept)
+    passages = _passage_evidence(paper, question, focus, settings.reader_passages, retrieval)
     related = _cross_referenced([e.figure for e in keep if e.figure is not None], paper.items)
     merged = [replace(e, score=e.score + _bonus(e, kept, related) - KEEP_BONUS * (e.key in avoided)) for e in items + passages]
     return sorted(merged, key=lambda e: (not e.named, -e.score, _KIND_ORDER[e.kind], e.page, e.box[1] if e.box else 0.0))
@@ -92,7 +98,8 @@ def passage_evidence(passage: Passage, score: float) -> Evidence:
     return Evidence(kind="passage", page=passage.page, label="", text=passage.text, score=score, box=passage.bbox, item=passage)
 
 
-def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool) -> list[Evidence]:
+def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None, meet: bool,
+                     replaced: str, kept: set[str]) -> list[Evidence]:
     if not paper.items:
         return []
     from spiqa_demo.qa.shortlist import paper_index
@@ -106,11 +113,28 @@ def _figure_evidence(paper: Paper, question: str, focus: str, k: int, retrieval:
         for h, s in zip(hits, _rescaled(np.array([h.score for h in hits]), floor=True)):
             scores[h.item.id] = scores.get(h.item.id, 0.0) + weight * float(s)
     total = sum(w for _, w in _queries(question, focus))
-    for item, share in zip(paper.items, meeting_scores(paper.items, question, focus if meet else "")):
-        scores[item.id] += MEET_WEIGHT * total * share
+    for item, share, left in zip(paper.items, meeting_scores(paper.items, question, focus if meet else ""),
+                                 left_scores(paper.items, question, focus if meet else "", replaced)):
+        scores[item.id] += MEET_WEIGHT * total * (share - left)
     shown = [i for i in paper.items if _says_anything(i)]
     ranked = sorted(shown, key=lambda i: (i.id not in named, -scores[i.id], i.page, i.bbox[1]))
-    return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in ranked[:k]]
+    chosen = _keeping(ranked, k, kept | named)
+    return [figure_evidence(i, 1.0, named=True) if i.id in named else figure_evidence(i, scores[i.id] / total) for i in chosen]
+
+
+def _keeping(ranked: Sequence[Figure], k: int, kept: set[str]) -> list[Figure]:
+    """The first `k` of `ranked`, where a kept item ranked lower takes the place of the lowest one
+    not kept: the item a follow-up is about stays in the shortlist ("and in mice?" after "What does
+    Figure 1 show?" is read as a question about the paper, and Figure 1 may score low for it)."""
+    chosen = list(ranked[:k])
+    for item in ranked[k:]:
+        if item.id not in kept:
+            continue
+        free = [n for n, c in enumerate(chosen) if c.id not in kept]
+        if not free:
+            break
+        chosen[free[-1]] = item
+    return sorted(chosen, key=ranked.index)
 
 
 def _says_anything(item: Figure) -> bool:

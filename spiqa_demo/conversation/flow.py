@@ -202,7 +202,7 @@ def _shortlist(
     keep = previous.evidence[:3] if previous is not None and rules.keep_previous else ()
     avoid = [e for e in previous.evidence if e.figure is not None][:1] if previous is not None and rules.avoid_previous else ()
     evidence = rank_evidence(paper, reading.text, settings, retrieval, keep=keep, focus=reading.focus, avoid=avoid,
-                             meet=rules.how in ("phrase", "entity"))
+                             meet=rules.meet, replaced=rules.replaced)
     if not evidence:
         messages.append("no figures, tables or text were found in this paper")
     return evidence
