@@ -1,5 +1,5 @@
-"""Retrieval test helpers: the shared embedder fixture, an embedder that counts, a memo of the query
-vectors a test module encodes, a small hand-built paper."""
+"""Retrieval test helpers: the shared embedder fixture, an embedder that counts, a memo of the
+vectors a test module encodes (kept between runs), a small hand-built paper."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from stored_vectors import StoredEmbedder
 
 from retrieval import Embedder, get_embedder
-from retrieval.embedder import MemoEmbedder, SentenceEncoder
+from retrieval.embedder import SentenceEncoder
 from spiqa_demo.types import Figure, Mention, Paper, Passage
 
 BOX = (0.0, 0.0, 100.0, 100.0)
@@ -23,19 +24,24 @@ def embedder() -> Embedder:
 
 
 @pytest.fixture(scope="module")
-def encoded_once() -> Iterator[None]:
+def encoded_once(request: pytest.FixtureRequest) -> Iterator[None]:
     """The process's embedder (default settings) remembers every text it encodes while a module runs:
     a module that asks the same questions through several flows (each ranks with its own code, all
-    embed with this encoder) encodes each question once. The vectors are the encoder's own."""
+    embed with this encoder) encodes each question once. The vectors are the encoder's own, and are
+    kept between runs as test-A's are (`stored_vectors`: a sample encoded again each run drops a
+    changed encoder's store), so a module that indexes every shared paper encodes only new texts."""
     from spiqa_demo.settings import get_settings
 
     get_settings.cache_clear()  # the run's settings, not those a test before this module left cached
     shared = get_embedder(get_settings().retrieval)
     shared.load()
-    memo = MemoEmbedder(copy.copy(shared))  # the copy keeps the class's encode and shares the loaded model
+    # The copy keeps the class's encode and shares the loaded model; one store per module, so two
+    # workers never write the same one.
+    memo = StoredEmbedder(copy.copy(shared), request.module.__name__)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(shared, "encode", memo.encode)
         yield
+    memo.save()
 
 
 class CountingEmbedder(Embedder):

@@ -31,11 +31,18 @@ def store_folder() -> Path:
 
 
 def _weights(model_name: str) -> str:
-    """Size and mtime of the model folder's files: a reinstalled model starts a new store."""
+    """The model folder's files by content: the same model installed again (a fresh clone's new
+    environment) reads the store its earlier install wrote (by size and mtime, every fresh clone
+    encoded test-A again), and changed weights or tokenizer files start a new store."""
     folder = Path(model_name)
     if not folder.is_dir():
         return ""
-    return ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in sorted(folder.rglob("*")) if p.is_file())
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(folder)}\0".encode())
+        with path.open("rb") as fh:
+            digest.update(hashlib.file_digest(fh, "sha256").digest())
+    return digest.hexdigest()
 
 
 class StoredEmbedder(MemoEmbedder):

@@ -3,6 +3,8 @@ paper that, asked through the reader's flow, each get evidence from it about wha
 
 from __future__ import annotations
 
+import pytest
+from retrieval_fixtures import encoded_once
 from shared_papers import hard_manifest, manifest, shared_papers
 
 from spiqa_demo.conversation import Conversation, ask_turn
@@ -10,6 +12,8 @@ from spiqa_demo.conversation.overview import SUMMARY_CHARS, overview, summary_me
 from spiqa_demo.conversation.sections import headings, named_words
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper
+
+pytestmark = pytest.mark.usefixtures("encoded_once")  # every shared paper indexed: its vectors kept between runs
 
 
 def test_every_shared_papers_suggestions_find_what_they_name(shared_papers: dict[str, Paper]) -> None:
