@@ -86,19 +86,19 @@ class SentenceIndex:
     def scores(self, question: str, texts: Sequence[str]) -> np.ndarray:
         """Per text, its BM25 score for `question` with the paper's statistics, as a fraction of the
         best score of the paper's sentences and pairs (a text may score above 1: one holding words
-        the paper's sentences do not, such as its heading's); zeros when no word of the question is
-        in the paper."""
+        the paper's sentences do not, such as its heading's); of the best text's when no sentence of
+        the paper holds a word of the question; zeros when no text does either."""
         query = sorted(set(tokenize([question])[0]))
-        best = self._best(query)
-        if best <= 0 or not texts:
-            return np.zeros(len(texts))
+        if not texts:
+            return np.zeros(0)
         weights = {t: self._weight(t) for t in query}
         out = np.zeros(len(texts))
         for i, tokens in enumerate(tokenize([_words(t) for t in texts])):
             counts = Counter(tokens)
             norm = K1 * (1 - B + B * len(tokens) / self._mean_length)
             out[i] = sum(w * counts[t] * (K1 + 1) / (counts[t] + norm) for t, w in weights.items() if counts[t])
-        return out / best
+        best = self._best(query) or float(out.max())
+        return out / best if best > 0 else out
 
     def closeness(self, question: str, texts: Sequence[str]) -> np.ndarray:
         """Per text (a sentence, or adjacent sentences), the cosine similarity between its MiniLM
