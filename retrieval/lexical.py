@@ -48,10 +48,11 @@ def rarity(documents: list[frozenset[str]]) -> dict[str, float]:
     """Each word's weight by how few of `documents` hold it (BM25's idf): a word every document
     holds says little about which one is meant."""
     counts = Counter(word for words in documents for word in words)
-    return {word: _idf(len(documents), c) for word, c in counts.items()}
+    return {word: idf(len(documents), c) for word, c in counts.items()}
 
 
-def _idf(documents: int, holding: int) -> float:
+def idf(documents: int, holding: int) -> float:
+    """BM25's weight of a word `holding` of `documents` hold (bm25s's, Lucene's)."""
     return math.log(1 + (documents - holding + 0.5) / (holding + 0.5))
 
 
@@ -63,7 +64,7 @@ class WordShare:
     def __init__(self, documents: list[str]) -> None:
         self._words = [single_words(tokens) for tokens in tokenize(documents)] if documents else []
         self._weight = rarity(self._words)
-        self._unseen = _idf(len(self._words), 0)
+        self._unseen = idf(len(self._words), 0)
 
     def shares(self, asked: frozenset[str], unseen: bool = False) -> np.ndarray:
         """Per document, the weighted share of `asked` (stemmed words, as `single_words` gives

@@ -227,6 +227,11 @@ class QASettings(_Group):
         description="The reader's conversation: figures and tables in one answer's shortlist (the model sees them as images).",
     )
     reader_passages: int = Field(default=4, ge=1, le=16, description="The reader's conversation: passages in one answer's shortlist.")
+    reader_quote_passages: int = Field(
+        default=8, ge=1, le=32,
+        description="The reader's conversation without a model: the best passages the answer's sentence is chosen from "
+        "(the shortlist's and the next ones; the quoted one joins the evidence).",
+    )
     reader_history_turns: int = Field(
         default=6, ge=0, le=50,
         description="The reader's conversation: earlier turns sent with a question (the oldest dropped first when the "

@@ -30,16 +30,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from spiqa_demo.conversation.citations import parse_citations
 from spiqa_demo.conversation.meeting import left_scores, meeting_scores
+from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.extraction.geometry import area, overlap
-from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.settings import QASettings, RetrievalSettings
 from spiqa_demo.types import BBox, Figure, Paper, Passage
+
+if TYPE_CHECKING:
+    from retrieval.sentence_index import SentenceIndex
 
 FOCUS_WEIGHT = 1.0  # the focus's rescaled score counts as much as the whole question's
 MEET_WEIGHT = 0.5  # added to an item holding all of the focus and of the rest of the question
@@ -150,6 +154,18 @@ def first_passages(paper: Paper, question: str, settings: QASettings, retrieval:
     return _passage_evidence(paper, question, "", settings.reader_passages, retrieval)
 
 
+def more_passages(
+    paper: Paper, question: str, focus: str, shown: Sequence[Evidence], settings: QASettings, retrieval: RetrievalSettings | None = None,
+) -> list[Evidence]:
+    """The passages ranked next after those `shown`, up to `settings.reader_quote_passages` in all:
+    the no-model answer chooses its sentence among these as well (a sentence scores the same
+    whatever is read beside it, `sentence_index`), since the passage that answers is often ranked
+    just below the shortlist."""
+    shown_keys = {_key(e.passage) for e in shown if e.passage is not None}
+    ranked = _passage_evidence(paper, question, focus, settings.reader_quote_passages, retrieval)
+    return [e for e in ranked if e.passage is not None and _key(e.passage) not in shown_keys]
+
+
 def _passage_evidence(paper: Paper, question: str, focus: str, k: int, retrieval: RetrievalSettings | None) -> list[Evidence]:
     if not paper.passages:
         return []
@@ -203,5 +219,18 @@ def _rescaled(scores: np.ndarray, floor: bool) -> np.ndarray:
 
 
 def sentences_of(passage: Passage) -> list[str]:
-    """The passage's sentences, whitespace collapsed."""
-    return [" ".join(s.split()) for s in split_sentences(passage.text)]
+    """The passage's sentences, whitespace collapsed (as the paper's `sentence_index` reads them)."""
+    from retrieval.sentence_index import passage_sentences
+
+    return passage_sentences(passage)
+
+
+def sentence_index(paper: Paper, retrieval: RetrievalSettings | None = None) -> SentenceIndex:
+    """The paper's sentences and adjacent pairs, scored with the whole paper's word weights and
+    reranked by `retrieval`'s sentence encoder (`retrieval.sentence_index`), built once per paper: a
+    sentence's score for a question does not depend on which passages are read beside it."""
+    from retrieval.embedder import get_embedder
+    from retrieval.sentence_index import SentenceIndex
+
+    embedder = get_embedder(retrieval)
+    return per_paper(f"sentence-index {embedder.signature}", paper, lambda p: SentenceIndex(p.passages, embedder))

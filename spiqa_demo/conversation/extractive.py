@@ -8,9 +8,12 @@
   difference between two things ("How much does A improve the error over B?", "... in A than in
   B?") is no one cell's, and is answered from the text (`_BEYOND_A_CELL`).
 - Otherwise the answer quotes the sentence or the two adjacent sentences of the shortlisted passages
-  that best answer the question. BM25 ranks every sentence and every adjacent pair of one paragraph
-  against the question (its length normalisation keeps a pair from winning on length alone), and the
-  passage's own rank breaks near ties. What is no answer is never quoted: a heading (short, or a
+  that best answer the question, or of the passages ranked next (`more`; the quoted one then joins
+  the evidence). BM25 with the whole paper's word weights (`retrieval.sentence_index`, so that a
+  sentence scores the same whatever passages are read beside it) ranks every sentence and every
+  adjacent pair of one paragraph against the question (its length normalisation keeps a pair from
+  winning on length alone), the passage's own rank breaks near ties, and the few best are reranked
+  by their MiniLM similarity to the question. What is no answer is never quoted: a heading (short, or a
   lead-in ending in ":", or one in title case), a list of research questions ("RQ1: ..."), a question, another item's
   caption, a line of names such as a reference's authors (`is_no_answer`), a passage that is a
   heading or the article's title line with its journal's kicker (`_heading_passage`). A question asking for a quantity ("how many", "what learning rate",
@@ -51,8 +54,6 @@
   version 9.1.0", or a catalogue number is no quantity). Unless the first figure or table's own
   legend holds as much of the question (and a number, where a quantity is asked): a result the
   paper shows only in a figure is answered by that figure's legend and the sentences citing it.
-(MiniLM similarity between the question and the sentences was measured as a further cue: its gain
-was within the noise of the question set, for most of the time budget of a question on CPU.)
 """
 
 from __future__ import annotations
@@ -65,12 +66,13 @@ from itertools import pairwise
 
 import numpy as np
 
-from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentences_of
+from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentence_index, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches, headings
 from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, holds_what_is_asked, lookup
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
+from spiqa_demo.settings import RetrievalSettings
 from spiqa_demo.types import Figure, Paper, Passage
 
 PASSAGE_WEIGHT = 0.2  # share of a candidate's score that comes from its passage's rescaled score
@@ -249,25 +251,27 @@ def _candidates(evidence: Sequence[Evidence], quantity: bool = False, title: str
     return long_enough or quotes
 
 
-def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None) -> Quote | None:
+def best_quote(
+    question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None, retrieval: RetrievalSettings | None = None,
+) -> Quote | None:
     """The sentence or adjacent pair of sentences that best answers `question` (see the module
     docstring), a follow-up's `focus` weighing as much as the whole question (as in retrieval);
-    `paper` lets the paragraphs' headings count. None without passages or when no sentence shares
+    `paper` lets the paragraphs' headings count, and its sentences' statistics score them (`retrieval`'s
+    encoder reranks the best). None without passages or when no sentence shares
     a word with the question."""
-    from retrieval.lexical import BM25Index
+    from retrieval.sentence_index import SentenceIndex
 
     quantity = asks_quantity(question)
     quotes = _candidates(evidence, quantity, paper.title if paper is not None else "")
     if not quotes:
         return None
     headed = heading_matches(paper, question) if paper is not None else {}
-    # An identifier's words are words ("warmup_steps"): the question asks for "warmup steps".
-    index = BM25Index([f"{q.text.replace('_', ' ')} {headed.get(id(q.evidence.item), '')}" for q in quotes])
+    texts = [f"{q.text} {headed.get(id(q.evidence.item), '')}" for q in quotes]
+    index = sentence_index(paper, retrieval) if paper is not None else SentenceIndex([e.passage for e in evidence if e.passage is not None])
     lexical = np.zeros(len(quotes))
     asked = _HOW_MUCH.sub("how", question)
     for query in (asked, focus) if focus.strip() else (asked,):
-        scores = index.scores(query)
-        lexical += scores / scores.max() if scores.max() > 0 else scores
+        lexical += index.scores(query, texts)
     if float(lexical.max()) <= 0:
         return None
     if quantity:
@@ -281,6 +285,8 @@ def best_quote(question: str, evidence: Sequence[Evidence], focus: str = "", pap
         lexical += PARAGRAPH_WEIGHT * _paragraph_support(f"{asked} {focus}", quotes, paper)
     top = float(lexical.max())
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
+    reranked = index.reranked(f"{question} {focus}".strip(), [q.text for q in scored], np.array([q.score for q in scored]))
+    scored = [replace(q, score=float(s)) for q, s in zip(scored, reranked)]
     best = max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
     if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
         return _with_reason(best)
@@ -505,8 +511,12 @@ def _caption_answer(item: Figure, paper: Paper | None) -> str:
     return " ".join(p for p in parts if p)
 
 
-def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None) -> ExtractiveAnswer:
-    """The answer for what was asked (see the module docstring) and the evidence with what it cites marked."""
+def extractive_answer(
+    question: str, evidence: Sequence[Evidence], focus: str = "", paper: Paper | None = None, more: Sequence[Evidence] = (),
+    retrieval: RetrievalSettings | None = None,
+) -> ExtractiveAnswer:
+    """The answer for what was asked (see the module docstring) and the evidence with what it cites
+    marked; the quote may come from `more` passages, ranked below the shortlist's."""
     named = _named_item(question, evidence)
     marked = list(evidence)
     cells = None if _BEYOND_A_CELL.search(question) else _table_lookup(question, evidence, named, paper)
@@ -518,9 +528,10 @@ def extractive_answer(question: str, evidence: Sequence[Evidence], focus: str = 
     if named is not None and named.figure is not None and (named.figure.caption or named.figure.mentions):
         return ExtractiveAnswer(_caption_answer(named.figure, paper), _cite(marked, named))
     headed = [] if paper is None else _headed_passages(paper, question, evidence)
-    quote = best_quote(question, [*evidence, *headed], focus, paper)
-    if quote is not None and quote.evidence in headed:
-        marked.append(quote.evidence)
+    extra = [*headed, *(e for e in more if id(e.item) not in {id(h.item) for h in headed})]
+    quote = best_quote(question, [*evidence, *extra], focus, paper, retrieval)
+    if quote is not None and quote.evidence in extra:  # shown first of the passages, the others keep their order
+        marked.insert(next((i for i, e in enumerate(marked) if e.passage is not None), len(marked)), quote.evidence)
     best_item = next((e for e in evidence if e.figure is not None), None)
     not_found = False
     if quote is not None:

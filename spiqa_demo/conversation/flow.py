@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from spiqa_demo.conversation import prompts
 from spiqa_demo.conversation.citations import Citations, name_images, parse_citations
-from spiqa_demo.conversation.evidence import rank_evidence
+from spiqa_demo.conversation.evidence import more_passages, rank_evidence
 from spiqa_demo.conversation.extractive import best_quote, extractive_answer
 from spiqa_demo.conversation.followup import Reading, cannot_stand_alone, needs_history, read_question
 from spiqa_demo.conversation.types import Conversation, Evidence, Turn
@@ -99,7 +99,8 @@ def ask_turn_stream(
     elif backend is None and not notice:
         messages.append("no model is configured: the answer quotes the paper's most relevant sentences")
     if reply is None:
-        reply = yield from _quoted_answer(paper, reading, evidence, messages)
+        more = more_passages(paper, reading.text, reading.focus, evidence, settings, retrieval)
+        reply = yield from _quoted_answer(paper, reading, evidence, more, retrieval, messages)
     turn = Turn(
         question=checked.text,
         read_as=reading.text,
@@ -234,9 +235,13 @@ def _model_answer(
     return _Reply(answer, marked, abstained=abstained, model=backend.name)
 
 
-def _quoted_answer(paper: Paper, reading: _InContext, evidence: Sequence[Evidence], messages: list[str]) -> Generator[str, None, _Reply]:
-    """Step 3 without a model (or when it failed): the answer chosen from the paper for what was asked."""
-    quoted = extractive_answer(reading.text, evidence, reading.focus, paper)
+def _quoted_answer(
+    paper: Paper, reading: _InContext, evidence: Sequence[Evidence], more: Sequence[Evidence], retrieval: RetrievalSettings | None,
+    messages: list[str],
+) -> Generator[str, None, _Reply]:
+    """Step 3 without a model (or when it failed): the answer chosen from the paper for what was
+    asked; its sentence may come from `more` passages than the shortlist's."""
+    quoted = extractive_answer(reading.text, evidence, reading.focus, paper, more, retrieval)
     if quoted.unquoted:  # a table's cell or a named item's caption and citing sentences do answer
         messages.append("no sentence of the paper's text matches the question")
     if quoted.text:
