@@ -159,6 +159,9 @@ _BOTTOM_BAND = 0.92
 # reaches lower than a running line), and are thicker than this (pt) both ways (not rules).
 _DRESS_TOP = 0.1
 _DRESS_RULE = 2
+# ... or taller than this share of the page: a column rule or a band masking a gutter (Science's,
+# a bitmap spanning the text height), which no figure repeats page after page.
+_DRESS_TALL = 0.6
 # Running lines are compared at heights rounded to this many points.
 _MARGIN_GRID = 4
 # A running line recurs on this many pages (fewer in a document shorter than `_SHORT_DOCUMENT`).
@@ -910,16 +913,17 @@ def _graphic_key(box: BBox) -> tuple[int, int, int, int]:
 
 def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, float]]) -> set[tuple[int, int, int, int]]:
     """Keys of graphics at the page's edge (inside its top or bottom band, or outside the text
-    area's sides) that recur at the same place on as many pages as a running line
-    does: a journal's logo, a tab on the page's side, a rule under the running header. They are the
-    page's dress, not a figure's panels."""
+    area's sides, or as tall as the text) that recur at the same place on as many pages as a running
+    line does: a journal's logo, a tab on the page's side, a rule under the running header, a rule
+    or a mask down a column gutter. They are the page's dress, not a figure's panels."""
     counts: Counter[tuple[int, int, int, int]] = Counter()
     left, right = min(c[0] for c in columns), max(c[1] for c in columns)
     for page in pages:
         counts.update({
             _graphic_key(b) for b in page.drawings + page.images
             if min(b[2] - b[0], b[3] - b[1]) > _DRESS_RULE
-            and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right)
+            and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right
+                 or b[3] - b[1] > _DRESS_TALL * page.height)
         })  # fmt: skip
     needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}
