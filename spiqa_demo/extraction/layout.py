@@ -162,9 +162,11 @@ _BOTTOM_BAND = 0.92
 # reaches lower than a running line), and are thicker than this (pt) both ways (not rules).
 _DRESS_TOP = 0.1
 _DRESS_RULE = 2
-# ... or taller than this share of the page: a column rule or a band masking a gutter (Science's,
-# a bitmap spanning the text height), which no figure repeats page after page.
+# ... or taller than this share of the page and narrower than this share of its width: a column
+# rule or a band masking a gutter (Science's, a bitmap spanning the text height), which no figure
+# repeats page after page (a scanned page's image does: it is as wide as the page).
 _DRESS_TALL = 0.6
+_DRESS_NARROW = 0.05
 # Running lines are compared at heights rounded to this many points.
 _MARGIN_GRID = 4
 # A running line recurs on this many pages (fewer in a document shorter than `_SHORT_DOCUMENT`).
@@ -943,7 +945,7 @@ def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, flo
             _graphic_key(b) for b in page.drawings + page.images
             if min(b[2] - b[0], b[3] - b[1]) > _DRESS_RULE
             and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right
-                 or b[3] - b[1] > _DRESS_TALL * page.height)
+                 or (b[3] - b[1] > _DRESS_TALL * page.height and b[2] - b[0] < _DRESS_NARROW * page.width))
         })  # fmt: skip
     needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}

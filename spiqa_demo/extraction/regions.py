@@ -613,14 +613,15 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
 
 def _take_adjacent_text(search: PageSearch, claimed: set[int], regions: list[Region]) -> None:
     """Grow each figure region over the figure text no caption claimed that touches it (a panel's
-    key or axis labels past the last graphic, set at its side), as long as nothing of the page's
+    key or axis labels past the last graphic, set at its side, smaller than the body text: an
+    author block over a teaser figure is not), as long as nothing of the page's
     text separates them (`_completed_region`): pdffigures2 takes every non-body line its region
     overlaps. Repeated, since a line taken may reach the next."""
     elements = search.elements
     left, right = search.text_width
     free = [
         el.bbox for i, el in enumerate(elements)
-        if i not in claimed and not el.graphic and el.size <= _PANEL_LETTER_SIZE * search.body_size
+        if i not in claimed and not el.graphic and el.size < search.body_size - _TITLE_SMALLER  # not a title or author block
         and el.bbox[0] >= left - _SPAN_SLACK and el.bbox[2] <= right + _SPAN_SLACK  # not a note in the margin
     ]  # fmt: skip
     grown = True
