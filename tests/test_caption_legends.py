@@ -213,3 +213,28 @@ def test_a_frame_drawn_around_paragraphs_is_no_figure(tmp_path: Path) -> None:
     _body(page, 100, 410)
     _body(page, 460, 740)
     assert _save(doc, tmp_path / "frame.pdf").items == []
+
+
+def test_a_legend_in_two_columns_under_a_page_wide_figure_is_one_caption_and_one_figure(tmp_path: Path) -> None:
+    """Science: the figure as wide as the page, its legend in two columns under it down to the page's
+    foot; the second column opens level with the label. One caption, and the figure whole."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _figure(page, pymupdf.Rect(72, 60, 300, 600))
+    _figure(page, pymupdf.Rect(312, 60, 540, 600))  # the right half's panels, with no words
+    left = ["Fig. 1. Engineered bacteria express the model antigen.", "(A) Experimental approach, colonizing the mice with",
+            "the strain, then eliciting the specific T cells. (B) The", "schematic of the genetic system developed for this",
+            "strain, and the two methods used to transform it"]  # fmt: skip
+    right = ["with the plasmid. (C) Tree of the strains", "and their transformation success.", "(D) Constructs expressed",
+             "in the strain, and their placement."]  # fmt: skip
+    for i, row in enumerate(left):
+        page.insert_text((72, 640 + 10 * i), row, fontsize=8, fontname="hebo" if i == 0 else "helv")
+    for i, row in enumerate(right):
+        page.insert_text((296, 640 + 10 * i), row, fontsize=8)
+    _body(doc.new_page(), 72, 740)  # the article's text, in a larger size than its legends
+    paper = _save(doc, tmp_path / "two-column-legend.pdf")
+    figure = _figure_item(paper, "1")
+    assert figure.caption.endswith("in the strain, and their placement.")
+    assert figure.bbox[0] < 80 and figure.bbox[2] > 530
+    assert all(f.number for f in paper.items)
+

@@ -269,3 +269,22 @@ def test_the_bibliographys_entries_are_no_passages_and_a_heading_a_title_says_st
         Passage("We followed the growth of cells in rich medium as Baker and Diaz did, then measured them.", 4, (0, 0, 1, 1)),
     ]
     assert [p.page for p in outside_bibliography(passages, entries)] == [3, 4]
+
+
+def _spans(pieces: list[tuple[str, float, float]], size: float = 7.5) -> list[dict]:
+    return [{"text": text, "bbox": (x0, 0.0, x1, size), "size": size} for text, x0, x1 in pieces]
+
+
+def test_a_space_between_touching_glyphs_is_no_word_break() -> None:
+    """NAR's typesetter puts a space glyph at each kerning point of a justified line ("e x ert",
+    "tw o"): glyphs that touch across it are one word; the line's word spaces, a fair part of a
+    size wide, stay, and so does every space of a line set at an angle."""
+    from spiqa_demo.extraction.layout import line_text
+    from spiqa_demo.extraction.tables import _glued
+
+    pieces = [("can", 0, 12), (" ", 12, 14), ("e", 14, 17), (" ", 17, 17), ("x", 16.9, 20), (" ", 20, 20),
+              ("ert", 19.9, 30), (" ", 30, 32), ("its", 32, 40), (" ", 40, 42), ("tw", 42, 50), (" ", 50, 50), ("o", 49.9, 53)]  # fmt: skip
+    assert line_text(_spans(pieces), horizontal=True) == "can exert its two"
+    assert line_text(_spans(pieces), horizontal=False) == "can e x ert its tw o"
+    words = [(x0, 0.0, x1, 9.0, text, 0, 0, n) for n, (text, x0, x1) in enumerate(p for p in pieces if p[0].strip())]
+    assert [w.text for w in _glued(words)] == ["can", "exert", "its", "two"]

@@ -45,6 +45,13 @@ _MIN_SCORE = 1.0
 # The label's first span holds at least its first this many characters when the label is typeset apart.
 _LABEL_PREFIX = 3
 
+# A legend's second column (`_next_column`) opens within this many font sizes of its first line's
+# top, and within this many font sizes right of its first column.
+_LEVEL = 0.5
+_NEXT_COLUMN_GUTTER = 3
+# Both columns of such a legend are paragraphs of at least this many rows.
+_COLUMN_ROWS = 3
+
 # -- where a caption paragraph ends (`find_captions`, `_caption_lines`) ---------------------------
 # Text to the right of the first line (more than this many points past it, within this many font
 # sizes under its top) is a side-by-side minipage: the caption ends this far (pt) before it.
@@ -203,6 +210,7 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
             right_edge = min(right_edge, min(beside) - _MINIPAGE_GUTTER)
         kind, label, number, score = found
         lines = _caption_lines(page, line, right_edge)
+        lines += _next_column(page, lines, doc)
         captions.append(
             Caption(
                 kind=kind,
@@ -215,6 +223,39 @@ def find_captions(page: ClassifiedPage, doc: DocumentLayout) -> list[Caption]:
             )
         )
     return captions
+
+
+def _next_column(page: ClassifiedPage, lines: list[Line], doc: DocumentLayout) -> list[Line]:
+    """The rest of a legend set in two columns under a figure as wide as the page (Science): its
+    first part fills its column down to the foot of the text, and the rest opens level with its
+    first line, a gutter to its right, in the caption's size and outside the body text. Such a
+    line was what cut the first part short there (`find_captions`' text beside the first line)."""
+    first = lines[0]
+    if len(lines) < _COLUMN_ROWS:
+        return []  # a label and a title beside a table's header ("Table 1 Source of reagents")
+    box = union([ln.bbox for ln in lines])
+    size = max(s.size for s in first.spans)
+    under = [
+        ln for ln in page.lines
+        if ln.y0 > box[3] and ln.y1 <= page.footer_top and min(ln.x1, box[2]) > max(ln.x0, box[0])
+    ]  # fmt: skip
+    if under:
+        return []  # the first part stops short of the foot: a paragraph under it, not a second column
+    level = [
+        ln for ln in page.lines
+        if ln.block not in page.body_blocks and abs(ln.y0 - first.y0) < _LEVEL * size
+        and 0 < ln.x0 - box[2] <= _NEXT_COLUMN_GUTTER * size
+        and any(abs(s.size - size) <= _SIZE_SLACK for s in ln.spans) and not match_caption_line(ln)
+    ]  # fmt: skip
+    if not level:
+        return []
+    start = min(level, key=lambda ln: ln.x0)
+    right = doc.column_of(start.x0, start.x1)[1]
+    rest = _caption_lines(page, start, right)
+    in_order = sorted(page.lines, key=lambda ln: ln.y0)
+    if len(rest) < _COLUMN_ROWS or _is_table_row(start, in_order, start.x0, right):
+        return []
+    return rest
 
 
 def _starts_new_paragraph(previous: Line, line: Line) -> bool:

@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
+from statistics import median
 
 from spiqa_demo.extraction.geometry import Box, area, overlap, union
 from spiqa_demo.extraction.pdf import pymupdf
 from spiqa_demo.extraction.pixels import check_image
-from spiqa_demo.extraction.tables import Word, page_words
+from spiqa_demo.extraction.tables import Word, glued_space, page_words
 from spiqa_demo.paper_text import parse_caption_label
 from spiqa_demo.types import BBox
 
@@ -46,6 +47,8 @@ _MIN_GRAPHIC = 4
 _MAX_GRAPHIC_SHARE = 0.85
 # An image this small or smaller on a side (pt) is a spacer or bullet.
 _MIN_IMAGE = 2
+# A line runs across the page when its direction's cosine is more than this (`line_text`).
+_HORIZONTAL = 0.99
 # Pieces PyMuPDF splits off one printed line: they overlap vertically by more than this share of
 # the shorter piece and sit less than this many font sizes apart.
 _ROW_OVERLAP = 0.6
@@ -159,6 +162,11 @@ _BOTTOM_BAND = 0.92
 # reaches lower than a running line), and are thicker than this (pt) both ways (not rules).
 _DRESS_TOP = 0.1
 _DRESS_RULE = 2
+# ... or taller than this share of the page and narrower than this share of its width: a column
+# rule or a band masking a gutter (Science's, a bitmap spanning the text height), which no figure
+# repeats page after page (a scanned page's image does: it is as wide as the page).
+_DRESS_TALL = 0.6
+_DRESS_NARROW = 0.05
 # Running lines are compared at heights rounded to this many points.
 _MARGIN_GRID = 4
 # A running line recurs on this many pages (fewer in a document shorter than `_SHORT_DOCUMENT`).
@@ -424,6 +432,23 @@ def _is_highlight(path: dict, lines: list[BBox]) -> bool:
     return sum(box.overlap(ln) for ln in lines) > _HIGHLIGHT_ON_TEXT * box.area
 
 
+def line_text(spans: list[dict], horizontal: bool) -> str:
+    """A line's text from its PyMuPDF spans, less the spaces set where the glyphs on either side
+    touch. Some typesetters (NAR's) emit a space glyph at every kerning or letter-spacing point of
+    a justified line ("crosso v er", "betw een"): such a space leaves no gap in print, while a word
+    space leaves a fair part of a size, the line's other spaces showing how much
+    (`tables.glued_space`). Gaps are measured across the page: a line set at an angle keeps its spaces."""
+    texts = [s["text"] for s in spans]
+    spaces = [i for i in range(1, len(spans) - 1) if horizontal and not texts[i].strip() and texts[i - 1].strip() and texts[i + 1].strip()]
+    if spaces:
+        gaps = {i: spans[i + 1]["bbox"][0] - spans[i - 1]["bbox"][2] for i in spaces}
+        word_gap = median(gaps.values())
+        for i in spaces:
+            if glued_space(gaps[i], spans[i - 1]["size"], word_gap):
+                texts[i] = ""
+    return "".join(texts).strip()
+
+
 def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLayout:
     """Parse one page into a `PageLayout` (one text page shared by all text queries); with
     `max_image_pixels`, an image larger than that is `ImageTooLarge` (nothing has decoded it yet)."""
@@ -436,7 +461,7 @@ def read_page(page: pymupdf.Page, max_image_pixels: int | None = None) -> PageLa
             continue
         lines: list[Line] = []
         for raw_line in raw["lines"]:
-            text = "".join(s["text"] for s in raw_line["spans"]).strip()
+            text = line_text(raw_line["spans"], horizontal=raw_line["dir"][0] > _HORIZONTAL)
             spans = [
                 Span(s["text"], tuple(s["bbox"]), s["size"], s["font"], _is_bold(s["font"], s["flags"]), s["origin"][1])
                 for s in raw_line["spans"]
@@ -910,16 +935,17 @@ def _graphic_key(box: BBox) -> tuple[int, int, int, int]:
 
 def running_graphics(pages: Sequence[PageLayout], columns: list[tuple[float, float]]) -> set[tuple[int, int, int, int]]:
     """Keys of graphics at the page's edge (inside its top or bottom band, or outside the text
-    area's sides) that recur at the same place on as many pages as a running line
-    does: a journal's logo, a tab on the page's side, a rule under the running header. They are the
-    page's dress, not a figure's panels."""
+    area's sides, or as tall as the text) that recur at the same place on as many pages as a running
+    line does: a journal's logo, a tab on the page's side, a rule under the running header, a rule
+    or a mask down a column gutter. They are the page's dress, not a figure's panels."""
     counts: Counter[tuple[int, int, int, int]] = Counter()
     left, right = min(c[0] for c in columns), max(c[1] for c in columns)
     for page in pages:
         counts.update({
             _graphic_key(b) for b in page.drawings + page.images
             if min(b[2] - b[0], b[3] - b[1]) > _DRESS_RULE
-            and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right)
+            and (b[3] < _DRESS_TOP * page.height or b[1] > _BOTTOM_BAND * page.height or b[2] < left or b[0] > right
+                 or (b[3] - b[1] > _DRESS_TALL * page.height and b[2] - b[0] < _DRESS_NARROW * page.width))
         })  # fmt: skip
     needed = _RUNNING_PAGES if len(pages) >= _SHORT_DOCUMENT else _RUNNING_PAGES_SHORT
     return {key for key, n in counts.items() if n >= needed}

@@ -96,6 +96,9 @@ _TITLE_SMALLER = 0.5
 # -- graphics no caption claimed (`_unlabelled`) --------------------------------------------------
 # Graphics this close (pt) are one group.
 _GROUP_GAP = 8
+# A group this many `_TOUCH`es from a captioned region, or closer, joins it when the space between
+# them is clear.
+_ADJACENT = 4
 # A text line at most this many font sizes wide and high may be a panel's letter ("A", "(b)").
 _PANEL_LETTER = 2.0
 # ... and set no larger than this many times the body size.
@@ -145,6 +148,7 @@ class Candidate:
 
 
 Sides = dict[str, str]
+_OPPOSITE = {"up": "down", "down": "up"}
 DEFAULT_SIDES: Sides = {"figure": "up", "table": "down"}
 
 
@@ -182,18 +186,23 @@ class PageSearch:
                 if cand is not None:
                     own.append(cand)
             left, right = self.columns[c]
-            if c.bbox[2] - c.bbox[0] < _SIDE_CAPTION * (right - left):
+            # A figure with nothing drawn over or under its caption may be set in the next column,
+            # its legend filling a column of its own beside it (Nature Communications).
+            undrawn = c.kind == "figure" and not any(cand.drawn for cand in own)
+            if c.bbox[2] - c.bbox[0] < _SIDE_CAPTION * (right - left) or undrawn:
                 for direction in ("left", "right"):
                     # In its column, else across the columns: a caption in the first column set
                     # beside a table as wide as the text (Springer's "Table 1 | Source of reagents").
                     cand = _beside(c, direction, (left, right), self.elements, self.blockers, claimed, self.max_gap)
-                    if cand is None and not own:
-                        cand = _beside(c, direction, self.text_width, self.elements, self.blockers, claimed, self.max_gap)
+                    if (cand is None or (undrawn and not cand.drawn)) and (not own or undrawn):
+                        across = _beside(c, direction, self.text_width, self.elements, self.blockers, claimed, self.max_gap)
+                        cand = across if cand is None or (across is not None and across.drawn) else cand
                     if cand is not None:
                         own.append(cand)
-            if c.kind == "figure" and any(cand.drawn and cand.direction == sides[c.kind] for cand in own):
-                # A figure drawn on its usual side: the text on its other side is its legend (set
-                # apart from the caption's first line), or a neighbour's, never this figure.
+            if c.kind == "figure" and any(cand.drawn and cand.direction != _OPPOSITE[sides[c.kind]] for cand in own):
+                # A figure drawn on its usual side or beside its caption: the text on its other
+                # side is its legend (set apart from the caption's first line), or a neighbour's,
+                # never this figure.
                 own = [cand for cand in own if cand.drawn]
             out += own
         return sorted(out, key=lambda cand: cand.score)
@@ -405,7 +414,10 @@ def _candidate(
             boxes[i] = (ex0, max(ey0, top), ex1, min(ey1, bottom))  # paths clipped away under the caption
     if bounded_by == ("up" if direction == "down" else "down"):
         boxes = _near_part(boxes, direction)
-    chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap)
+    # In a band no other caption bounds, a figure's drawn panels lie whatever the gap between them
+    # (pdffigures2 grows a figure up to the body text): text past a wide gap does not join it.
+    leap = {i for i in boxes if is_drawn(elements[i])} if bounded_by is None and caption.kind == "figure" else set()
+    chosen = _contiguous(boxes, direction, cy0 if direction == "up" else cy1, max_gap, leap)
     chosen = _trim_far_text(chosen, boxes, elements, direction, body_size, first_page=page.number == 1)
     if not chosen or (not any(elements[i].graphic for i in chosen) and len(chosen) < _MIN_TEXT_LINES):
         return None
@@ -524,8 +536,9 @@ def _near_part(boxes: dict[int, BBox], direction: str) -> dict[int, BBox]:
     return {i: boxes[i] for i in order[:cut]}
 
 
-def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: float) -> list[int]:
-    """The elements reached from the caption edge without crossing a vertical gap over `max_gap`.
+def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: float, leap: set[int]) -> list[int]:
+    """The elements reached from the caption edge without crossing a vertical gap over `max_gap`,
+    or one up to `_MAX_GAP` to reach an element of `leap` (text met on the way is passed over).
 
     Content beyond such a gap belongs to something else (the next figure or table in the column).
     """
@@ -537,7 +550,11 @@ def _contiguous(boxes: dict[int, BBox], direction: str, edge: float, max_gap: fl
         _, y0, _, y1 = boxes[i]
         gap = frontier - y1 if up else y0 - frontier
         if gap > (_MAX_GAP if not chosen else max_gap):
-            break
+            if chosen and gap <= _MAX_GAP and leap:
+                if i not in leap:
+                    continue
+            else:
+                break
         chosen.append(i)
         frontier = min(frontier, y0) if up else max(frontier, y1)
     return chosen
@@ -582,6 +599,7 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
         host = _completed_region(el.bbox, regions, search.blockers)
         if host is not None and host.caption is not None and host.caption.kind == "figure":
             host.bbox = union([host.bbox, el.bbox])
+    _take_adjacent_text(search, claimed, regions)
     page_area = page.width * page.height
 
     def figure_sized(g: BBox) -> bool:
@@ -591,6 +609,35 @@ def _unlabelled(search: PageSearch, claimed: set[int], regions: list[Region]) ->
     # A frame or a shade drawn around paragraphs (a boxed summary, a page's rules) holds text, not a figure.
     figures = [g for g in left if figure_sized(g) and sum(overlap(g, b) for b in search.prose) < _PROSE_SHARE * area(g)]
     return [Region(None, g) for g in _joined(figures, regions, search.blockers)]
+
+
+def _take_adjacent_text(search: PageSearch, claimed: set[int], regions: list[Region]) -> None:
+    """Grow each figure region over the figure text no caption claimed that touches it (a panel's
+    key or axis labels past the last graphic, set at its side, smaller than the body text: an
+    author block over a teaser figure is not), as long as nothing of the page's
+    text separates them (`_completed_region`): pdffigures2 takes every non-body line its region
+    overlaps. Repeated, since a line taken may reach the next."""
+    elements = search.elements
+    left, right = search.text_width
+    free = [
+        el.bbox for i, el in enumerate(elements)
+        if i not in claimed and not el.graphic and el.size < search.body_size - _TITLE_SMALLER  # not a title or author block
+        and el.bbox[0] >= left - _SPAN_SLACK and el.bbox[2] <= right + _SPAN_SLACK  # not a note in the margin
+    ]  # fmt: skip
+    grown = True
+    while grown and free:
+        grown = False
+        for box in list(free):
+            if any(overlap(box, r.bbox) > _CLAIMED_SHARE * area(box) for r in regions):
+                free.remove(box)  # already inside a region
+                continue
+            near = [r for r in regions if r.caption is not None and r.caption.kind == "figure" and _meet(expand(r.bbox, _GROUP_GAP), box)]
+            host = _completed_region(box, near, search.blockers, bridge=False) if near else None
+            if host is None or _completed_region(box, regions, search.blockers, bridge=False) is not host:
+                continue
+            host.bbox = union([host.bbox, box])
+            free.remove(box)
+            grown = True
 
 
 def _joined(groups: list[BBox], regions: list[Region], blockers: list[BBox]) -> list[BBox]:
@@ -614,20 +661,37 @@ def _joined(groups: list[BBox], regions: list[Region], blockers: list[BBox]) -> 
     return out
 
 
-def _completed_region(group: BBox, regions: list[Region], blockers: list[BBox]) -> Region | None:
+def _completed_region(group: BBox, regions: list[Region], blockers: list[BBox], bridge: bool = True) -> Region | None:
     """The nearest captioned region whose box joined with `group` holds no paragraph, no caption and
     no other region: nothing of the page's text separates them, so they are one figure (pdffigures2
     grows a figure up to the body text and captions around it; the panels of a figure set across
-    the page over a caption in one column lie beside the part its column holds)."""
+    the page over a caption in one column lie beside the part its column holds). With `bridge`, a
+    group touching the region, or this close to it (`_ADJACENT`), needs only the space between the
+    two clear: the panels of a figure wrapped around its side caption make an L whose box holds the
+    caption. Text never bridges: a legend's lines run on beside its figure."""
     best: tuple[float, Region] | None = None
     for region in regions:
         if region.caption is None:
             continue
-        hull = expand(union([region.bbox, group]), -_TOUCH)
-        if any(overlap(hull, b) > 0 for b in blockers) or any(o is not region and overlap(hull, o.bbox) > 0 for o in regions):
-            continue
         r = region.bbox
         distance = max(r[0] - group[2], group[0] - r[2], 0.0) + max(r[1] - group[3], group[1] - r[3], 0.0)
+        if not _clear(union([r, group]), region, regions, blockers) and not (
+            bridge and distance <= _ADJACENT * _TOUCH and _clear(_between_boxes(r, group), region, regions, blockers)
+        ):
+            continue
         if best is None or distance < best[0]:
             best = (distance, region)
     return best[1] if best is not None else None
+
+
+def _clear(box: BBox, region: Region, regions: list[Region], blockers: list[BBox]) -> bool:
+    """No paragraph, caption or region other than `region` lies in `box` (past its edges)."""
+    inner = expand(box, -_TOUCH)
+    return not any(overlap(inner, b) > 0 for b in blockers) and not any(o is not region and overlap(inner, o.bbox) > 0 for o in regions)
+
+
+def _between_boxes(a: BBox, b: BBox) -> BBox:
+    """The space between `a` and `b`: on each axis their overlap, or the gap between them."""
+    x0, x1 = sorted((max(a[0], b[0]), min(a[2], b[2])))
+    y0, y1 = sorted((max(a[1], b[1]), min(a[3], b[3])))
+    return x0, y0, x1, y1

@@ -21,7 +21,9 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import replace
+from itertools import pairwise
 from operator import attrgetter
+from statistics import median
 from typing import NamedTuple
 
 from spiqa_demo.extraction.pdf import pymupdf
@@ -29,6 +31,11 @@ from spiqa_demo.types import BBox, TableStructure, round_bbox
 
 # A word is inside a box when its centre is within this many points of it (words on the edge).
 _WORD_SLACK = 1
+# A space between glyphs closer than this share of the font size, and than this share of the line's
+# median space, is a kerning point, not a word break (`glued_space`): word spaces are a quarter of a
+# size or more, and a kerned pair overlaps.
+_GLUED_EM = 0.08
+_GLUED_SHARE = 0.5
 # Words are on one row when their centres are within this share of a word's height of the row's.
 _SAME_ROW = 0.45
 # Columns are apart where a gap wider than this share of the median word height (wider than a
@@ -70,12 +77,43 @@ def page_words(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
     """The words of `page` as PyMuPDF reads them from its text layer; from `textpage` when given
     (one made with PyMuPDF's flags for words, which `layout.read_page` has at hand), with a sign
     that a symbol font maps to a digit read as the sign (`_symbol_signs`)."""
-    words = [Word._make(w[:5]) for w in page.get_text("words", textpage=textpage)]
+    words = _glued(page.get_text("words", textpage=textpage))
     suspects = [
         i for i in range(1, len(words) - 1)
         if words[i].text == _SIGN_AS_DIGIT and all(_NUMBER.fullmatch(words[j].text) and _same_line(words[i], words[j]) for j in (i - 1, i + 1))
     ]  # fmt: skip
     return _symbol_signs(page, textpage, words, suspects) if suspects else words
+
+
+def _glued(raw: list[tuple]) -> list[Word]:
+    """PyMuPDF's words, each run of them whose glyphs touch across a space joined into one: a
+    typesetter's space at a kerning point ("e x ert"), as `layout.line_text` reads lines (the word
+    box's height, a little more than the font size, stands for the size). Only words that follow
+    each other along a row are joined: a line set at an angle keeps its spaces."""
+    by_line: dict[tuple[int, int], list[tuple]] = {}
+    for w in raw:
+        by_line.setdefault((w[5], w[6]), []).append(w)
+    out: list[Word] = []
+    for line in by_line.values():
+        gaps = [b[0] - a[2] for a, b in pairwise(line)]
+        word_gap = median(gaps) if gaps else 0.0
+        merged = [Word._make(line[0][:5])]
+        for gap, w in zip(gaps, line[1:], strict=True):
+            last = merged[-1]
+            on_row = min(last.y1, w[3]) - max(last.y0, w[1]) > (w[3] - w[1]) / 2 and (w[0] + w[2]) / 2 > last.x1
+            if on_row and glued_space(gap, w[3] - w[1], word_gap):
+                merged[-1] = Word(last.x0, min(last.y0, w[1]), w[2], max(last.y1, w[3]), last.text + w[4])
+            else:
+                merged.append(Word._make(w[:5]))
+        out += merged
+    return out
+
+
+def glued_space(gap: float, size: float, word_gap: float) -> bool:
+    """A space whose neighbouring glyphs are `gap` apart (pt) separates no words: under
+    `_GLUED_EM` of the font's `size` and under `_GLUED_SHARE` of the line's median space
+    (`word_gap`)."""
+    return gap < _GLUED_EM * size and gap < _GLUED_SHARE * word_gap
 
 
 def _same_line(a: Word, b: Word) -> bool:
