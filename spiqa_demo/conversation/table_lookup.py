@@ -299,7 +299,10 @@ def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
     quantity is not written that way, passes."""
     if found.superlative:
         return True
-    match = next((m for pattern in _ASKED_FOR if (m := pattern.match(question))), None)
+    # read with its white space collapsed: a run of spaces lets `_ASKED_FOR`'s lazy group and the
+    # `\s+` around it split it every way, minutes on a 2000-character question
+    spaced = " ".join(question.split())
+    match = next((m for pattern in _ASKED_FOR if (m := pattern.match(spaced))), None)
     wanted = _words(match["asked"]) if match else frozenset()
     wanted = frozenset(w for w in wanted if not w[0].isdigit()) or wanted  # the "1" of "top-1" is in "IN-1M" too
     if not wanted:
