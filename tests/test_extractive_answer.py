@@ -219,6 +219,14 @@ def test_rows_read_as_readers_name_them() -> None:
         assert found is not None and [c.value for c in found.cells] == [value], question
 
 
+def test_an_abbreviation_drops_vowels_a_word_that_keeps_them_is_its_own() -> None:
+    """"mean" shares "me" and then "a", "n" in order with "mechanism": no abbreviation of it."""
+    kinds = TableStructure(header=(("Protein", "Mechanism", "Kd (nM)"),), body=(("PARP1", "UFMylation", "12.5"), ("PARP2", "Ubiquitination", "30.1")))
+    assert lookup("What is the mean of PARP1?", kinds) is None
+    found = lookup("What is the Avg Kd of PARP2?", kinds)
+    assert found is not None and [c.value for c in found.cells] == ["30.1"]
+
+
 def test_headings_read_in_the_body_and_superlatives_in_other_words() -> None:
     squad = TableStructure(header=(("System", "Dev", "", "Test", ""),), body=(("", "EM", "F1", "EM", "F1"), ("BERT (Ens.)", "86.2", "92.2", "87.4", "93.2")))
     found = lookup("What test F1 does BERT (Ens.) get?", squad)  # the body's first row is the headings under Dev and Test

@@ -136,12 +136,13 @@ def _superlative_stem(word: str) -> str:
 def _same(a: str, b: str) -> bool:
     """One word, or one begins the other: "err" and "error", "user" and "users"; or one stem with
     other endings: "nuclei" and "nuclear", "trained" and "training"; or one abbreviates the other,
-    keeping its first two letters and some of the rest in order: "avg" and "average", "std" and
-    "standard"."""
+    keeping its first two letters and some of its other consonants in order: "avg" and "average",
+    "std" and "standard" (a word that keeps vowels is a word of its own: "mean" is not "mechanism")."""
     if a == b or (min(len(a), len(b)) >= MIN_PREFIX and (a.startswith(b) or b.startswith(a))):
         return True
     short, long = sorted((a, b), key=len)
-    if len(short) >= MIN_PREFIX and short.isalpha() and short[:2] == long[:2] and _in_order(short[2:], long[2:]):
+    if (len(short) >= MIN_PREFIX and short.isalpha() and short[:2] == long[:2] and not set(short[2:]) & set("aeiouy")
+            and _in_order(short[2:], long[2:])):
         return True
     stem = len(os.path.commonprefix([a, b]))
     return stem >= MIN_STEM and stem >= min(len(a), len(b)) - MAX_ENDING

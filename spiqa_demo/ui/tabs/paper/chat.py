@@ -55,7 +55,9 @@ NO_PAPER_OR_EXAMPLE = "Load a paper first: upload a PDF, type an arXiv id, or pi
 # the file is uploading (`upload_watch`): a question with no paper waits this long for that word, or
 # for a load to begin. Once the word came, it waits for the upload however long it takes.
 UPLOAD_GRACE_S = 5.0
-# How long a question waits, once its paper is ready, for the load's request to send its last update.
+# How long a question waits, once its paper is ready, for the load's request to send its last update:
+# that takes one step of the load's handler, so only a request gone without closing its handler is
+# waited for this long; long enough for a step on a machine busy with other loads.
 REPORTED_GRACE_S = 10.0
 UPLOADING = "Waiting for the paper to arrive: it is still uploading…"
 LOOKING = "Looking for a paper being uploaded…"
