@@ -1,9 +1,9 @@
 """The reader's conversation without a model: does the shortlist hold the right evidence, and does
 the answer say what the paper says?
 
-    python -m benchmarks.reader_conversation [--set first|broad|fresh|blind|tables|all]    (from the repository root)
+    python -m benchmarks.reader_conversation [--set first|broad|fresh|blind|blind2|tables|all]    (from the repository root)
 
-Four question sets, all written from the papers' own text before the system was asked them
+Five question sets, all written from the papers' own text before the system was asked them
 (`SPIQA_SHARED`, default ../shared; papers read through the extraction cache); `--set` picks one
 (default: all). Printed, never asserted.
 
@@ -42,7 +42,9 @@ The fresh set, benchmarks/data/reader_questions_fresh.json, is written and measu
 on litqa articles no other set uses (and a few new questions on CS papers of the first set, printed
 as the CS corpus): the papers nobody tuned on. The blind set, benchmarks/data/reader_questions_blind.json,
 is written the same way on the ten litqa articles that no earlier set uses: unseen papers again, now
-that some of the fresh set's misses were read.
+that some of the fresh set's misses were read. The blind2 set, benchmarks/data/reader_questions_blind2.json,
+is a second one on those ten articles, in other words and on other facts, written before the system
+was asked any of its questions: held out again once the blind set's misses have been read.
 `--set tables` prints the broad set's figures for benchmarks/data/table_lookups_dev.json, a dev set
 of table lookups the table rules were tuned on (its "about" says so): not a held-out measure; so does
 `--set quotes` for benchmarks/data/quote_questions_dev.json, text questions the choice of the quoted
@@ -75,7 +77,7 @@ from spiqa_demo.settings import Settings, get_settings
 from spiqa_demo.types import Figure, Paper
 
 DATA = Path(__file__).parent / "data" / "reader_questions.json"
-BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh", "blind")}
+BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.json" for name in ("broad", "fresh", "blind", "blind2")}
 # dev sets (table lookups, quoted sentences, follow-up pairs): tuned on, but for the held-out half
 # "tables3" (its summary prompted one rule); printed like the blind sets, never in "all"
 DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
@@ -335,7 +337,7 @@ def _blind_set(set_name: str, settings: Settings) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reader_conversation", description=__doc__.split("\n")[0])
     parser.add_argument("--set", choices=("first", *BLIND_SETS, *DEV_SETS, "all"), default="all",
-                        help="which question set: the first (reader_questions.json), the broad, fresh or blind one "
+                        help="which question set: the first (reader_questions.json), the broad, fresh, blind or blind2 one "
                              "(reader_questions_<name>.json), all of them (default), or a dev set, not in 'all': the table "
                              "lookups' (table_lookups_dev.json and _dev2.json, tuned on; _dev3.json, held out but for one rule), the quoted "
                              "sentences' (quote_questions_dev.json) or the follow-ups' (followups_dev.json), tuned on")
