@@ -290,8 +290,8 @@ def test_a_replacing_phrase_keeps_its_whole_object(previous: str, followup: str,
     assert read_question(followup, previous).text == read_as
 
 
-def test_a_continuation_asking_a_question_of_its_own_about_a_name_is_read_as_itself() -> None:
+def test_a_continuation_asking_a_question_of_its_own_about_a_name_keeps_it_whole() -> None:
     """"and which other protein does DIP1 bind?" once put DIP1 in place of the previous question's DANA1."""
     previous = "Which histone deacetylase do DANA1 and DIP1 bring to the CYP707A loci?"
     reading = read_question("and which other protein does DIP1 bind?", previous)
-    assert reading.text == "Which other protein does DIP1 bind?" and reading.how == "itself"
+    assert reading.text == f"{previous} And which other protein does DIP1 bind?" and reading.keep_previous

@@ -25,6 +25,18 @@ rule that applies:
    with the previous question; either way the previous answer's evidence is kept in the shortlist
    ("why?", "which figure shows that?") and the follow-up's own words ("memory usage" of "and its
    memory usage?") are searched on their own too, since they may ask for another figure.
+   "it" is an item's label only when the follow-up asks what the item shows ("what does it show in
+   panel d?"): "Does it work in human cells?" after "What does Fig. 2 show?" is about what the paper
+   studies. A follow-up whose "it" does something ("does it work", "can it detect") and that asks a
+   whole question once "it" is read so is read as itself, as a first question would be: joined to an
+   earlier reading it would pile turns up ("Q1? Why? Does it ...?"). "it" that a copula says
+   something of ("is it the same for ...?") is the previous answer and stays joined.
+In rule 1 a phrase's object replaces the previous question's term of the same kind (`kinds`: printed
+beside it in one of the paper's lists or table groups) when the phrase with the same preposition
+holds no such term: "and for morphine?" after "What is the EC50 of DAMGO for the biosensor?" asks
+about morphine for the biosensor. A continuation that asks a whole question naming something of its
+own ("and which other protein does DIP1 bind?") is read with the previous question, never by
+putting its name in place of one of the previous question's.
 A subject change after a question about one item stays with the item only where the item prints the
 new subject (its caption, its words, its table's headings and rows); else the reader asks where the
 subject is shown ("and in mice?" -> "What does the paper show in mice?"), and the item, no longer
@@ -175,8 +187,9 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     if phrase:
         return Reading(phrase, "phrase", focus=_own_words(rest) or rest, meet=True, replaced=replaced)
     if _whole_question(rest) and entities(rest, sentence_start=False):
-        # "and which other protein does DIP1 bind?": a question of its own that names its subject
-        return Reading(_capitalise(_sentence(rest)), "itself", focus=_own_words(rest))
+        # "and which other protein does DIP1 bind?": a question of its own whose name must not replace
+        # one of the previous question's; "and" keeps it in the conversation, so both are read
+        return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=_own_words(rest), keep_previous=True)
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
