@@ -295,3 +295,13 @@ def test_a_continuation_asking_a_question_of_its_own_about_a_name_keeps_it_whole
     previous = "Which histone deacetylase do DANA1 and DIP1 bring to the CYP707A loci?"
     reading = read_question("and which other protein does DIP1 bind?", previous)
     assert reading.text == f"{previous} And which other protein does DIP1 bind?" and reading.keep_previous
+
+
+def test_the_measure_and_frame_patterns_split_a_run_of_spaces_one_way_only() -> None:
+    """read_question collapses white space first; the patterns are safe without it (a lazy group and
+    the `\\s+` after it once tried every split of a run of spaces)."""
+    from spiqa_demo.conversation.followup import _FRAME, _QUANTITY
+
+    spaced = "What is the top-1" + " " * 20_000 + "error?"
+    assert _QUANTITY.match(spaced) is None and _FRAME.match("How does it" + " " * 20_000 + "x") is None
+    assert _QUANTITY.match("What is the top-1   error of ResNet-50?")["a"] == "top-1   error"

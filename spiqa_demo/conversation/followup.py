@@ -216,11 +216,13 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
 
 
 # Where a question names the measure it asks for: "What mAP does", "What is the top-1 error of", "How does BLEU change".
+# Each named group ends on a printed character, so a run of spaces after it is split one way only
+# (the lazy group and the `\s+` after it once tried every split of it).
 _QUANTITY = re.compile(
-    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<a>[^?]+?)\s+(?:of|for|on|in)\b"
-    r"|^\s*what\s+(?:is|are)\s+[^?\s]+'s\s+(?P<b>[^?]+?)\s+(?:on|in|for|at)\b"
-    r"|^\s*(?:what|which)\s+(?P<c>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[^?]+?)\s+(?:does|do|did|is|are|was|were)\b"
-    r"|^\s*how\s+(?:does|do)\s+(?P<d>[^?]+?)\s+(?:change|vary|scale|evolve|grow|depend)\b",
+    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<a>[^?]*?[^?\s])\s+(?:of|for|on|in)\b"
+    r"|^\s*what\s+(?:is|are)\s+[^?\s]+'s\s+(?P<b>[^?]*?[^?\s])\s+(?:on|in|for|at)\b"
+    r"|^\s*(?:what|which)\s+(?P<c>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[^?]*?[^?\s])\s+(?:does|do|did|is|are|was|were)\b"
+    r"|^\s*how\s+(?:does|do)\s+(?P<d>[^?]*?[^?\s])\s+(?:change|vary|scale|evolve|grow|depend)\b",
     re.IGNORECASE,
 )
 _ABOUT = re.compile(r"\s+about\s+.*$", re.IGNORECASE)
@@ -453,7 +455,7 @@ _ITEM_SENSE = re.compile(
 # The previous question's subject right after its verb: "How well does <metapath2vec++> classify ...".
 _SUBJECT = re.compile(r"^\s*(?:how(?:\s+\w+)?|what|which|why|where|when)\s+(?:does|do|did|is|are|was|were|can)\s+(?P<s>[^\s?]+)", re.IGNORECASE)
 # A question asking what its subject is like: "What does <the baseline model> look like?".
-_FRAME = re.compile(r"^\s*(?:what|how)\s+(?:does|do|did)\s+(?P<s>.+?)\s+(?:look\s+like|work|show|compare)\b", re.IGNORECASE)
+_FRAME = re.compile(r"^\s*(?:what|how)\s+(?:does|do|did)\s+(?P<s>.*?\S)\s+(?:look\s+like|work|show|compare)\b", re.IGNORECASE)
 
 
 def _most_alike(new: str, old: Sequence[str], paper: Paper | None) -> str:

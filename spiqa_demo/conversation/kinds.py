@@ -94,7 +94,7 @@ def _groups(paper: Paper) -> list[frozenset[str]]:
         groups += [frozenset(k for c in group if (k := key(_ASIDE.sub("", c))) and len(c.split()) <= MAX_TERM_WORDS) for group in cells]
     for passage in paper.passages:
         for sentence in split_sentences(passage.text):
-            groups += _lists(_ASIDE.sub("", sentence))
+            groups += _lists(_ASIDE.sub("", " ".join(sentence.split())))  # one space between words: `_SEPARATOR` scans no long runs
     return [g for g in groups if len(g) >= 2]
 
 
