@@ -305,3 +305,12 @@ def test_the_measure_and_frame_patterns_split_a_run_of_spaces_one_way_only() -> 
     spaced = "What is the top-1" + " " * 20_000 + "error?"
     assert _QUANTITY.match(spaced) is None and _FRAME.match("How does it" + " " * 20_000 + "x") is None
     assert _QUANTITY.match("What is the top-1   error of ResNet-50?")["a"] == "top-1   error"
+
+
+def test_the_heading_of_the_row_names_is_not_of_the_kind_of_the_other_headings() -> None:
+    """"and on HDM05?" once replaced "method": Table 1 prints "Method" beside "HDM05" in its header row."""
+    table = TableStructure(header=(("Method", "HDM05", "PaSC1", "PaSC2"),), body=(("SPDNet", "61.45", "68.52", "63.92"),))
+    paper = Paper("3" * 64, "t.pdf", "T", None, [(612.0, 792.0)], passages=[],
+                  items=[Figure(kind="table", label="Table 1", number="1", page=1, bbox=(50.0, 100.0, 300.0, 200.0), caption="Table 1.", table=table)])
+    previous = "Which method performs best on the PaSC dataset for the handheld scenario (PaSC2)?"
+    assert read_question("And on HDM05?", previous, paper).text == "Which method performs best on HDM05 for the handheld scenario (PaSC2)?"

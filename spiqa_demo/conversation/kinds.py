@@ -4,8 +4,9 @@ word2vec's, "BERT-Base" of BERT-Large's.
 A follow-up that brings one term ("and for morphine?") replaces the previous question's term of the
 same kind, whatever preposition either is said with. What kind a term is, nothing here knows; the
 paper says it by where it prints terms side by side: the row names of one table, the cells of one
-header row or of one body column, the items of one list in a sentence ("responded to DAMGO and
-morphine", "word2vec [30] and GloVe [35]", "FM, NFM, CKE and CFKG"). A cell or list item must be the
+header row (but the heading of the row names) or of one body column, the items of one list in a
+sentence ("responded to DAMGO and morphine", "word2vec [30] and GloVe [35]", "FM, NFM, CKE and
+CFKG"). A term of the question in parentheses is an aside, never the one replaced. A cell or list item must be the
 term itself, not merely hold it: "ResNet-50" and "ResNet-50 + SE" are not of one kind with "SE".
 Terms are compared with case, spaces, hyphens and sub-script joins folded ("BERT-Large" is the
 "BERTLARGE" a PDF prints).
@@ -57,7 +58,10 @@ def same_kind_span(term: str, previous: str, paper: Paper) -> Span | None:
     if not groups:
         return None
     best: Span | None = None
+    asides = [(m.start(), m.end()) for m in re.finditer(r"\([^()]*\)", previous)]
     for start, end in _terms(previous):
+        if any(a <= start and end <= b for a, b in asides):
+            continue  # "(PaSC2)" of "on the PaSC dataset ... (PaSC2)" names again what a phrase says: the phrase is replaced
         other = key(previous[start:end])
         if not other or other == wanted or wanted in other or other in wanted:
             continue
@@ -90,7 +94,8 @@ def _groups(paper: Paper) -> list[frozenset[str]]:
         if table is None:
             continue
         columns = max((len(r) for r in table.body), default=0)
-        cells = [*table.header, table.row_names, *([r[j] for r in table.body if j < len(r)] for j in range(1, columns))]
+        # a header row without its first cell: "Method" heads the row names, it is not of the datasets' kind
+        cells = [*(row[1:] for row in table.header), table.row_names, *([r[j] for r in table.body if j < len(r)] for j in range(1, columns))]
         groups += [frozenset(k for c in group if (k := key(_ASIDE.sub("", c))) and len(c.split()) <= MAX_TERM_WORDS) for group in cells]
     for passage in paper.passages:
         for sentence in split_sentences(passage.text):
