@@ -52,7 +52,11 @@ sentence was tuned on. `--set tables2` and `--set tables3` print them for the tw
 set of lookups written blind on other tables and in other words (table_lookups_dev2.json, tuned on;
 table_lookups_dev3.json, held out: measured, not tuned on, but for one rule written after its
 summary, cf9852d, that kept a question the rule before it had cost there).
-`--set followups` prints benchmarks/data/followups_dev.json, a dev set of follow-up pairs, tuned on.
+`--set followups` prints benchmarks/data/followups_dev.json, a dev set of follow-up pairs, tuned on;
+`--set followups2` benchmarks/data/followups_dev2.json, follow-ups of the kinds a reader's pass found
+("and for morphine?" replacing the term of the same kind, "it" after "What does Fig. 2 show?",
+follow-ups piling up after earlier turns: a pair may name the `earlier` turns asked before it), whose
+second turn's reading must hold the words of its `keeps` and none of its `drops` ("read right").
 The last line is JSON.
 """
 
@@ -83,7 +87,8 @@ BLIND_SETS = {name: Path(__file__).parent / "data" / f"reader_questions_{name}.j
 DEV_SETS = {"tables": Path(__file__).parent / "data" / "table_lookups_dev.json",
             **{f"tables{n}": Path(__file__).parent / "data" / f"table_lookups_dev{n}.json" for n in (2, 3)},
             "quotes": Path(__file__).parent / "data" / "quote_questions_dev.json",
-            "followups": Path(__file__).parent / "data" / "followups_dev.json"}
+            "followups": Path(__file__).parent / "data" / "followups_dev.json",
+            "followups2": Path(__file__).parent / "data" / "followups_dev2.json"}
 TOP = 3
 BARS = {"text_top3": 0.80, "followup_top3": 0.80}
 KINDS = ("text", "table", "followup", "figure", "figure_show", "not_found")
@@ -222,6 +227,7 @@ class Outcome:
     search1: bool | None = None
     search3: bool | None = None
     extracted: bool | None = None
+    read_right: bool | None = None
 
 
 def _is_item(figure: Figure | None, label: str) -> bool:
@@ -246,7 +252,7 @@ def _ranks(hits: Sequence[bool]) -> tuple[bool, bool]:
 def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Settings) -> Outcome:
     from spiqa_demo.qa.shortlist import paper_index
 
-    questions = [row["first"], row["second"]] if row["kind"] == "followup" else [row["question"]]
+    questions = [*row.get("earlier", ()), row["first"], row["second"]] if row["kind"] == "followup" else [row["question"]]
     turn, seconds, cpu_seconds = _timed_turn(paper, questions, settings)
     top1 = top3 = says = search1 = search3 = extracted = None
     if "label" in row:
@@ -260,13 +266,18 @@ def _broad_question(row: dict[str, Any], corpus: str, paper: Paper, settings: Se
         extracted = words(row["quote"]) in "".join(words(p.text) for p in paper.passages if p.page == row["page"])
     elif "value" in row:
         says = states_cell(turn.answer, row["row"], row["value"])
+    read_right = None
+    if "keeps" in row:
+        read_as = turn.read_as.casefold()
+        read_right = all(w.casefold() in read_as for w in row["keeps"]) and not any(w.casefold() in read_as for w in row["drops"])
     gold = row.get("label") or (f"p{row['page']}" if "page" in row else "not found")
     got = [e.label or f"p{e.page}" for e in turn.evidence][:TOP]
     mark = "-    " if top3 is None else "right" if top1 else "top3 " if top3 else "WRONG"
     said = {True: "says ", False: "     ", None: "     "}[says] + ("NOT-FOUND" if turn.not_found else "         ")
     lost = " (gold sentence not in the extracted passages of its page)" if extracted is False else ""
-    print(f"{mark} {said} {row['kind']:11s} {row['paper'].rsplit('/', 1)[-1][:22]:22s} {questions[-1][:60]:60s} {gold} <- {got} {seconds:.2f}s{lost}")
-    return Outcome(row["kind"], corpus, top1, top3, says, turn.not_found, seconds, cpu_seconds, search1, search3, extracted)
+    reading = "" if read_right is None else f" read {'right' if read_right else 'WRONG'} as {turn.read_as!r}"
+    print(f"{mark} {said} {row['kind']:11s} {row['paper'].rsplit('/', 1)[-1][:22]:22s} {questions[-1][:60]:60s} {gold} <- {got} {seconds:.2f}s{lost}{reading}")
+    return Outcome(row["kind"], corpus, top1, top3, says, turn.not_found, seconds, cpu_seconds, search1, search3, extracted, read_right)
 
 
 def _rate(values: Sequence[bool | None]) -> str:
@@ -309,6 +320,10 @@ def _summary(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
     print(f"'not found' wrongly said on answerable questions: {_rate([o.not_found for o in answerable])}; "
           f"the answer quotes the gold sentence or states the gold cell (text and table questions): {_rate(asked)}; "
           f"gold sentences found in the extracted passages of their page: {_rate([o.extracted for o in outcomes])}")
+    read = [o.read_right for o in outcomes]
+    if any(r is not None for r in read):
+        print(f"follow-ups read right (their reading holds the gold's words and none it drops): {_rate(read)}")
+        result["read_right"] = {"n": sum(r is not None for r in read), "fraction": _fraction(read)}
     result["answerable"] = {"n": len(answerable), "not_found": _fraction([o.not_found for o in answerable])}
     result["text_and_table"] = {"n": len(asked), "says": _fraction(asked)}
     result["gold_sentence_extracted"] = {"n": sum(o.extracted is not None for o in outcomes), "fraction": _fraction([o.extracted for o in outcomes])}
@@ -340,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="which question set: the first (reader_questions.json), the broad, fresh, blind or blind2 one "
                              "(reader_questions_<name>.json), all of them (default), or a dev set, not in 'all': the table "
                              "lookups' (table_lookups_dev.json and _dev2.json, tuned on; _dev3.json, held out but for one rule), the quoted "
-                             "sentences' (quote_questions_dev.json) or the follow-ups' (followups_dev.json), tuned on")
+                             "sentences' (quote_questions_dev.json) or the follow-ups' (followups_dev.json, followups_dev2.json), tuned on")
     chosen = parser.parse_args(argv).set
     settings = get_settings()
     result: dict[str, Any] = {}

@@ -9,6 +9,7 @@ import pytest
 
 from spiqa_demo.conversation import Conversation, ask_turn, read_question
 from spiqa_demo.conversation.followup import cannot_stand_alone, needs_history
+from spiqa_demo.conversation.kinds import same_kind_span
 from spiqa_demo.conversation.meeting import left_scores, meeting_scores
 from spiqa_demo.settings import QASettings
 from spiqa_demo.types import Figure, Paper, Passage, TableStructure
@@ -205,3 +206,111 @@ def test_the_item_a_subject_change_leaves_stays_in_the_shortlist() -> None:
     assert turn.read_as == "What does the paper show on CIFAR-10?"
     items = [e.label for e in turn.evidence if e.figure is not None]
     assert len(items) == 2 and "Figure 1" in items
+
+
+# Terms the paper prints side by side: drugs in a sentence's list, embeddings in another, models as a
+# table's row names, datasets in a list of tasks whose items are two words long.
+_KINDS = Paper(
+    "2" * 64, "kinds.pdf", "Kinds", None, [(612.0, 792.0)] * 2,
+    passages=[
+        Passage(text="Biosensors responded to DAMGO and morphine within minutes. We use word2vec [30] and GloVe [35] vectors.",
+                page=1, bbox=(50.0, 600.0, 300.0, 700.0)),
+        Passage(text="We also report ImageNet detection, ImageNet localization, COCO detection, and COCO segmentation. "
+                     "Results on PASCAL VOC and COCO follow.", page=2, bbox=(50.0, 600.0, 300.0, 700.0)),
+    ],
+    items=[Figure(kind="table", label="Table 1", number="1", page=2, bbox=(50.0, 100.0, 300.0, 200.0), caption="Table 1. GLUE results.",
+                  table=TableStructure(header=(("System", "MNLI", "QQP"),), body=(("BERTBASE", "84.6", "71.2"), ("BERTLARGE", "86.7", "72.1"))))],
+)
+
+
+@pytest.mark.parametrize(("previous", "followup", "read_as"), [
+    ("What is the EC50 of DAMGO for the cholesterol-producing biosensor?", "and for morphine?",
+     "What is the EC50 of morphine for the cholesterol-producing biosensor?"),
+    ("How do the missense mutations affect the response to DAMGO?", "and for morphine?",
+     "How do the missense mutations affect the response to morphine?"),
+    ("What mAP does the method reach with ResNet and word2vec embeddings?", "and with GloVe?",
+     "What mAP does the method reach with ResNet and GloVe embeddings?"),
+    ("What accuracy does BERT-Large reach on MNLI?", "and for BERT-Base?", "What accuracy does BERT-Base reach on MNLI?"),
+])
+def test_a_followup_term_replaces_the_term_of_its_kind_whatever_its_preposition(previous: str, followup: str, read_as: str) -> None:
+    """"and for morphine?" once replaced "for the cholesterol-producing biosensor": the paper prints
+    morphine beside DAMGO (a sentence's list, a table's row names), so DAMGO is what changes."""
+    reading = read_question(followup, previous, _KINDS)
+    assert reading.text == read_as and reading.meet and reading.replaced
+
+
+def test_the_phrase_with_the_preposition_is_replaced_whole_when_it_holds_the_term_of_the_kind() -> None:
+    """"on PASCAL VOC" holds COCO's kind: "and on COCO?" replaces the phrase, as before; and the items of a
+    list of two-word items are two words long: "detection" is not of COCO's kind."""
+    previous = "What is the object detection mAP on PASCAL VOC with ResNet-101?"
+    assert read_question("and on COCO?", previous, _KINDS).text == "What is the object detection mAP on COCO with ResNet-101?"
+    assert same_kind_span("COCO", "Which detection method is best?", _KINDS) is None
+
+
+@pytest.mark.parametrize(("previous", "followup"), [
+    ("What does Fig. 2 show?", "Does it work in human cells?"),
+    ("What does Figure 1 show about plain networks?", "Can it detect the antagonist?"),
+])
+def test_it_that_does_something_after_a_question_about_an_item_is_the_papers_subject(previous: str, followup: str) -> None:
+    """An item does not work in human cells: "it" is what the paper studies, as in a first question,
+    and the item is neither named nor kept."""
+    reading = read_question(followup, previous, PAPER)
+    assert reading.text == followup and reading.how == "itself" and not reading.keep_previous
+
+
+def test_it_of_a_followup_about_what_an_item_shows_is_the_item() -> None:
+    assert read_question("what does it show in panel d?", "What does Fig. 3 show?").text == "What does Fig. 3 show in panel d?"
+    assert read_question("what do its colours mean?", "What does Figure 1 show?").text == "What do Figure 1's colours mean?"
+
+
+def test_a_followup_that_stands_alone_once_it_is_read_does_not_pile_up_on_earlier_turns() -> None:
+    """"Does it work on CIFAR-10?" after "why?" was read as the first question, "Why?" and itself."""
+    conversation = Conversation(PAPER.sha256)
+    for question in ("What does Figure 1 show?", "why?"):
+        ask_turn(PAPER, conversation, question, None, QASettings())
+    turn = ask_turn(PAPER, conversation, "Does it work on CIFAR-10?", None, QASettings())
+    assert turn.read_as == "Does it work on CIFAR-10?"
+    assert [e.label for e in turn.evidence if e.figure is not None][:2] == ["Table 1", "Table 2"]  # the two that print CIFAR-10
+
+
+def test_it_that_a_copula_says_something_of_is_the_previous_answer() -> None:
+    previous = "What is the speedup over standard PyTorch attention on T4?"
+    assert read_question("is it the same for the forward pass alone?", previous).text.startswith(previous)
+
+
+@pytest.mark.parametrize(("previous", "followup", "read_as"), [
+    ("Which residue is phosphorylated after insulin stimulation?", "and after infection with an RNA virus?",
+     "Which residue is phosphorylated after infection with an RNA virus?"),
+    ("What is the eradication concentration of ciprofloxacin for A. lwoffii AL04?", "and for A. baumannii AB20?",
+     "What is the eradication concentration of ciprofloxacin for A. baumannii AB20?"),
+])
+def test_a_replacing_phrase_keeps_its_whole_object(previous: str, followup: str, read_as: str) -> None:
+    """"with an RNA virus" is part of "after infection ...", not a phrase added to the question; the
+    "A." of a species is no sentence's end."""
+    assert read_question(followup, previous).text == read_as
+
+
+def test_a_continuation_asking_a_question_of_its_own_about_a_name_keeps_it_whole() -> None:
+    """"and which other protein does DIP1 bind?" once put DIP1 in place of the previous question's DANA1."""
+    previous = "Which histone deacetylase do DANA1 and DIP1 bring to the CYP707A loci?"
+    reading = read_question("and which other protein does DIP1 bind?", previous)
+    assert reading.text == f"{previous} And which other protein does DIP1 bind?" and reading.keep_previous
+
+
+def test_the_measure_and_frame_patterns_split_a_run_of_spaces_one_way_only() -> None:
+    """read_question collapses white space first; the patterns are safe without it (a lazy group and
+    the `\\s+` after it once tried every split of a run of spaces)."""
+    from spiqa_demo.conversation.followup import _FRAME, _QUANTITY
+
+    spaced = "What is the top-1" + " " * 20_000 + "error?"
+    assert _QUANTITY.match(spaced) is None and _FRAME.match("How does it" + " " * 20_000 + "x") is None
+    assert _QUANTITY.match("What is the top-1   error of ResNet-50?")["a"] == "top-1   error"
+
+
+def test_the_heading_of_the_row_names_is_not_of_the_kind_of_the_other_headings() -> None:
+    """"and on HDM05?" once replaced "method": Table 1 prints "Method" beside "HDM05" in its header row."""
+    table = TableStructure(header=(("Method", "HDM05", "PaSC1", "PaSC2"),), body=(("SPDNet", "61.45", "68.52", "63.92"),))
+    paper = Paper("3" * 64, "t.pdf", "T", None, [(612.0, 792.0)], passages=[],
+                  items=[Figure(kind="table", label="Table 1", number="1", page=1, bbox=(50.0, 100.0, 300.0, 200.0), caption="Table 1.", table=table)])
+    previous = "Which method performs best on the PaSC dataset for the handheld scenario (PaSC2)?"
+    assert read_question("And on HDM05?", previous, paper).text == "Which method performs best on HDM05 for the handheld scenario (PaSC2)?"

@@ -25,6 +25,18 @@ rule that applies:
    with the previous question; either way the previous answer's evidence is kept in the shortlist
    ("why?", "which figure shows that?") and the follow-up's own words ("memory usage" of "and its
    memory usage?") are searched on their own too, since they may ask for another figure.
+   "it" is an item's label only when the follow-up asks what the item shows ("what does it show in
+   panel d?"): "Does it work in human cells?" after "What does Fig. 2 show?" is about what the paper
+   studies. A follow-up whose "it" does something ("does it work", "can it detect") and that asks a
+   whole question once "it" is read so is read as itself, as a first question would be: joined to an
+   earlier reading it would pile turns up ("Q1? Why? Does it ...?"). "it" that a copula says
+   something of ("is it the same for ...?") is the previous answer and stays joined.
+In rule 1 a phrase's object replaces the previous question's term of the same kind (`kinds`: printed
+beside it in one of the paper's lists or table groups) when the phrase with the same preposition
+holds no such term: "and for morphine?" after "What is the EC50 of DAMGO for the biosensor?" asks
+about morphine for the biosensor. A continuation that asks a whole question naming something of its
+own ("and which other protein does DIP1 bind?") is read with the previous question, never by
+putting its name in place of one of the previous question's.
 A subject change after a question about one item stays with the item only where the item prints the
 new subject (its caption, its words, its table's headings and rows); else the reader asks where the
 subject is shown ("and in mice?" -> "What does the paper show in mice?"), and the item, no longer
@@ -39,11 +51,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from spiqa_demo.conversation.kinds import same_kind_span
 from spiqa_demo.conversation.meeting import printed_words
 from spiqa_demo.paper_text import find_label_refs, split_sentences
 from spiqa_demo.types import Paper
 
-How = Literal["standalone", "phrase", "entity", "about", "pronoun", "joined"]
+How = Literal["standalone", "phrase", "entity", "about", "pronoun", "itself", "joined"]
 
 PREPOSITIONS = ("on", "for", "in", "with", "at", "of", "under", "over", "using", "to", "from", "against", "vs", "versus", "without", "by", "across", "between", "during", "after", "before")
 _CONTINUATION = re.compile(
@@ -173,6 +186,10 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     phrase, replaced = _by_phrases(rest, previous, paper)
     if phrase:
         return Reading(phrase, "phrase", focus=_own_words(rest) or rest, meet=True, replaced=replaced)
+    if _whole_question(rest) and entities(rest, sentence_start=False):
+        # "and which other protein does DIP1 bind?": a question of its own whose name must not replace
+        # one of the previous question's; "and" keeps it in the conversation, so both are read
+        return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=_own_words(rest), keep_previous=True)
     refers_back = bool(_BACK_REFERENCE.search(rest)) or len(rest.split()) > SHORT_WORDS
     new = [] if refers_back else entities(rest, sentence_start=False) or ([rest] if rest and len(rest.split()) <= 3 and not _POINTER.search(rest) and not _WH_ONLY.match(question) else [])
     old = entities(previous)
@@ -191,16 +208,21 @@ def _complete(question: str, rest: str, previous: str, paper: Paper | None) -> R
     pronoun = _by_pronoun(question, previous, old)
     if pronoun:
         return Reading(pronoun, "pronoun", focus=focus, keep_previous=True)
+    if _IT_DOES.search(rest) and _whole_question(_IT.sub("the paper", rest)):
+        # "Does it work in human cells?" after "What does Fig. 2 show?": "it" is the paper's subject, as in a first question
+        return Reading(_capitalise(_sentence(_LEAD.sub("", question).strip())), "itself", focus=focus)
     # "and the anti-HA antibody?" after a question naming nothing: its words meet the question's where it is answered
     return Reading(f"{_sentence(previous)} {_capitalise(question)}", "joined", focus=focus, keep_previous=True, meet=bool(new))
 
 
 # Where a question names the measure it asks for: "What mAP does", "What is the top-1 error of", "How does BLEU change".
+# Each named group ends on a printed character, so a run of spaces after it is split one way only
+# (the lazy group and the `\s+` after it once tried every split of it).
 _QUANTITY = re.compile(
-    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<a>[^?]+?)\s+(?:of|for|on|in)\b"
-    r"|^\s*what\s+(?:is|are)\s+[^?\s]+'s\s+(?P<b>[^?]+?)\s+(?:on|in|for|at)\b"
-    r"|^\s*(?:what|which)\s+(?P<c>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[^?]+?)\s+(?:does|do|did|is|are|was|were)\b"
-    r"|^\s*how\s+(?:does|do)\s+(?P<d>[^?]+?)\s+(?:change|vary|scale|evolve|grow|depend)\b",
+    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<a>[^?]*?[^?\s])\s+(?:of|for|on|in)\b"
+    r"|^\s*what\s+(?:is|are)\s+[^?\s]+'s\s+(?P<b>[^?]*?[^?\s])\s+(?:on|in|for|at)\b"
+    r"|^\s*(?:what|which)\s+(?P<c>(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[^?]*?[^?\s])\s+(?:does|do|did|is|are|was|were)\b"
+    r"|^\s*how\s+(?:does|do)\s+(?P<d>[^?]*?[^?\s])\s+(?:change|vary|scale|evolve|grow|depend)\b",
     re.IGNORECASE,
 )
 _ABOUT = re.compile(r"\s+about\s+.*$", re.IGNORECASE)
@@ -293,7 +315,7 @@ def _names_something(word: str, first: bool) -> bool:
 # phrase placed before it ("with CBAM reach on COCO").
 _VERBS = r"(?:is|are|was|were|do|does|did|reach(?:es)?|gets?|achieves?|performs?|scores?|obtains?|yields?|gives?|has|have|compares?|uses?|shows?)"
 _PHRASE_END = re.compile(
-    rf"\s+(?:{'|'.join(PREPOSITIONS)}|and|when|while|compared|than|if|{_VERBS})\b|[?,;:.](?:\s|$)|\?$|$", re.IGNORECASE
+    rf"\s+(?:{'|'.join(PREPOSITIONS)}|and|when|while|compared|than|if|{_VERBS})\b|[?,;:](?:\s|$)|(?<!\b[A-Z])\.(?:\s|$)|\?$|$", re.IGNORECASE
 )
 _ASKS = re.compile(r"^(?:what|which|who|whom|whose|how|why|where|when|is|are|was|were|does|do|did|can|could|would|should|will)\b", re.IGNORECASE)
 
@@ -307,13 +329,16 @@ class _Edit:
     text: str
 
 
-def _parts(rest: str) -> tuple[str, list[tuple[str, str]]]:
+def _parts(rest: str, previous: str) -> tuple[str, list[tuple[str, str]]]:
     """The words before the first preposition ("the mIoU" of "the mIoU on Cityscapes") and each
-    (preposition, its object) after it, in order."""
+    (preposition, its object) after it, in order. A preposition the previous question lacks, after
+    a phrase whose preposition it has, belongs to that phrase's object: "after infection with an RNA
+    virus" replaces "after insulin stimulation" whole."""
     head: list[str] = []
     phrases: list[tuple[str, list[str]]] = []
     for word in rest.split():
-        if word.lower() in PREPOSITIONS:
+        said = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+        if word.lower() in PREPOSITIONS and not (phrases and said.search(previous) is None and re.search(rf"\b{phrases[-1][0]}\b", previous, re.IGNORECASE)):
             phrases.append((word.lower(), []))
         elif phrases:
             phrases[-1][1].append(word)
@@ -326,7 +351,7 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> tuple[str, str
     """Rule 1 of the module docstring, and the words of `previous` it replaced; ("", "") when the
     follow-up is not made of preposition phrases (it asks something of its own, points back, or names
     its change without a preposition)."""
-    head, phrases = _parts(rest)
+    head, phrases = _parts(rest, previous)
     own = _OTHER.sub(" ", rest)  # "on the other dataset" replaces a phrase too (and avoids the previous evidence)
     if not phrases or _ASKS.match(rest) or _BACK_REFERENCE.search(own) or _POINTER.search(own):
         return "", ""
@@ -335,10 +360,16 @@ def _by_phrases(rest: str, previous: str, paper: Paper | None) -> tuple[str, str
     replaced: list[int] = []  # where the replaced phrases' prepositions begin
     for preposition, words in phrases:
         found = list(re.finditer(rf"\b{preposition}\b\s+", previous, re.IGNORECASE))
-        if len(found) == 1 and not _overlaps(found[0].start(), found[0].end(), edits):
-            start = found[0].end()
-            stop = _PHRASE_END.search(previous, start)
-            edits.append(_Edit(start, stop.start() if stop else len(previous), words))
+        start = found[0].end() if len(found) == 1 else 0
+        stop = _PHRASE_END.search(previous, start) if len(found) == 1 else None
+        end = stop.start() if stop else len(previous)
+        term = _DETERMINER.sub("", words)
+        kind = same_kind_span(term, previous, paper) if paper is not None else None
+        if kind is not None and not (len(found) == 1 and start <= kind.start and kind.end <= end) and not _overlaps(kind.start, kind.end, edits):
+            # "and for morphine?" after "What is the EC50 of DAMGO for the biosensor?": the drug changes, not what "for" said
+            edits.append(_Edit(kind.start, kind.end, term))
+        elif len(found) == 1 and not _overlaps(found[0].start(), found[0].end(), edits):
+            edits.append(_Edit(start, end, words))
             replaced.append(found[0].start())
         elif not found:
             added.append(f"{preposition} {words}")
@@ -392,7 +423,7 @@ def _by_pronoun(question: str, previous: str, old: Sequence[str]) -> str:
     so the question is read together with the previous one instead. A follow-up that is a noun
     phrase ("and the attention inside it?") takes the place of the previous question's subject
     ("What does the attention inside the Transformer look like?")."""
-    names = {o.removesuffix("'s") for o in old if any(c.isupper() for c in o)}
+    names = {o.removesuffix("'s") for o in old if any(c.isupper() for c in o) and (not _IS_LABEL.fullmatch(o) or _ITEM_SENSE.search(question))}
     said = _SUBJECT.match(previous)
     measure = _QUANTITY.match(previous)
     if said is not None and said.group("s") in old and not any(c.isupper() for c in said.group("s")) \
@@ -410,10 +441,21 @@ def _by_pronoun(question: str, previous: str, old: Sequence[str]) -> str:
     return _capitalise(text)
 
 
+# "it" as what does something ("does it work", "can it detect", "it fails"): the subject of a verb,
+# not an object ("which figure shows it"), an owner ("its training curves") or what a copula says
+# something of ("is it the same for the forward pass?" asks about the previous answer).
+_IT = re.compile(r"\bit\b", re.IGNORECASE)
+_IT_DOES = re.compile(r"\b(?:does|do|did|can|could|would|will|should|might|may)\s+it\s+(?!be\b)\w+|^\s*it\s+(?!is\b|was\b)\w+", re.IGNORECASE)
+# What a question asks of a figure or table itself: what it shows, its panels, axes, marks.
+_ITEM_SENSE = re.compile(
+    r"\b(?:show(?:s|n|ing)?|depict(?:s|ed)?|illustrat\w*|display(?:s|ed)?|plot(?:s|ted)?|represent\w*|mean(?:s|t)?|"
+    r"panels?|ax[ie]s|legend|colou?rs?|bars?|arrows?|insets?|curves?|caption|labell?ed|heatmap|shaded|asterisks?)\b",
+    re.IGNORECASE,
+)
 # The previous question's subject right after its verb: "How well does <metapath2vec++> classify ...".
 _SUBJECT = re.compile(r"^\s*(?:how(?:\s+\w+)?|what|which|why|where|when)\s+(?:does|do|did|is|are|was|were|can)\s+(?P<s>[^\s?]+)", re.IGNORECASE)
 # A question asking what its subject is like: "What does <the baseline model> look like?".
-_FRAME = re.compile(r"^\s*(?:what|how)\s+(?:does|do|did)\s+(?P<s>.+?)\s+(?:look\s+like|work|show|compare)\b", re.IGNORECASE)
+_FRAME = re.compile(r"^\s*(?:what|how)\s+(?:does|do|did)\s+(?P<s>.*?\S)\s+(?:look\s+like|work|show|compare)\b", re.IGNORECASE)
 
 
 def _most_alike(new: str, old: Sequence[str], paper: Paper | None) -> str:
