@@ -374,6 +374,8 @@ def test_coverage_counts_each_asked_word_once_weighted_by_its_rarity_in_the_pape
     ("RNA was converted to cDNA with the reverse transcription kit (cat. no. 43-688-14).", False),  # a catalogue number
     ("Female BALB/c mice (n = 115) were injected with tumour cells.", True),
     ("Each variant has 40, 60 or 80 repeats of the motif.", True),
+    ("In humans, there are six GSDM genes.", True),  # a count in words
+    ("One of the genes is expressed in skin.", False),  # "one" mostly counts nothing
 ])
 def test_a_number_is_stated_only_where_it_is_a_quantity(text: str, states: bool) -> None:
     assert states_number(text) is states
@@ -623,3 +625,15 @@ def test_a_sentence_split_by_a_pages_end_is_read_whole_and_the_one_after_it_show
     assert "biopolymer derived from tropoelastin which self-assembles into a flexible polymer. We chose this biopolymer because" in answer.text
     answer = extractive_answer("Which peptide follows the domain?", [passage_evidence(passages[0], 1.0)], paper=paper)
     assert answer.text.startswith("“The domain is followed by a short peptide tag.” [p. 4]")
+
+
+def test_a_lead_in_ending_in_a_colon_is_quoted_with_what_it_introduces_and_a_count_in_words_is_a_number() -> None:
+    """"In humans, there are six GSDM genes:" alone is no answer, and "six" states the count asked."""
+    paper, evidence = _passages((
+        "The role of GSDMs in disease has been studied since then. In humans, there are six GSDM genes: GSDMA, GSDMB, GSDMC, "
+        "GSDMD, GSDME, and PJVK [5, 6].",
+        "We report results on every task with the same solver, and we keep all settings unchanged.",
+    ))
+    answer = extractive_answer("How many GSDM genes do humans have?", evidence, paper=paper)
+    assert answer.text.startswith("“In humans, there are six GSDM genes: GSDMA, GSDMB, GSDMC, GSDMD, GSDME, and PJVK [5, 6].”")
+    assert not answer.not_found

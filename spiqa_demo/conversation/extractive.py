@@ -42,7 +42,8 @@
   column's end is read on into the paragraph that holds the rest of its sentence (`_read_sentences`):
   the cut sentence is a candidate whole, the sentences after it are its paragraph's, and a quote is
   shown on the page that prints its first sentence. A section's heading glued to a sentence
-  ("Results Construction of ...") is cut off it (`without_heading`). A paragraph under a heading that names what the question
+  ("Results Construction of ...") is cut off it (`without_heading`), and a lead-in ending in ":" is
+  read with what it introduces (`_with_lists`). A paragraph under a heading that names what the question
   asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
@@ -108,8 +109,11 @@ _NOT_QUANTITY = re.compile(
     r"\b(?:Fig(?:ure)?s?|Tables?|Sec(?:tion)?s?|Eqn?s?|Appendix|Alg(?:orithm)?|Step)\.?\s*[A-Z]?\d+(?:\.\d+)*",
     re.IGNORECASE,
 )
-# A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50").
-_NUMBER = re.compile(r"(?<![\w\-./\u2013])\d")
+# A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50"),
+# or written in words ("In humans, there are six GSDM genes"; not "one", which is mostly no count: "one of").
+_NUMBER = re.compile(r"(?<![\w\-./\u2013])\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|"
+                     r"hundreds?|thousands?|millions?|billions?|dozens?|twice|half)\b", re.IGNORECASE)
 # "How large is X?" asks for X's size: "large" is how it asks, not what it is about ("too large").
 _HOW_MUCH = re.compile(rf"\bhow (?:{_HOW})\b", re.IGNORECASE)
 # A question that names a setting but asks where, why or how it is done asks for no quantity.
@@ -166,7 +170,7 @@ _SENTENCE_ENDS = (".", "!", ")", "”", '"')  # how a sentence (not a heading) m
 # a heading of a few words without a comma, a bracket or a sentence's end before a capitalised word
 # that opens a sentence ("CWC15 promotes the degradation of SE proteins To understand how ...").
 _SECTION_NAME = re.compile(r"^(?:Abstract|Introduction|Background|Discussion|Conclusions?|Summary|Methods|"
-                           r"Materials? and [Mm]ethods|Results(?: and [Dd]iscussion)?)\s+(?=[A-Z])")
+                           r"Materials? and [Mm]ethods|Results(?: and [Dd]iscussion)?)[.:]?\s+(?=[A-Z])")
 _OPENER = re.compile(r"(?<=[\w\u2019'])\s+(?=(?:We|Here|To|In|The|This|These|Our|Using|When|Although|Because|Since|After|"
                      r"Next|First|Finally|However|Moreover|Given|Following|Unless|For|All|Each)\s)")
 GLUED_HEADING_WORDS = 20  # a heading glued to a sentence is no longer than this
@@ -245,10 +249,22 @@ def _read_sentences(passage: Passage, paper: Paper | None) -> list[str]:
 
 def _run_on_sentences(passage: Passage, paper: Paper | None) -> list[str]:
     """The passage's sentences, a glued heading cut off, its cut last one read on into the paragraphs after it."""
-    sentences = [s for s in (without_heading(s) for s in sentences_of(passage)) if s]
+    sentences = _with_lists([s for s in (without_heading(s) for s in sentences_of(passage)) if s])
     after = _continuation(passage, paper)
     rest = [] if after is None or not sentences else _run_on_sentences(after, paper)  # it may run on in turn
     return [*sentences[:-1], f"{sentences[-1]} {rest[0]}", *rest[1:]] if rest else sentences
+
+
+def _with_lists(sentences: list[str]) -> list[str]:
+    """`sentences` with a lead-in ending in ":" joined to what it introduces ("In humans, there are
+    six GSDM genes:" "GSDMA, GSDMB, ..."): the lead-in alone is no answer, and the two are one statement."""
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and joined[-1].endswith(":"):
+            joined[-1] = f"{joined[-1]} {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 def _continuation(passage: Passage, paper: Paper | None) -> Passage | None:
