@@ -19,6 +19,7 @@ from spiqa_demo.conversation.extractive import (
     extractive_answer,
     is_no_answer,
     states_number,
+    without_heading,
 )
 from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup, row_names
 from spiqa_demo.extraction import load_paper
@@ -373,6 +374,8 @@ def test_coverage_counts_each_asked_word_once_weighted_by_its_rarity_in_the_pape
     ("RNA was converted to cDNA with the reverse transcription kit (cat. no. 43-688-14).", False),  # a catalogue number
     ("Female BALB/c mice (n = 115) were injected with tumour cells.", True),
     ("Each variant has 40, 60 or 80 repeats of the motif.", True),
+    ("In humans, there are six GSDM genes.", True),  # a count in words
+    ("One of the genes is expressed in skin.", False),  # "one" mostly counts nothing
 ])
 def test_a_number_is_stated_only_where_it_is_a_quantity(text: str, states: bool) -> None:
     assert states_number(text) is states
@@ -588,3 +591,49 @@ def test_a_sentence_cut_at_its_paragraphs_end_is_read_on_from_the_next_paragraph
     ))
     answer = extractive_answer("Which mutation eliminated the UFMylation signal of PARP1?", evidence[:1], paper=paper)
     assert "indicating that K548 is a prominent UFMylation site of PARP1 in cells.”" in answer.text
+
+
+@pytest.mark.parametrize(("sentence", "said"), [
+    ("Results Construction of the library used in the screen was done in two steps.", "Construction of the library used in the screen was done in two steps."),
+    ("CWC15 promotes the degradation of SE proteins To understand how CWC15 affects DCL1, we examined its transcripts.",
+     "To understand how CWC15 affects DCL1, we examined its transcripts."),
+    ("Abstract Accurate chromosome segregation requires at least one crossover.", "Accurate chromosome segregation requires at least one crossover."),
+    # no heading: a comma, a bracket or a sentence's end before the capitalised word, or none glued
+    ("Expression rose in mutants (Fig. 1) The effect was strong.", "Expression rose in mutants (Fig. 1) The effect was strong."),
+    ("In mice, vitamin A deficiency The model failed.", "In mice, vitamin A deficiency The model failed."),
+    ("We trained the network for five days.", "We trained the network for five days."),
+])
+def test_a_heading_glued_to_a_sentence_is_cut_off(sentence: str, said: str) -> None:
+    assert without_heading(sentence) == said
+
+
+def test_a_sentence_split_by_a_pages_end_is_read_whole_and_the_one_after_it_shown_on_its_page() -> None:
+    """A page's end cut a paragraph mid-sentence; the next page's first paragraph holds the rest and
+    the sentence giving the reason: the cut sentence is said whole with the reason after it, and a
+    sentence printed on the next page only is shown on that page."""
+    passages = [
+        Passage(text="The construct carries a tag for detection. Next, we encoded an elastin-like polypeptide domain: a synthetic "
+                     "biopolymer derived", page=3, bbox=(50.0, 700.0, 300.0, 740.0)),
+        Passage(text="from tropoelastin which self-assembles into a flexible polymer. We chose this biopolymer because it is "
+                     "well-studied and can be expressed easily. The domain is followed by a short peptide tag.",
+                page=4, bbox=(50.0, 60.0, 300.0, 120.0)),
+        Passage(text="We report results on every task with the same solver, and we keep all settings unchanged.", page=4,
+                bbox=(50.0, 140.0, 300.0, 180.0)),
+    ]
+    paper = Paper("4" * 64, "made.pdf", "Made", None, [(612.0, 792.0)] * 4, passages=passages)
+    answer = extractive_answer("Why was the elastin-like polypeptide chosen?", [passage_evidence(passages[0], 1.0)], paper=paper)
+    assert "biopolymer derived from tropoelastin which self-assembles into a flexible polymer. We chose this biopolymer because" in answer.text
+    answer = extractive_answer("Which peptide follows the domain?", [passage_evidence(passages[0], 1.0)], paper=paper)
+    assert answer.text.startswith("“The domain is followed by a short peptide tag.” [p. 4]")
+
+
+def test_a_lead_in_ending_in_a_colon_is_quoted_with_what_it_introduces_and_a_count_in_words_is_a_number() -> None:
+    """"In humans, there are six GSDM genes:" alone is no answer, and "six" states the count asked."""
+    paper, evidence = _passages((
+        "The role of GSDMs in disease has been studied since then. In humans, there are six GSDM genes: GSDMA, GSDMB, GSDMC, "
+        "GSDMD, GSDME, and PJVK [5, 6].",
+        "We report results on every task with the same solver, and we keep all settings unchanged.",
+    ))
+    answer = extractive_answer("How many GSDM genes do humans have?", evidence, paper=paper)
+    assert answer.text.startswith("“In humans, there are six GSDM genes: GSDMA, GSDMB, GSDMC, GSDMD, GSDME, and PJVK [5, 6].”")
+    assert not answer.not_found

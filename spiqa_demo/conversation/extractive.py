@@ -38,8 +38,12 @@
   because ..."). The quote chosen comes with the adjacent sentences it needs (`_completed`): the one
   before a sentence opening on what it names ("These residues are conserved in all CTRPs."), and
   after an aim ("We next determined the sites of ...") the sentences up to its finding; a reader
-  asked "Which lysine ...?" needs the finding, not what was set out to find. A sentence cut at its
-  paragraph's end (a page's end) is said whole, read on from the next paragraph (`_run_on`). A paragraph under a heading that names what the question
+  asked "Which lysine ...?" needs the finding, not what was set out to find. A paragraph cut at a page's or
+  column's end is read on into the paragraph that holds the rest of its sentence (`_read_sentences`):
+  the cut sentence is a candidate whole, the sentences after it are its paragraph's, and a quote is
+  shown on the page that prints its first sentence. A section's heading glued to a sentence
+  ("Results Construction of ...") is cut off it (`without_heading`), and a lead-in ending in ":" is
+  read with what it introduces (`_with_lists`). A paragraph under a heading that names what the question
   asks about ("Which hyperparameters ...?" and "Parameter Settings", `sections.heading_matches`) is
   read with the question's words that name it, as if it printed them: the heading says what the
   paragraph is about, as rare a word of the question weighs in BM25, and the paragraph is a
@@ -105,8 +109,11 @@ _NOT_QUANTITY = re.compile(
     r"\b(?:Fig(?:ure)?s?|Tables?|Sec(?:tion)?s?|Eqn?s?|Appendix|Alg(?:orithm)?|Step)\.?\s*[A-Z]?\d+(?:\.\d+)*",
     re.IGNORECASE,
 )
-# A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50").
-_NUMBER = re.compile(r"(?<![\w\-./\u2013])\d")
+# A number on its own, not a footnote's mark glued to a word ("results3") or part of a name ("ResNet-50"),
+# or written in words ("In humans, there are six GSDM genes"; not "one", which is mostly no count: "one of").
+_NUMBER = re.compile(r"(?<![\w\-./\u2013])\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"(?:thir|four|fif|six|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|"
+                     r"hundreds?|thousands?|millions?|billions?|dozens?|twice|half)\b", re.IGNORECASE)
 # "How large is X?" asks for X's size: "large" is how it asks, not what it is about ("too large").
 _HOW_MUCH = re.compile(rf"\bhow (?:{_HOW})\b", re.IGNORECASE)
 # A question that names a setting but asks where, why or how it is done asks for no quantity.
@@ -158,6 +165,15 @@ TITLE_WORDS = 20  # a heading in title case is no longer than this
 TITLE_SHARE = 0.8  # ... and this share of its longer words open with a capital
 PHRASE_WORDS = 3  # ... and this short, even with a period ("Implementation details.")
 _SENTENCE_ENDS = (".", "!", ")", "”", '"')  # how a sentence (not a heading) may end
+# A section's heading glued to the sentence after it, the extraction having read them as one line:
+# a standard section's name ("Results Construction of ...", "Abstract Accurate chromosome ..."), or
+# a heading of a few words without a comma, a bracket or a sentence's end before a capitalised word
+# that opens a sentence ("CWC15 promotes the degradation of SE proteins To understand how ...").
+_SECTION_NAME = re.compile(r"^(?:Abstract|Introduction|Background|Discussion|Conclusions?|Summary|Methods|"
+                           r"Materials? and [Mm]ethods|Results(?: and [Dd]iscussion)?)[.:]?\s+(?=[A-Z])")
+_OPENER = re.compile(r"(?<=[\w\u2019'])\s+(?=(?:We|Here|To|In|The|This|These|Our|Using|When|Although|Because|Since|After|"
+                     r"Next|First|Finally|However|Moreover|Given|Following|Unless|For|All|Each)\s)")
+GLUED_HEADING_WORDS = 20  # a heading glued to a sentence is no longer than this
 
 
 def is_no_answer(sentence: str) -> bool:
@@ -206,6 +222,119 @@ def _letters(text: str) -> str:
     return "".join(c for c in text.casefold() if c.isalnum())
 
 
+def without_heading(sentence: str) -> str:
+    """`sentence` without the section's heading glued before it (see `_SECTION_NAME`, `_OPENER`):
+    the heading is no part of what the sentence says, and a reader shown "Results Construction of
+    ..." reads a heading in the quote."""
+    text = _SECTION_NAME.sub("", sentence)
+    glued = _OPENER.search(text)
+    if glued is None:
+        return text
+    heading = text[: glued.start()]
+    if len(heading.split()) > GLUED_HEADING_WORDS or not heading[:1].isupper() or re.search(r"[,;:()\[\]]|[.!?]\s", heading):
+        return text
+    return text[glued.end():]
+
+
+def _read_sentences(passage: Passage, paper: Paper | None) -> list[str]:
+    """The sentences of `passage` as an answer reads them: a heading glued to one cut off
+    (`without_heading`), and, where its last sentence was cut at the paragraph's end (a page's or a
+    column's end: "..., indicating that"), that sentence said whole and followed by the rest of the
+    paragraph it runs on into (`_runs_on`): half a sentence is no answer, and the sentence after it
+    ("We chose this biopolymer because ...") may be the one that answers. A paragraph that opens
+    with the rest of such a sentence leaves it out: it is read with its head."""
+    sentences = _run_on_sentences(passage, paper)
+    return sentences[1:] if paper is not None and _position(passage, paper) in _heads(paper) else sentences
+
+
+def _run_on_sentences(passage: Passage, paper: Paper | None) -> list[str]:
+    """The passage's sentences, a glued heading cut off, its cut last one read on into the paragraphs after it."""
+    sentences = _with_lists([s for s in (without_heading(s) for s in sentences_of(passage)) if s])
+    after = _continuation(passage, paper)
+    rest = [] if after is None or not sentences else _run_on_sentences(after, paper)  # it may run on in turn
+    return [*sentences[:-1], f"{sentences[-1]} {rest[0]}", *rest[1:]] if rest else sentences
+
+
+def _with_lists(sentences: list[str]) -> list[str]:
+    """`sentences` with a lead-in ending in ":" joined to what it introduces ("In humans, there are
+    six GSDM genes:" "GSDMA, GSDMB, ..."): the lead-in alone is no answer, and the two are one statement."""
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and joined[-1].endswith(":"):
+            joined[-1] = f"{joined[-1]} {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
+
+
+def _continuation(passage: Passage, paper: Paper | None) -> Passage | None:
+    """The paragraph `passage`'s cut last sentence runs on into (`_runs_on`), if any."""
+    if paper is None:
+        return None
+    at = _position(passage, paper)
+    after = None if at is None else _runs_on(paper).get(at)
+    return None if after is None else paper.passages[after]
+
+
+def _position(passage: Passage, paper: Paper) -> int | None:
+    """The passage's place in `paper.passages` (found by identity: kept per paper, a map of `id()`s
+    would outlive the objects it names)."""
+    return next((i for i, p in enumerate(paper.passages) if p is passage), None)
+
+
+def _runs_on(paper: Paper) -> dict[int, int]:
+    """Per paragraph whose last sentence was cut (no sentence's end), the paragraph it runs on into:
+    the first among the `RUN_ON_PASSAGES` after it that is no running head or foot ("e2 Current
+    Biology 34, ..."), when that one opens mid-sentence ("is a prominent site.") or the cut one
+    ends on a word no sentence ends on ("that")."""
+    return per_paper("run-on-paragraphs", paper, _find_runs_on)
+
+
+def _find_runs_on(paper: Paper) -> dict[int, int]:
+    read = [[s for s in sentences_of(p) if s] for p in paper.passages]
+    found: dict[int, int] = {}
+    for i, sentences in enumerate(read):
+        if not sentences or sentences[-1].endswith((*_SENTENCE_ENDS, ":")) or _heading_passage(sentences, paper.title):
+            continue
+        after = next((j for j in range(i + 1, min(len(read), i + 1 + RUN_ON_PASSAGES))
+                      if read[j] and not _heading_passage(read[j], paper.title)), None)
+        if after is not None and (read[after][0][:1].islower() or _CUT.search(sentences[-1])):
+            found[i] = after
+    return found
+
+
+def _heads(paper: Paper) -> dict[int, int]:
+    """Per paragraph that another's cut last sentence runs on into, that other one (`_runs_on` reversed)."""
+    return per_paper("run-on-heads", paper, lambda p: {after: at for at, after in _runs_on(p).items()})
+
+
+def _at_its_page(quote: Quote, evidence: Sequence[Evidence], paper: Paper | None) -> Quote:
+    """`quote` as a quote of the paragraph its first sentence is printed in: a sentence read on past a
+    page's end (`_read_sentences`) is shown on the page that prints it."""
+    owner = quote.evidence.passage
+    if paper is None or owner is None:
+        return quote
+    while (after := _continuation(owner, paper)) is not None and quote.sentences[0] in _read_sentences(after, paper):
+        owner = after
+    if owner is quote.evidence.passage:
+        return quote
+    shown = next((e for e in evidence if e.item is owner), None) or passage_evidence(owner, quote.evidence.score)
+    return replace(quote, evidence=shown, position=_read_sentences(owner, paper).index(quote.sentences[0]))
+
+
+def _with_heads(paper: Paper, evidence: Sequence[Evidence]) -> list[Evidence]:
+    """The paragraphs whose cut last sentence runs on into one of `evidence`'s and that `evidence`
+    leaves out, scored as that one: the sentence a page's end split is read whole from its head."""
+    held = {id(e.item) for e in evidence}
+    heads = _heads(paper)
+    added: dict[int, Evidence] = {}
+    for e in evidence:
+        at = None if e.passage is None else heads.get(_position(e.passage, paper) or -1)
+        if e.passage is not None and at is not None and id(paper.passages[at]) not in held and at not in added:
+            added[at] = passage_evidence(paper.passages[at], e.score)
+    return list(added.values())
+
+
 @dataclass(frozen=True)
 class Quote:
     """One or two adjacent sentences of a shortlisted passage (`evidence`), with their rank score."""
@@ -232,18 +361,21 @@ class ExtractiveAnswer:
     unquoted: bool = False
 
 
-def _candidates(evidence: Sequence[Evidence], quantity: bool = False, title: str = "") -> list[Quote]:
-    """Every sentence and adjacent pair of the shortlisted passages that may answer; shorter ones
-    than `MIN_QUOTE_WORDS` only when nothing longer is left, or, when a `quantity` is asked, when
-    they state a number ("We used warmup_steps = 4000."). A passage that is a heading or the
-    paper's title line (`_heading_passage`) gives none."""
+def _candidates(evidence: Sequence[Evidence], quantity: bool = False, paper: Paper | None = None) -> list[Quote]:
+    """Every sentence and adjacent pair of the shortlisted passages that may answer, as an answer
+    reads them (`_read_sentences`); shorter ones than `MIN_QUOTE_WORDS` only when nothing longer is
+    left, or, when a `quantity` is asked, when they state a number ("We used warmup_steps = 4000.").
+    A passage that is a heading or the paper's title line (`_heading_passage`) gives none, nor does
+    one whose head (the paragraph whose cut sentence runs on into it) is read: its sentences are."""
+    title = paper.title if paper is not None else ""
+    continued = {id(c) for e in evidence if e.passage is not None and (c := _continuation(e.passage, paper)) is not None}
     quotes: list[Quote] = []
     for e in evidence:
-        if e.passage is None:
+        if e.passage is None or id(e.passage) in continued:
             continue
-        sentences = [s for s in sentences_of(e.passage) if s]
-        if _heading_passage(sentences, title):
+        if _heading_passage([s for s in sentences_of(e.passage) if s], title):
             continue
+        sentences = _read_sentences(e.passage, paper)
         quotes += [Quote(e, (s,), i) for i, s in enumerate(sentences) if not is_no_answer(s)]
         quotes += [Quote(e, (a, b), i) for i, (a, b) in enumerate(pairwise(sentences)) if not (is_no_answer(a) or is_no_answer(b))]
     long_enough = [q for q in quotes if len(q.text.split()) >= MIN_QUOTE_WORDS
@@ -262,7 +394,7 @@ def best_quote(
     from retrieval.sentence_index import SentenceIndex
 
     quantity = asks_quantity(question)
-    quotes = _candidates(evidence, quantity, paper.title if paper is not None else "")
+    quotes = _candidates(evidence, quantity, paper)
     if not quotes:
         return None
     headed = heading_matches(paper, question) if paper is not None else {}
@@ -287,9 +419,10 @@ def best_quote(
     scored = [replace(q, score=(1 - PASSAGE_WEIGHT) * float(s) / top + PASSAGE_WEIGHT * q.evidence.score) for q, s in zip(quotes, lexical)]
     reranked = index.reranked(f"{question} {focus}".strip(), [q.text for q in scored], np.array([q.score for q in scored]))
     scored = [replace(q, score=float(s)) for q, s in zip(scored, reranked)]
-    best = max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position))
+    best = _at_its_page(max(scored, key=lambda q: (q.score, -len(q.sentences), q.evidence.score, -q.evidence.page, -q.position)),
+                        evidence, paper)
     if _WHY.search(f"{question} {focus}") and len(best.sentences) == 1:
-        return _with_reason(best)
+        return _with_reason(best, paper)
     return best
 
 
@@ -303,7 +436,7 @@ def _paragraph_support(question: str, quotes: Sequence[Quote], paper: Paper) -> 
     for q in quotes:
         passage = q.evidence.passage
         if passage is not None and id(passage) not in held:
-            read = f"{passage.text} {named.get(id(passage), '')} {contexts.get(id(passage), '')}"
+            read = f"{_paragraph_text(passage, paper)} {named.get(id(passage), '')} {contexts.get(id(passage), '')}"
             held[id(passage)] = float(_coverage(question, [read], paper)[0])
     return np.array([held.get(id(q.evidence.passage), 0.0) for q in quotes])
 
@@ -361,12 +494,12 @@ def states_number(text: str) -> bool:
     return _NUMBER.search(_NOT_QUANTITY.sub(" ", text)) is not None
 
 
-def _with_reason(quote: Quote) -> Quote:
+def _with_reason(quote: Quote, paper: Paper | None) -> Quote:
     """A one-sentence answer to a "why" question with the adjacent sentence that gives the reason:
     the one before a conclusion ("So these schemes are free."), else the one after a claim
     ("... comparable." "This is because ...")."""
     assert quote.evidence.passage is not None
-    sentences = [s for s in sentences_of(quote.evidence.passage) if s]
+    sentences = _read_sentences(quote.evidence.passage, paper)
     i = quote.position
     if _CONSEQUENCE.match(quote.sentences[0]) and i > 0 and not is_no_answer(sentences[i - 1]):
         return replace(quote, sentences=(sentences[i - 1], quote.sentences[0]), position=i - 1)
@@ -375,14 +508,14 @@ def _with_reason(quote: Quote) -> Quote:
     return quote
 
 
-def _completed(quote: Quote) -> Quote:
+def _completed(quote: Quote, paper: Paper | None) -> Quote:
     """The quote with the adjacent sentences it needs to answer, up to `MAX_SENTENCES`: the one
     before a sentence that opens on what it names ("These residues are conserved in all CTRPs."
     after the one naming the residues), and the ones after an aim ("We next determined the sites of
     UFMylation using ...") up to the first that is no further step of the method: the finding
     follows the aim ("From here, we found that the K548R mutation eliminated ...")."""
     assert quote.evidence.passage is not None
-    sentences = [s for s in sentences_of(quote.evidence.passage) if s]
+    sentences = _read_sentences(quote.evidence.passage, paper)
     start, end = quote.position, quote.position + len(quote.sentences)
     if sentences[start:end] != list(quote.sentences):
         return quote
@@ -393,23 +526,6 @@ def _completed(quote: Quote) -> Quote:
         end += 1
         aim = _STEP.match(sentences[end - 1]) is not None and not _FINDING.search(sentences[end - 1])
     return replace(quote, sentences=tuple(sentences[start:end]), position=start)
-
-
-def _run_on(quote: Quote, paper: Paper | None) -> str:
-    """The quote's words, with the rest of a sentence that its paragraph's end cut (a page's or a
-    column's end: "..., indicating that") read on from the next paragraph when it opens
-    mid-sentence ("is a prominent site.") or the cut one ends on a word no sentence ends on ("that"), past a running head or
-    foot between them ("e2 Current Biology 34, ..."): half a sentence is no answer."""
-    passage = quote.evidence.passage
-    if paper is None or passage is None or quote.sentences[-1].endswith((*_SENTENCE_ENDS, ":")):
-        return quote.text
-    sentences = [s for s in sentences_of(passage) if s]
-    at = next((i for i, p in enumerate(paper.passages) if p is passage), None)
-    if sentences[-1] != quote.sentences[-1] or at is None:
-        return quote.text
-    following = ([s for s in sentences_of(p) if s] for p in paper.passages[at + 1: at + 1 + RUN_ON_PASSAGES])
-    rest = next((s for s in following if s and not _heading_passage(s, paper.title)), [""])[0]
-    return f"{quote.text} {rest}" if rest and (rest[:1].islower() or _CUT.search(quote.sentences[-1])) else quote.text
 
 
 def _coverage(question: str, texts: Sequence[str], paper: Paper) -> np.ndarray:
@@ -440,7 +556,14 @@ def support(question: str, passage: Passage, paper: Paper) -> float:
     the words that name the passage's heading count as found ("hyperparameters" under "Parameter
     Settings")."""
     named = heading_matches(paper, question).get(id(passage), "")
-    return float(_coverage(question, [f"{passage.text} {named}"], paper)[0])
+    return float(_coverage(question, [f"{_paragraph_text(passage, paper)} {named}"], paper)[0])
+
+
+def _paragraph_text(passage: Passage, paper: Paper) -> str:
+    """The passage's text, and that of the paragraphs its cut last sentence runs on into (`_read_sentences`):
+    one paragraph split by a page's end."""
+    after = _continuation(passage, paper)
+    return passage.text if after is None else f"{passage.text} {_paragraph_text(after, paper)}"
 
 
 def _document_frequency(paper: Paper) -> dict[str, int]:
@@ -529,8 +652,9 @@ def extractive_answer(
         return ExtractiveAnswer(_caption_answer(named.figure, paper), _cite(marked, named))
     headed = [] if paper is None else _headed_passages(paper, question, evidence)
     extra = [*headed, *(e for e in more if id(e.item) not in {id(h.item) for h in headed})]
+    extra += [] if paper is None else _with_heads(paper, [*evidence, *extra])
     quote = best_quote(question, [*evidence, *extra], focus, paper, retrieval)
-    if quote is not None and quote.evidence in extra:  # shown first of the passages, the others keep their order
+    if quote is not None and quote.evidence not in marked:  # shown first of the passages, the others keep their order
         marked.insert(next((i for i, e in enumerate(marked) if e.passage is not None), len(marked)), quote.evidence)
     best_item = next((e for e in evidence if e.figure is not None), None)
     not_found = False
@@ -542,7 +666,7 @@ def extractive_answer(
         not_found = not_found or (asks_quantity(question) and not _states_quantity(quote))
     elif paper is not None and evidence:
         not_found = True
-    quote = None if quote is None else _completed(quote)
+    quote = None if quote is None else _completed(quote, paper)
     if not_found and best_item is not None and paper is not None and _legend_answers(question, focus, best_item, paper):
         # no sentence of the text answers, but the first item's own legend holds the question: that
         # item is the answer (a result shown only in a figure), not "the paper does not seem to say"
@@ -550,7 +674,7 @@ def extractive_answer(
         return ExtractiveAnswer(_caption_answer(best_item.figure, paper), _cite(marked, best_item))
     parts: list[str] = []
     if quote is not None:
-        said = f"“{_run_on(quote, paper)}” [p. {quote.evidence.page}]"
+        said = f"“{quote.text}” [p. {quote.evidence.page}]"
         parts.append(f"{NOT_FOUND} The closest passage: {said}" if not_found else said)
         marked = [replace(e, cited=True, quotes=quote.sentences) if e is quote.evidence else e for e in marked]
         if not not_found:  # the passage the answer quotes is shown first of the passages
