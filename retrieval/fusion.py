@@ -10,7 +10,11 @@ Default (`method="zsum"`): each signal is z-scored over the candidate items of t
 - a question that says "table" favours tables; "figure", "plot", "graph", "diagram"... figures.
 The table-structure match (`retrieval.table_match`: the question's dataset and metric in a table's
 headings, its methods in the row names, its numbers in the cells) is z-scored and added like the
-others; it is flat, so it changes nothing, where no item has a structure (SPIQA's captions).
+others; it is flat, so it changes nothing, where no item has a structure (SPIQA's captions). It is a
+share of the question and z-scored by at least `structure_spread` of it: most items hold no
+structure, so one table holding a single common word of a long question ("5FdUTP" in a table of
+kinetic parameters, asked how a nucleotide sits in a crystal structure) stood as far above them as a
+table holding the whole question, and outranked the figure that answers.
 The own-words share (`retrieval.lexical.WordShare` over each item's caption and printed words,
 without the citing paragraphs) is added as well: neighbouring figures of one experiment have
 near-identical captions and are cited by the same paragraphs, so BM25 over the whole document and
@@ -56,18 +60,20 @@ class FusionConfig:
     results_table: float = 0.6  # results/comparison question -> table
     kind_word: float = 0.6  # "table" -> table, "figure"/"plot"/... -> figure
     table_structure: float = 0.5  # question words in a table's headings / row names, its numbers in cells
+    structure_spread: float = 0.05  # the least spread the structure match is z-scored by (a share of the question)
     own_words: float = 3.0  # times the rarity-weighted share (0..1) of the question's words the item itself prints
     labels: bool = True  # items the question names by label rank first
     dense_views: bool = True  # dense score uses the best view too (False: main text only)
     rrf_k: float = 60.0
 
 
-def zscore(values: np.ndarray) -> np.ndarray:
-    """Values centred and scaled over the candidates; all zeros when they do not vary."""
+def zscore(values: np.ndarray, least_spread: float = 0.0) -> np.ndarray:
+    """Values centred and scaled over the candidates (by their spread, or `least_spread` when that is
+    larger); all zeros when they do not vary."""
     values = np.asarray(values, dtype=np.float64)
     if values.size == 0:
         return values
-    spread = values.std()
+    spread = max(float(values.std()), least_spread)
     return (values - values.mean()) / spread if spread > 1e-9 else np.zeros_like(values)
 
 
@@ -112,7 +118,7 @@ def fuse(
     else:
         score = config.dense * zscore(dense) + config.bm25 * zscore(bm25) + prior
         if structure is not None and config.table_structure:
-            score = score + config.table_structure * zscore(structure)
+            score = score + config.table_structure * zscore(structure, config.structure_spread)
         if own is not None and config.own_words:
             score = score + config.own_words * own
     return score

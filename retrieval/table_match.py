@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from retrieval.lexical import rarity, single_words, tokenize
+from retrieval.lexical import idf, rarity, single_words, tokenize
 from spiqa_demo.types import TableStructure
 
 # A number as printed: not part of a word ("Yelp2018", "F1"), thousands separators allowed.
@@ -76,14 +76,20 @@ class TableMatcher:
 
     def scores(self, question: str, tokens: list[str]) -> np.ndarray:
         """The structure match of every item for `question`, whose BM25 `tokens` the caller has
-        (zeros when no item has a structure)."""
+        (zeros when no item has a structure): the rarity-weighted share of the question's words
+        found in the headings, plus that found in the row names, plus the share of its numbers
+        found among the cells. A share of the question, so that how much of it a table holds can be
+        told apart from how far it stands above the others (`fusion` z-scores it with a least
+        spread). Words no item holds count in the whole, as the rarest words."""
         if not self.active:
             return np.zeros(len(self.terms))
         words = single_words(tokens)
         values = values_in(question)
+        unseen = idf(len(self.terms), 0)
+        total = sum(self._weight.get(w, unseen) for w in words)
         out = np.zeros(len(self.terms))
         for i, terms in enumerate(self.terms):
             matched = sum(self._weight.get(w, 0.0) for w in words & terms.headings)
             matched += sum(self._weight.get(w, 0.0) for w in words & terms.rows)
-            out[i] = matched + len(values & terms.values)
+            out[i] = (matched / total if total > 0 else 0.0) + (len(values & terms.values) / len(values) if values else 0.0)
         return out

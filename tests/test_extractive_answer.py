@@ -455,6 +455,7 @@ def test_a_sentence_whose_paragraph_holds_what_was_asked_about_answers_it() -> N
     "How much does ResNet-101 improve the top-1 error over the plain network?",  # a difference between two things
     "How many networks have a lower top-1 error than VGG-16?",
     "Why does ResNet-101 have a lower top-1 error?",  # a reason
+    "How does the top-1 error of ResNet-101 compare with the plain network's?",  # a comparison of two things
 ])
 def test_a_reason_or_a_difference_is_not_answered_by_one_cell(question: str) -> None:
     """One cell ("ResNet-101 has a top-1 err. of 19.87") answers neither; the text is quoted instead."""

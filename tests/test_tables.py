@@ -8,10 +8,12 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from retrieval_fixtures import embedder, item  # the session's embedder fixture
 
 from retrieval import Embedder, FigureIndex, FusionConfig
+from retrieval.fusion import zscore
 from retrieval.table_match import values_in
 from spiqa_demo.extraction import extract_paper, ocr
 from spiqa_demo.extraction.layout import read_page
@@ -20,6 +22,8 @@ from spiqa_demo.extraction.tables import Word, grid_structure, is_number_cell, p
 from spiqa_demo.settings import get_settings
 from spiqa_demo.types import Paper, TableStructure
 
+STRUCTURE_SPREAD = FusionConfig().structure_spread
+LONE_WORD_QUESTION = "How do the embeddings learned by NGCF spread over the users when the graph grows deeper?"
 needs_tesseract = pytest.mark.skipif(isinstance(ocr.find_tesseract("eng"), str), reason="Tesseract OCR is not installed")
 
 
@@ -162,6 +166,27 @@ def test_question_finds_the_table_whose_structure_holds_it(embedder: Embedder, q
     hits = index.search(question, k=4)
     assert hits[0].item.id == "table-3", [h.explain() for h in hits]
     assert hits[0].scores.table > max(h.scores.table for h in hits[1:])
+
+
+def test_the_structure_match_is_the_share_of_the_question_a_table_holds(embedder: Embedder) -> None:
+    """A table whose row names hold one word of a long question ("NGCF") matches a small share of it,
+    one whose headings hold its dataset and metric and whose rows its methods a large one."""
+    index = FigureIndex.build(_recommender_paper(), embedder)
+    ids = [i.id for i in index.items]
+    lone = index.signals(LONE_WORD_QUESTION).structure
+    whole = index.signals("Which method is best on Yelp2018 in ndcg@20, LightGCN or NGCF?").structure
+    assert lone is not None and whole is not None
+    assert 0 < lone[ids.index("table-3")] < STRUCTURE_SPREAD < whole[ids.index("table-3")]
+    assert lone[ids.index("figure-3")] == whole[ids.index("figure-3")] == 0.0
+
+
+def test_a_lone_small_structure_match_is_not_spread_to_a_whole_ones_weight() -> None:
+    """Z-scored by its own spread, a table holding a hundredth of the question among items holding
+    none got the same boost as one holding most of it; with the least spread it gets a tenth of it."""
+    small, whole = np.array([0.0, 0.0, 0.0, 0.01]), np.array([0.0, 0.0, 0.0, 0.8])
+    assert zscore(small)[3] == pytest.approx(zscore(whole)[3])
+    assert zscore(small, STRUCTURE_SPREAD)[3] < 0.1 * zscore(whole, STRUCTURE_SPREAD)[3]
+    assert zscore(whole, STRUCTURE_SPREAD).tolist() == zscore(whole).tolist()
 
 
 def test_dataset_and_metric_question_ranks_table_first_only_with_the_structure_signal(embedder: Embedder) -> None:

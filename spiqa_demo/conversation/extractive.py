@@ -134,7 +134,7 @@ _UNITS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
 # What one table cell cannot answer: a reason, or a difference between two things ("How much does A
 # improve the error over B?", "How many proteins were less abundant in A than in B?"; "lower than 20?" a cell answers).
 _BEYOND_A_CELL = re.compile(
-    r"\bwhy\b|\bthan\b(?!\s*[-+\u2212]?\d)|\bcompared (?:to|with)\b|\b(?:improve|reduce|increase|decrease|gain)s?\b.*\bover\b",
+    r"\bwhy\b|\bthan\b(?!\s*[-+\u2212]?\d)|\bcompare\b|\bcompared (?:to|with)\b|\b(?:improve|reduce|increase|decrease|gain)s?\b.*\bover\b",
     re.IGNORECASE,
 )
 _CONSEQUENCE = re.compile(r"^(?:So|Thus|Hence|Therefore|Consequently|As a result)\b")
