@@ -21,7 +21,7 @@ from spiqa_demo.conversation.extractive import (
     states_number,
     without_heading,
 )
-from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup, row_names
+from spiqa_demo.conversation.table_lookup import best_lookup, cell_value, lookup, row_names, same_series
 from spiqa_demo.extraction import load_paper
 from spiqa_demo.settings import QASettings, get_settings
 from spiqa_demo.types import Figure, Mention, Paper, Passage, TableStructure
@@ -638,3 +638,43 @@ def test_a_lead_in_ending_in_a_colon_is_quoted_with_what_it_introduces_and_a_cou
     answer = extractive_answer("How many GSDM genes do humans have?", evidence, paper=paper)
     assert answer.text.startswith("“In humans, there are six GSDM genes: GSDMA, GSDMB, GSDMC, GSDMD, GSDME, and PJVK [5, 6].”")
     assert not answer.not_found
+
+
+def test_a_row_is_named_without_its_unit_or_its_citation() -> None:
+    antibiotics = TableStructure(header=(("", "AB20", ""), ("", "MBEC", "MIC")),
+                                 body=(("Cefotaxime (μg/mL)", "8192", "16"), ("Chlorhexidine (%)", "<1", "0.0035")))
+    found = lookup("What concentration of cefotaxime eradicates an AB20 biofilm?", antibiotics)
+    assert found is not None and {c.value for c in found.cells} == {"8192", "16"}  # the unit is not asked for
+    accuracy = TableStructure(header=(("Top1 Accuracy", "w2v", "glo"),), body=(("Akata'16 [1]", "33.90", "-"), ("LATEM'16 [46]", "31.80", "32.50")))
+    found = lookup("What top-1 accuracy does LATEM get with GloVe embeddings?", accuracy)  # "[1]" is no "top-1"
+    assert found is not None and [(c.row_name, c.value) for c in found.cells] == [("LATEM'16 [46]", "32.50")]
+
+
+def test_a_row_named_in_a_narrow_table_whose_columns_the_question_does_not_name_is_answered_whole() -> None:
+    ablation = TableStructure(header=(("Pos. Emb.", "Default/Stem", "Every Layer"),), body=(("No Pos. Emb.", "0.61382", "N/A"), ("1-D Pos. Emb.", "0.64206", "0.63964")))
+    caption = ["Ablation of positional embeddings evaluated on ImageNet 5-shot linear accuracy."]
+    best = best_lookup("What 5-shot accuracy does the model get without any positional embedding?", [ablation], caption)
+    assert best is not None and [c.value for c in best[1].cells] == ["0.61382", "N/A"]
+    assert best_lookup("What latency does the model have without any positional embedding?", [ablation], caption) is None  # not what it holds
+    assert best_lookup("Which positional embedding is the best?", [ablation], caption) is None  # a superlative needs its column
+    wide = TableStructure(header=(("Model", "A", "B", "C", "D"),), body=(("ResNet-101", "1", "2", "3", "4"),))
+    assert best_lookup("What accuracy does ResNet-101 get?", [wide], ["Accuracy per split."]) is None  # wider than one answer
+
+
+def test_the_heading_over_the_row_names_tells_the_tables_apart() -> None:
+    pre_norm = TableStructure(header=(("Model (pre-norm)", "Param.", "BLEU"),), body=(("Transformer (Big)", "257M", "51.7"),))
+    mixed = TableStructure(header=(("Model", "Param.", "BLEU"),), body=(("post-norm Transformer (Big)", "210M", "50.1"), ("Transformer (Big)", "257M", "51.7")))
+    best = best_lookup("How many parameters does the pre-norm Transformer (Big) have?", [mixed, pre_norm], ["Results on WMT.", "Results on NIST."])
+    assert best is not None and best[0] == 1
+
+
+def test_of_a_series_of_tables_the_caption_that_says_least_the_question_does_not_ask_answers() -> None:
+    runtimes = TableStructure(header=(("Method", "512", "1024"),), body=(("FlashAttention", "0.35", "0.68"), ("Reformer", "1.2", "2.4")))
+    captions = ["Forward pass runtime (ms) by sequence length, with dropout and masking.", "Forward pass runtime (ms) by sequence length, with masking.",
+                "Forward pass runtime (ms) by sequence length, with dropout.", "Forward pass runtime (ms) by sequence length."]
+    tables = [runtimes] * 4
+    best = best_lookup("What is the forward pass runtime of FlashAttention at sequence length 1024 without dropout or masking?", tables, captions)
+    assert best is not None and best[0] == 3
+    best = best_lookup("What is the forward pass runtime of FlashAttention at sequence length 1024 with masking only?", tables, captions)
+    assert best is not None and best[0] == 1
+    assert same_series(captions[0], captions[3]) and not same_series(captions[0], "Statistics of the datasets.")

@@ -339,3 +339,58 @@ def test_a_table_of_text_with_a_heading_over_two_columns_has_their_sub_headings_
             ["Rn", "Sparse vectors", "l1-ball", "O(n)"], ["Rn", "Sign-vectors", "linf-ball", "O(n)"]]
     assert len(grid_structure(grid).header) == 2
     assert len(grid_structure([["Gene", "Location"], ["PLSCR1", "chr3"], ["PLSCR2", "chr3"]]).header) == 1
+
+
+def test_a_row_of_prose_across_columns_leaves_them_apart_and_is_one_cell() -> None:
+    words = [*_line(0, (0, "Model"), (60, "N"), (90, "dk"), (120, "BLEU")), *_line(12, (0, "base"), (60, "6"), (90, "64"), (120, "25.8")),
+             *_line(24, (0, "big"), (60, "6"), (90, "128"), (120, "26.4")), *_line(36, (0, "small"), (60, "2"), (90, "32"), (120, "23.0")),
+             *_line(48, (0, "(E)"), (55, "as in base"), (120, "25.7"))]  # "as in base" crosses the gap between N and dk
+    structure = table_structure(words)
+    assert structure.column_headings() == ("Model", "N", "dk", "BLEU")
+    assert structure.body[0] == ("base", "6", "64", "25.8")
+    assert structure.body[3] == ("(E)", "as in base", "", "25.7")
+
+
+def test_two_columns_of_values_set_a_space_apart_are_two_columns() -> None:
+    words = [*_line(0, (0, "Method"), (50, "w2v"), (80, "glo")), *_line(12, (0, "Akata"), (50, "33.90 30.34")),
+             *_line(24, (0, "SCoRe"), (50, "26.38"), (81, "-")), *_line(36, (0, "Ours"), (50, "36.77 36.82"))]
+    structure = table_structure(words)
+    assert structure.column_headings() == ("Method", "w2v", "glo")
+    assert structure.body == (("Akata", "33.90", "30.34"), ("SCoRe", "26.38", "-"), ("Ours", "36.77", "36.82"))
+    spread = [*_line(0, (0, "Method"), (50, "Acc")), *_line(12, (0, "A"), (50, "12.3 ± 0.4")), *_line(24, (0, "B"), (50, "11.9 ± 0.2"))]
+    assert table_structure(spread).body == (("A", "12.3 ± 0.4"), ("B", "11.9 ± 0.2"))
+    grouped = [*_line(0, (0, "Dataset"), (50, "Users")), *_line(12, (0, "Yelp"), (50, "52 643")), *_line(24, (0, "Gowalla"), (50, "29 858"))]
+    assert table_structure(grouped).body == (("Yelp", "52 643"), ("Gowalla", "29 858"))
+
+
+def test_columns_a_few_spaces_apart_in_a_table_of_words_are_apart() -> None:
+    # The gap between "Catalogue no." and "Concentration" is under a word's height but three spaces wide.
+    words = [*_line(0, (0, "Reagent"), (60, "Catalogue no."), (128, "Concentration and buffer")),
+             *_line(12, (0, "Diazoxide"), (60, "D9035"), (128, "NA")), *_line(24, (0, "IgG"), (60, "A112-036"), (128, "0.8 mg/ml in PBS")),
+             *_line(36, (0, "Tubulin"), (60, "T2144"), (128, "29 μg/ml in PBS"))]
+    structure = table_structure(words)
+    assert structure.column_headings() == ("Reagent", "Catalogue no.", "Concentration and buffer")
+    assert structure.body[1] == ("IgG", "A112-036", "0.8 mg/ml in PBS")
+
+
+def test_headings_wrapped_over_more_than_three_lines_beside_one_row_name_are_the_header() -> None:
+    grid = [["", "ZSD", "", "ZST", ""], ["Network", "", "", "", ""], ["", "Ours", "Ours", "Ours", "Ours"], ["", "(a)", "(b)", "(a)", "(b)"],
+            ["R+w2v", "12.7", "15.0", "23.3", "27.5"], ["V+glo", "9.0", "10.8", "20.3", "22.9"]]
+    assert len(grid_structure(grid).header) == 4
+    late = [["Model", "Path-X"], ["Transformer", ""], ["Linformer", ""], ["Reformer", ""], ["Performer", ""], ["FlashAttention", "61.4"]]
+    assert len(grid_structure(late).header) == 1  # rows whose numbers are not reported name themselves: a body
+
+
+def test_a_lone_digit_in_a_font_that_prints_no_other_digit_between_two_numbers_is_a_plus_minus() -> None:
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        page.insert_text((100, 100), "39.2 ", fontname="helv", fontsize=8)
+        page.insert_text((118, 100), "6", fontname="symb", fontsize=8)  # another journal maps the "±" to "6"
+        page.insert_text((124, 100), " 3", fontname="helv", fontsize=8)
+        bold = doc.new_page()
+        bold.insert_text((100, 100), "12 ", fontname="helv", fontsize=8)
+        bold.insert_text((112, 100), "3", fontname="hebo", fontsize=8)  # a bold best value: its font prints other numbers
+        bold.insert_text((118, 100), " 45", fontname="helv", fontsize=8)
+        bold.insert_text((100, 120), "3.75", fontname="hebo", fontsize=8)
+        assert [w.text for w in page_words(doc[0])] == ["39.2", "\u00b1", "3"]
+        assert [w.text for w in page_words(doc[1])][:3] == ["12", "3", "45"]

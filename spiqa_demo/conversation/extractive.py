@@ -73,7 +73,7 @@ import numpy as np
 from spiqa_demo.conversation.evidence import figure_evidence, passage_evidence, sentence_index, sentences_of
 from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.conversation.sections import heading_matches, headings
-from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, holds_what_is_asked, lookup
+from spiqa_demo.conversation.table_lookup import Lookup, best_lookup, cell_sentence, holds_what_is_asked, lookup, same_series
 from spiqa_demo.conversation.types import Evidence
 from spiqa_demo.paper_text import find_label_refs, parse_caption_label, strip_caption_label
 from spiqa_demo.settings import RetrievalSettings
@@ -605,6 +605,8 @@ def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence |
     "What is the nuclear stiffness of U87 cells?" over a plot of nuclear stiffness)."""
     tables = [e for e in evidence if e.figure is not None and e.figure.table is not None]
     candidates = [named] if named is not None and named in tables else tables[:TABLE_CANDIDATES]
+    if named is None and paper is not None:
+        candidates += _series(candidates, evidence, paper)
     items = [e.figure for e in candidates if e.figure is not None and e.figure.table is not None]
     best = best_lookup(question, [f.table for f in items if f.table is not None], [f.caption for f in items])
     if best is not None:
@@ -622,6 +624,19 @@ def _table_lookup(question: str, evidence: Sequence[Evidence], named: Evidence |
     item, found = answering[0]
     shown = next((e for e in evidence if e.figure is not None and e.figure.id == item.id), None)
     return shown or figure_evidence(item, max((e.score for e in evidence), default=0.0)), found
+
+
+def _series(candidates: Sequence[Evidence], evidence: Sequence[Evidence], paper: Paper) -> list[Evidence]:
+    """The other tables of the paper of one series with a candidate (`same_series`: an appendix's
+    runtimes with masking, with dropout, with neither), which the shortlist ranks alike and cuts
+    anywhere: which of them answers is for their captions to tell."""
+    ids = {e.figure.id for e in candidates if e.figure is not None}
+    captions = [e.figure.caption for e in candidates if e.figure is not None]
+    top = max((e.score for e in evidence), default=0.0)
+    return [
+        next((e for e in evidence if e.figure is item), None) or figure_evidence(item, top) for item in paper.items
+        if item.table is not None and item.id not in ids and any(same_series(item.caption, c) for c in captions)
+    ]  # fmt: skip
 
 
 def _caption_answer(item: Figure, paper: Paper | None) -> str:

@@ -43,6 +43,7 @@ MIN_PREFIX = 3  # a heading word this long that begins a question word matches i
 MIN_STEM, MAX_ENDING = 5, 2  # words sharing this long a beginning, each ending in at most this many more letters, are one stem
 MAX_HEADING_WORDS = 6  # a longer heading path is a row of headings read as one cell: it names no column
 MAX_CELLS = 3  # a question matching more columns equally well is answered with at most this many cells
+SERIES = 0.7  # two captions sharing this share of their words are of one series of tables (`same_series`)
 
 _WORD = re.compile(r"[a-z]+|\d+(?:\.\d+)?")
 # Words of a question that say what kind of answer it wants, never which column or row.
@@ -69,6 +70,8 @@ _NOT_SUPERLATIVE = frozenset(["interest", "request", "suggest", "harvest", "prot
 _GLUED = re.compile(r"(?<=[A-Z]{2})(?=[a-z]{3})")
 # A number as printed: sign, thousands separators, decimals, and a K/k/M/B/G magnitude right after it.
 _NUMBER = re.compile(r"(?<![\w.])([-+\u2212]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?([KkMBG](?![a-z]))?")
+# A citation printed after a row's name ("Akata'16 [1]", "DMaP-I'17 [24, 25]"): no word of its name.
+_CITATION = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 # A unit or a footnote in brackets after a heading's own words: "(µM)", "(%)", "[s-1]".
 _UNIT = re.compile(r"[(\[][^()\[\]]*[)\]]")
 # A question asking which row ("Which gene has ...", "What model gives ..."): a superlative in it
@@ -109,6 +112,7 @@ class Lookup:
     # How exactly the question names them: the question's words the row's name and the column's
     # heading hold, then how the heading fits (`_column_score`).
     strength: tuple[int, bool, float, int] = (0, False, 0.0, 0)
+    whole_row: bool = False  # the question named the row and no column: all its cells (`whole_row`)
 
 
 def _words(text: str, counts: bool = False) -> frozenset[str]:
@@ -269,6 +273,23 @@ def _lookup(question: str, table: TableStructure) -> Lookup | None:
     return Lookup(tuple(chosen[:MAX_CELLS]), word, best_column) if chosen else None
 
 
+def whole_row(question: str, table: TableStructure) -> Lookup | None:
+    """The cells of the one row the question names (`_named_rows`) in a table of at most
+    `MAX_CELLS` columns beside its row names, when it names none of them: the row says all the
+    table says of it ("What does the FN 1-3 region do to neurons?" beside "Ligands/cells/activities",
+    "... without any positional embedding?" of "No Pos. Emb." under three settings). Not a
+    superlative, whose column must be named."""
+    if not 1 < table.width <= MAX_CELLS + 1 or any(p.search(question) for p in (_HIGHER, _LOWER, _BEST, _WORST)):
+        return None
+    names = _named_as(table, 1)[0]
+    named = _named_rows(question, table, names, 1)
+    if len(named) != 1:
+        return None
+    i, headings = named[0], table.column_headings()
+    cells = tuple(Cell(i, j, names[i], headings[j], value) for j, value in enumerate(table.body[i]) if j and value)
+    return Lookup(cells, whole_row=True) if cells else None
+
+
 def best_lookup(question: str, tables: Sequence[TableStructure], captions: Sequence[str] = ()) -> tuple[int, Lookup] | None:
     """Of `tables` (best ranked first, with their `captions`), the one that holds most of the
     question's words in the cells' row names and headings and its caption, then whose row and
@@ -276,20 +297,61 @@ def best_lookup(question: str, tables: Sequence[TableStructure], captions: Seque
     equals. A word only another table holds tells the tables apart: "on the GLUE test set" is the
     table captioned "GLUE Test results", not the SWAG table with a "Test" column and the same row.
     The first table that answers at all may answer from a neighbouring column or row the question
-    shares one word with."""
-    found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table)) is not None
+    shares one word with. A caption word the question rules out ("without dropout or masking")
+    holds nothing; of tables of one series answering alike ("Forward pass runtime ..., with
+    masking", "..., with dropout", "...") the one whose caption says least that the question does not
+    ask (`_unasked`) answers "... with masking only"."""
+    found = [(i, answer) for i, table in enumerate(tables) if (answer := lookup(question, table) or whole_row(question, table)) is not None
              and holds_what_is_asked(question, answer, captions[i] if i < len(captions) else "")]
     if not found:
         return None
-    asked = _words(question)
+    asked, ruled_out = _words(question), _ruled_out(question)
+    caption_words = [_words(captions[i]) if i < len(captions) else frozenset() for i in range(len(tables))]
 
     def held(i: int, answer: Lookup) -> int:
-        words = set(_words(captions[i] if i < len(captions) else ""))
+        words = {w for w in caption_words[i] if not any(_same(w, r) for r in ruled_out)}
+        headings = tables[i].column_headings()
         for cell in answer.cells:
-            words |= _words(cell.heading) | _words(cell.row_name)
+            # the heading over the row names says what they are ("Model (pre-norm)" over "Transformer (Big)")
+            over = " ".join(headings[j] for j in _name_block(tables[i], cell.column) if j < len(headings))
+            words |= _words(cell.heading) | _words(cell.row_name) | _words(over)
         return _matched(asked, frozenset(words))
 
-    return max(found, key=lambda pair: (held(*pair), pair[1].strength, -pair[0]))
+    def rank(pair: tuple[int, Lookup]) -> tuple[int, tuple[int, bool, float, int]]:
+        return held(*pair), pair[1].strength
+
+    leader = max(found, key=lambda pair: (*rank(pair), -pair[0]))
+    # the same cell of tables alike: a series, told apart by what their captions say beyond it
+    alike = [pair for pair in found if rank(pair) == rank(leader) and _cells_named(pair[1]) == _cells_named(leader[1])]
+    shared = frozenset.intersection(*(caption_words[i] for i, _ in alike))
+    return max(alike, key=lambda pair: (-_unasked(caption_words[pair[0]] - shared, asked - ruled_out), -pair[0]))
+
+
+def _cells_named(found: Lookup) -> list[tuple[str, str]]:
+    return [(cell.row_name, cell.heading) for cell in found.cells]
+
+
+# What a question rules out: the words after "without" or "w/o", a list joined by "or", "and", commas.
+_RULED_OUT = re.compile(r"\b(?:without|w/o)\s+(?:any\s+)?([\w-]+(?:\s*(?:,|\bor\b|\band\b|\bnor\b)\s*[\w-]+)*)", re.IGNORECASE)
+
+
+def _ruled_out(question: str) -> frozenset[str]:
+    """The words a question rules out ("dropout", "masking" of "without dropout or masking")."""
+    return frozenset().union(*(_words(m[1]) for m in _RULED_OUT.finditer(question)))
+
+
+def same_series(caption: str, other: str) -> bool:
+    """Two captions of one series of tables, the same but for a few words ("Forward pass runtime
+    (ms) ..., with masking." and "Backward pass runtime (ms) ..., with dropout."): at least
+    `SERIES` of their words (numbers aside) shared."""
+    a, b = (frozenset(w for w in _words(c) if not w[0].isdigit()) for c in (caption, other))
+    return bool(a | b) and len(a & b) >= SERIES * len(a | b)
+
+
+def _unasked(words: frozenset[str], asked: frozenset[str]) -> int:
+    """How many of `words` (what a caption says that the other candidates' captions do not all say)
+    the question does not ask for."""
+    return sum(1 for w in words if not any(_same(w, q) for q in asked))
 
 
 def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
@@ -297,7 +359,8 @@ def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
     word of what the question asks for (`_ASKED_FOR`: "top-1 accuracy" of "What top-1 accuracy
     does MoCo get with R50?"); a column named by other words of the question ("R50-C4 AP" by "R50") reads another quantity. A row
     picked by a superlative, a column whose heading the question writes whole, or a question whose
-    quantity is not written that way, passes."""
+    quantity is not written that way, passes; a whole row (`whole_row`) only when its table holds
+    what is asked, which no heading names."""
     if found.superlative:
         return True
     # read with its white space collapsed: a run of spaces lets `_ASKED_FOR`'s lazy group and the
@@ -307,14 +370,14 @@ def holds_what_is_asked(question: str, found: Lookup, caption: str) -> bool:
     wanted = _words(match["asked"]) if match else frozenset()
     wanted = frozenset(w for w in wanted if not w[0].isdigit()) or wanted  # the "1" of "top-1" is in "IN-1M" too
     if not wanted:
-        return True
+        return not found.whole_row
     held = _words(caption).union(*(_words(f"{cell.heading} {cell.row_name}") for cell in found.cells))
     if _matched(wanted, held) > 0:
         return True
     # A heading the question writes whole is a name (a matrix's "Acrp30" beside its row "mCTRP4"),
     # no other quantity: its table may print what is asked only in a note.
     asked = _words(question)
-    return all(_matched(_words(cell.heading), asked) == len(_words(cell.heading)) for cell in found.cells)
+    return not found.whole_row and all(_matched(_words(cell.heading), asked) == len(_words(cell.heading)) for cell in found.cells)
 
 
 def _is_name_column(table: TableStructure, j: int) -> bool:
@@ -331,13 +394,7 @@ def row_names(table: TableStructure, column: int) -> list[str]:
     name" together), a group's name (`_groups`) when that block's first column names at most half
     the rows and another column names them all ("SDR" over "Oracle", "Proposed", ...); "" for a
     row with none."""
-    block: list[int] = []
-    for j in range(column - 1, -1, -1):
-        if _is_name_column(table, j):
-            block.insert(0, j)
-        elif block:
-            break
-    block = block or [0]
+    block = _name_block(table, column)
     first = [row[block[0]] if block[0] < len(row) else "" for row in table.body]
     inner = [row[block[1]] if len(block) > 1 and block[1] < len(row) else "" for row in table.body]
     grouped = len(block) > 1 and 2 * sum(1 for c in first if c) <= len(first)  # a group's name, then the rows'
@@ -354,6 +411,18 @@ def row_names(table: TableStructure, column: int) -> list[str]:
         cells = [group, *(row[j] for j in block[1:] if j < len(row))]
         names.append(" ".join(c for c in cells if c))
     return names
+
+
+def _name_block(table: TableStructure, column: int) -> list[int]:
+    """The columns of words nearest left of `column`, past its block's numbers, that name its rows
+    (`row_names`); the first column when there are none."""
+    block: list[int] = []
+    for j in range(column - 1, -1, -1):
+        if _is_name_column(table, j):
+            block.insert(0, j)
+        elif block:
+            break
+    return block or [0]
 
 
 def _named_as(table: TableStructure, column: int) -> tuple[list[str], list[str]]:
@@ -441,16 +510,18 @@ def _named_rows(question: str, table: TableStructure, names: list[str], column: 
     for i, row in enumerate(table.body):
         if not (column < len(row) and row[column] and names[i]):
             continue
-        words = _words(names[i])
+        words = _words(_CITATION.sub(" ", names[i]))  # "[1]" of "Akata'16 [1]" is no "top-1"
         hits = sum(1 for w in words if w in written)
         group = (g for g in printed if names[i].startswith(g + " "))
         whole = 0 if asks_superlative else len({c for c in (*row[:column], names[i], *group)
                                                 if c and not is_number_cell(c) and _words(c) - column_words and _written_whole(c, question)})
         loose = _matched(words, asked)
-        # Every word of the name, or of its own part ("+ Coord. Attention" under "Baseline"), written
-        # in prose ("the coordinate attention model"): named as much as written whole.
+        # Every word of the name, or of its own part ("+ Coord. Attention" under "Baseline"), or of
+        # the name less its unit in brackets ("cefotaxime" of "Cefotaxime (μg/mL)"), written in prose
+        # ("the coordinate attention model"): named as much as written whole.
         alone = _words(own[i]) if i < len(own) else words
-        prose = any(w - column_words and all(any(_spells(q, n) for q in asked) for n in w) for w in (words, alone))
+        bare = _words(_UNIT.sub(" ", names[i]))
+        prose = any(w - column_words and all(any(_spells(q, n) for q in asked) for n in w) for w in (words, alone, bare))
         whole = whole or int(not asks_superlative and prose and hits < len(words))
         if hits or whole:
             # Of rows named alike, the one printing a setting the question writes ("at output stride 8").

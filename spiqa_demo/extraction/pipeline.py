@@ -57,7 +57,7 @@ from spiqa_demo.settings import ExtractionSettings
 from spiqa_demo.types import Paper, Passage, Progress
 
 # Bump when extraction output changes: cached papers of older versions are re-extracted.
-EXTRACTOR_VERSION = "19"
+EXTRACTOR_VERSION = "20"
 
 # The share of the progress bar reading the pages takes; cropping takes the rest (searching and
 # linking are quick next to either).

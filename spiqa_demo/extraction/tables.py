@@ -41,14 +41,31 @@ _SAME_ROW = 0.45
 # Columns are apart where a gap wider than this share of the median word height (wider than a
 # space) runs through every row.
 _COLUMN_GAP = 0.8
+# A font whose word boxes are tall for its size makes that gap too wide: it is also at most this
+# many of the table's spaces (their median, gaps under `_SPACE_AT_MOST` of a height, when there are
+# `_MIN_SPACES`), and at least `_MIN_COLUMN_GAP` of a height.
+_SPACES_APART = 2.5
+_SPACE_AT_MOST = 0.5
+_MIN_SPACES = 5
+_MIN_COLUMN_GAP = 0.4
 # Numbers are aligned in a column when their left (or right) edges are within this many points.
 _ALIGNED = 1.0
 # More rows than this above the first row of numbers are not all headings (a table of text, a
-# table whose numbers start late): then only the first row is the header.
+# table whose numbers start late): then only the first row is the header; unless at most one of
+# them names a row (headings wrapped over many lines beside one centred on them, "Network").
 _MAX_HEADER_ROWS = 3
+# A run of this many lower-case words or more is prose (`_is_prose`), and rows with one rule no
+# columns when they are at most one in this many of the ruling rows and leave this many.
+_PROSE_WORDS = 3
+_MAX_PROSE_SHARE = 4
+_MIN_RULING = 3
+_LOWER_WORD = re.compile(r"[a-z][a-z-]*[.,;:]?")
+# A value printed alone: a number or a range of two, a unit of up to three letters or "%" or "×"
+# right after it, marks of notes ("36.77", "16-18ms", "1.2×", "0.3*").
+_BARE_VALUE = re.compile(r"[-+\u2212]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[-\u2013]\d[\d,]*(?:\.\d+)?)?(?:%|×|[A-Za-zµμ]{1,3})?[*†‡§¶]*")
+# A number whose thousands are set apart by a space ("52 643"): one value.
+_GROUPED = re.compile(r"\d{1,3} \d{3}(?:\.\d+)?")
 _NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*")
-# The digit a symbol font's "±" is read as when the PDF maps its glyphs wrongly (`_symbol_signs`).
-_SIGN_AS_DIGIT = "5"
 # A cell that says "no result" where a number would be.
 _NO_VALUE = re.compile(r"^(?:[-\u2010-\u2015\u2212/]+|n/?a)$", re.IGNORECASE)
 # What may sit around a number in a cell: signs, spreads, units, marks of best results and notes.
@@ -80,7 +97,7 @@ def page_words(page: pymupdf.Page, textpage: pymupdf.TextPage | None = None) -> 
     words = _glued(page.get_text("words", textpage=textpage))
     suspects = [
         i for i in range(1, len(words) - 1)
-        if words[i].text == _SIGN_AS_DIGIT and all(_NUMBER.fullmatch(words[j].text) and _same_line(words[i], words[j]) for j in (i - 1, i + 1))
+        if len(words[i].text) == 1 and words[i].text.isdigit() and all(_NUMBER.fullmatch(words[j].text) and _same_line(words[i], words[j]) for j in (i - 1, i + 1))
     ]  # fmt: skip
     return _symbol_signs(page, textpage, words, suspects) if suspects else words
 
@@ -121,21 +138,25 @@ def _same_line(a: Word, b: Word) -> bool:
 
 
 def _symbol_signs(page: pymupdf.Page, textpage: pymupdf.TextPage | None, words: list[Word], suspects: list[int]) -> list[Word]:
-    """A "5" between two numbers, set in another font than both, is a "±" (a mean and its spread)
-    of a symbol font whose glyphs the PDF maps to the wrong characters (Elsevier's "1398 5 428");
-    a "5" in the numbers' own font is a number."""
+    """A lone digit between two numbers, set in another font than both, and in a font that prints
+    no other digit on the page, is a "±" (a mean and its spread) of a symbol font whose glyphs the
+    PDF maps to the wrong characters (Elsevier's "1398 5 428", "39.2 6 3"); a digit in the numbers'
+    own font, or in a bold one that prints other numbers too, is a number."""
     spans = [
-        (span["bbox"], span["font"]) for block in page.get_text("dict", textpage=textpage)["blocks"]
+        (span["bbox"], span["font"], span["text"]) for block in page.get_text("dict", textpage=textpage)["blocks"]
         for line in block.get("lines", []) for span in line["spans"]
     ]  # fmt: skip
+    digits: dict[str, set[str]] = {}
+    for _, font, text in spans:
+        digits.setdefault(font, set()).update(c for c in text if c.isdigit())
 
     def font_at(w: Word) -> str | None:
-        return next((font for (x0, y0, x1, y1), font in spans if x0 <= w.cx <= x1 and y0 <= w.cy <= y1), None)
+        return next((font for (x0, y0, x1, y1), font, _ in spans if x0 <= w.cx <= x1 and y0 <= w.cy <= y1), None)
 
     out = list(words)
     for i in suspects:
         sign = font_at(words[i])
-        if sign is not None and sign not in (font_at(words[i - 1]), font_at(words[i + 1])):
+        if sign is not None and digits[sign] == {words[i].text} and sign not in (font_at(words[i - 1]), font_at(words[i + 1])):
             out[i] = words[i]._replace(text="±")
     return out
 
@@ -206,7 +227,39 @@ def _grid_words(words: list[Word]) -> list[list[list[Word]]]:
         if above:
             grid = _cells(rows, layout, above)
         grid = _join_wrapped_headings(grid, [_spans(row, layout) for row in rows[:header]])
+    return _split_packed(grid)
+
+
+def _split_packed(grid: list[list[list[Word]]]) -> list[list[list[Word]]]:
+    """Each column whose body cells are two values set closer than a space apart ("36.77 36.82",
+    "33.90 -", "24 16-18ms" in a table scaled down to fit) split in two at the line between them
+    (`_packed_line`), its heading words by the side of their centre: numbers beside numbers are
+    other columns' however tight, and no gap as wide as `_COLUMN_GAP` runs between them."""
+    top = _header_rows([[" ".join(w.text for w in cell) for cell in row] for row in grid])
+    j = 1
+    while j < max((len(row) for row in grid), default=0):
+        line = _packed_line([row[j] for row in grid[top:] if j < len(row)])
+        if line is not None:
+            grid = [[*row[:j], [w for w in row[j] if w.cx < line], [w for w in row[j] if w.cx >= line], *row[j + 1 :]] if j < len(row) else row
+                    for row in grid]  # fmt: skip
+        j += 1
     return grid
+
+
+def _packed_line(cells: list[list[Word]]) -> float | None:
+    """The x position between the first and second values of a column's body cells, when every
+    cell is values only (`_BARE_VALUE`: no spread in brackets, no "±"), half of them or more (two
+    at least) hold two or more, a vertical line runs between their first two, and no value of
+    another cell crosses it; not digits grouped by a space ("52 643")."""
+    filled = [c for c in cells if c]
+    if not all(_BARE_VALUE.fullmatch(w.text) or _NO_VALUE.match(w.text) for c in filled for w in c):
+        return None
+    packed = [c for c in filled if len(c) > 1]
+    if len(packed) < 2 or 2 * len(packed) < len(filled) or any(_GROUPED.fullmatch(f"{c[0].text} {c[1].text}") for c in packed):
+        return None
+    left, right = max(c[0].x1 for c in packed), min(c[1].x0 for c in packed)
+    line = (left + right) / 2
+    return line if left < right and not any(w.x0 < line < w.x1 for c in filled for w in c) else None
 
 
 def _join_wrapped_headings(grid: list[list[list[Word]]], spanning: list[bool]) -> list[list[list[Word]]]:
@@ -262,8 +315,18 @@ def _layout(rows: list[list[Word]]) -> _Layout:
     words = [w for row in rows for w in row]
     if not words:
         return _Layout([], [], 0.0)
-    min_gap = _COLUMN_GAP * sorted(w.y1 - w.y0 for w in words)[len(words) // 2]
+    height = sorted(w.y1 - w.y0 for w in words)[len(words) // 2]
+    spaces = sorted(g for row in rows for a, b in pairwise(row) if 0 < (g := b.x0 - a.x1) < _SPACE_AT_MOST * height)
+    min_gap = _COLUMN_GAP * height
+    if len(spaces) >= _MIN_SPACES:
+        min_gap = min(min_gap, max(_SPACES_APART * spaces[len(spaces) // 2], _MIN_COLUMN_GAP * height))
     ruling = [row for row in rows if len(_runs(row, min_gap)) > 1] or rows
+    # A few rows with a run of prose across the columns (a footnote's formula beside its text, a
+    # row "(E) positional embedding instead of sinusoids" over five columns) would close the gaps
+    # all the other rows leave open; many such rows are a table of text, whose cells they are.
+    prose = [row for row in ruling if any(_is_prose(run) for run in _runs(row, min_gap))]
+    if prose and _MAX_PROSE_SHARE * len(prose) <= len(ruling) and len(ruling) - len(prose) >= _MIN_RULING:
+        ruling = [row for row in ruling if row not in prose]
     spread = [w for row in ruling for w in row]
     left, right = min(w.x0 for w in spread), max(w.x1 for w in spread)
     ruling += [row for row in rows if row not in ruling and (row[-1].x1 < left or row[0].x0 > right)]
@@ -275,6 +338,21 @@ def _layout(rows: list[list[Word]]) -> _Layout:
             extent = extents[j]
             extents[j] = (w.x0, w.x1) if extent is None else (min(extent[0], w.x0), max(extent[1], w.x1))
     return _Layout(boundaries, extents, min_gap)
+
+
+def _is_prose(run: list[Word]) -> bool:
+    """A run of words that reads as a sentence: `_PROSE_WORDS` lower-case words or more ("of",
+    "instead", "non-local"), not a name or a heading ("Cell Signaling Technology, USA")."""
+    return sum(1 for w in run if _LOWER_WORD.fullmatch(w.text)) >= _PROSE_WORDS
+
+
+def _prose_across(run: list[Word], boundaries: list[float]) -> bool:
+    """A run of prose (`_is_prose`, which `_layout` let rule no column) with words on both sides of
+    a boundary is one cell's text; not a long row name a space before its number ("+ spatial (1x1
+    conv, k=3) 28.10M")."""
+    return _is_prose(run) and any(
+        b < right.x0 and not is_number_cell(right.text) for left, right in pairwise(run) for b in boundaries if left.x1 < b
+    )
 
 
 def _covered(run: list[Word], layout: _Layout) -> list[int]:
@@ -306,7 +384,7 @@ def _cells(rows: list[list[Word]], layout: _Layout, above: int) -> list[list[lis
         cells: list[list[Word]] = [[] for _ in range(len(layout.boundaries) + 1)]
         for run in _runs(row, layout.min_gap):
             covered = _covered(run, layout)
-            across = any(w.x0 < b < w.x1 for w in run for b in layout.boundaries)
+            across = any(w.x0 < b < w.x1 for w in run for b in layout.boundaries) or _prose_across(run, layout.boundaries)
             # Above the rows of numbers, a run with a heading over each column it covers is headings
             # set tight, read word by word (a footnote below them is one line of text). A heading
             # closes the brackets it opens: a title over the columns is one ("Systems (Dec 10th,
@@ -400,8 +478,10 @@ def _header_rows(grid: list[list[str]]) -> int:
         first = i
     if first is None and _spans_subheadings(grid):
         return 2
-    if first is None or first > _MAX_HEADER_ROWS:
+    if first is None or (first > _MAX_HEADER_ROWS and sum(1 for row in grid[:first] if row and row[0]) > 1):
         return min(1, len(grid))
+    if first > 1 and grid[first - 1][0] and not any(grid[first - 1][1:]):
+        return first - 1  # a group's name over its rows ("Reagents", "Data Collection") is the body's first row
     return first
 
 
