@@ -83,13 +83,15 @@ def test_a_suggestion_is_shown_whole_with_its_captions_gist() -> None:
     def gist(caption: str) -> str:
         return _hint(Figure(kind="figure", label="Fig. 2", number="2", page=4, bbox=(0.0, 0.0, 1.0, 1.0), caption=caption))
 
-    assert gist("Fig. 2 | PARP1 is UFMylated on K548. a Immunoblots.") == "PARP1 is UFMylated on K548"
+    assert gist("Fig. 2 | PARP1 is UFMylated on K548. Immunoblots of the cells.") == "PARP1 is UFMylated on K548"
     assert gist("Fig. 1 | Origin of eukaryotic EF-1A within Asgard archaea and the distribution of optimal growth "
-                "temperatures. a Tree.") == "Origin of eukaryotic EF-1A within Asgard archaea"
+                "temperatures. Trees of the species.") == "Origin of eukaryotic EF-1A within Asgard archaea"
     assert gist("Fig. 3 | Divergent evolution of OGTs across the Asgard phylogeny, inferred from ancestral sequence "
-                "reconstruction. a Tree.") == "Divergent evolution of OGTs across the Asgard phylogeny"
+                "reconstruction. Trees of the species.") == "Divergent evolution of OGTs across the Asgard phylogeny"
     assert gist("Fig. 4 | Defective UFMylation impairs replication fork degradation and promotes genome instability.") \
         == "Defective UFMylation impairs replication fork degradation"
+    assert gist("Figure 2: Results of single and multiple FRMap (S-FRMap and M-FRMap blocks with pooling) on "
+                "AFEW.") == "Results of single and multiple FRMap"  # never inside brackets
     assert all(len(q) <= SHOWN_CHARS for q in TOPIC_QUESTIONS)
 
 

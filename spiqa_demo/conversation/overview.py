@@ -191,10 +191,13 @@ MIN_HINT_WORDS = 2  # a shorter opening tells nothing of the item
 
 def _phrase(words: list[str]) -> str:
     """The longest opening of `words` less its last word that ends a clause (at a comma, semicolon or colon), else
-    the longest that ends before a word opening a phrase (`_PHRASE_OPENERS`); "" when none has `MIN_HINT_WORDS`."""
-    ends = range(len(words) - 1, MIN_HINT_WORDS - 1, -1)
-    end = next((e for e in ends if words[e - 1].endswith(_CLAUSE_END)), None) or next(
-        (e for e in ends if words[e].lower() in _PHRASE_OPENERS and words[e - 1].lower() not in _PHRASE_OPENERS), None)
+    the longest that ends before a word opening a phrase (`_PHRASE_OPENERS`, or a bracket); "" when none has
+    `MIN_HINT_WORDS`."""
+    closed = [e for e in range(len(words) - 1, MIN_HINT_WORDS - 1, -1)  # never inside brackets: "(S-FRMap" reads cut
+              if sum(w.count("(") - w.count(")") for w in words[:e]) <= 0]
+    end = next((e for e in closed if words[e - 1].endswith(_CLAUSE_END)), None) or next(
+        (e for e in closed if (words[e].lower() in _PHRASE_OPENERS or words[e].startswith("("))
+         and words[e - 1].lower() not in _PHRASE_OPENERS), None)
     return " ".join(words[:end]).rstrip(",;:") if end else ""
 
 
