@@ -16,14 +16,11 @@ from pathlib import Path
 
 from app_harness import _served_app, app_url
 from test_app_browser import PAPER, browser, page, pytestmark, shot, wait_for_text
+from test_app_reader_chat_browser import SHOWN, suggestions_shown
 
 from spiqa_demo.ui.shared.page_viewer import FIT_HEIGHT
 
 __all__ = ["_served_app", "app_url", "browser", "page", "pytestmark"]  # fixtures and the Chromium skip, used by pytest
-
-AT_THE_BOTTOM = """() => { const s = [...document.querySelectorAll('#chat *')].find(e => e.scrollHeight > e.clientHeight + 5
-    && getComputedStyle(e).overflowY !== 'visible'); return !s || s.scrollHeight - s.scrollTop - s.clientHeight < 40; }"""
-
 
 # The page image's and the box's places on screen once both are loaded and the page is `height` pixels
 # high (any, when null), and whether the frame scrolls.
@@ -61,7 +58,7 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
     ask(page, "and on Charades?", "Read as")
     chat = page.inner_text("#chat")
     assert "Which model is best on Charades?" in chat and "Table 4 · page 8" in chat, chat
-    page.wait_for_function(AT_THE_BOTTOM)  # the newest answer is in view
+    page.wait_for_function(SHOWN)  # the newest answer is in view, from its first line
     assert page.locator("#chat button[title=Share]:visible").count() == 0  # Gradio draws it on every image
     shot(page, "reader-1-follow-up")
 
@@ -105,10 +102,9 @@ def test_a_conversation_with_its_evidence_on_the_page_and_exported(page, shared:
     assert next(row for row in index if row["label"] == "Table 3")["page"] == "7"
 
     assert "At a glance:" in page.inner_text("#paper-overview")  # the start on the paper, and a suggestion asked by a click
-    suggested = page.locator("#suggested-questions button, #suggested-questions tr, #suggested-questions td").first
-    shown = suggested.inner_text().strip()
-    asked, gist = shown.split(" — ")  # the question whole, with its item's caption gist; the question is what is asked
-    assert asked.endswith("?") and gist and "..." not in shown and len(shown) <= 60, shown
+    suggested = page.locator("#suggested-questions tbody tr").first
+    asked, gist = suggestions_shown(page)[0]  # the question whole, with its item's caption gist; the question is what is asked
+    assert asked.endswith("?") and gist and not gist.endswith(("...", "…")) and len(gist) <= 60, (asked, gist)
     suggested.click()
     page.wait_for_function("(q) => document.querySelector('#chat').innerText.split(q).length > 1 && "
                            "document.querySelector('#chat').innerText.split(q).pop().includes('Evidence:')", arg=asked)

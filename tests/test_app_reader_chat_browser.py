@@ -332,3 +332,73 @@ def test_a_question_asked_as_the_paper_becomes_ready_goes_before_the_summary(app
     shot(page, "reader-chat-9-question-before-summary")
     patch.undo()
     page.close()
+
+
+# The reader's pass: where things are on screen once a paper is loaded and a question answered.
+# The newest answer's first line (the first message after the newest question that is no collapsed thought) lies
+# in the chat's visible part and in the window; and whether the chat is scrolled to its end.
+ANSWER_START = """() => { const wrap = document.querySelector('#chat .bubble-wrap'); if (!wrap) return null;
+    const rows = [...wrap.querySelectorAll('.message-row')], asked = rows.map(r => r.classList.contains('user-row')).lastIndexOf(true);
+    const answer = rows.slice(asked + 1).flatMap(r => [...r.querySelectorAll('.message.panel-full-width')])
+        .find(m => !m.querySelector('.thought-group'));
+    if (asked < 0 || !answer) return null;
+    const w = wrap.getBoundingClientRect(), a = answer.getBoundingClientRect(), line = 20;
+    return {shown: a.top >= w.top && a.top + line <= w.bottom && a.top >= 0 && a.top + line <= innerHeight,
+            at_end: wrap.scrollHeight - wrap.scrollTop - wrap.clientHeight < 2}; }"""
+# Per block, whether its label's bottom lies above its content's top (null: not on the page).
+LABELS_CLEAR = """(pairs) => Object.fromEntries(pairs.map(([block, content]) => {
+    const label = document.querySelector(block + ' label[data-testid=block-label]'), under = document.querySelector(block + ' ' + content);
+    return [block, label && under ? label.getBoundingClientRect().bottom <= under.getBoundingClientRect().top + 0.5 : null]; }))"""
+SHOWN = f"() => {{ const r = ({ANSWER_START})(); return r?.shown ? r : null; }}"  # waited for: the chat places it
+IN_WINDOW = """(selector) => { const r = document.querySelector(selector)?.getBoundingClientRect();
+    return !!r && r.height > 0 && r.top >= 0 && r.bottom <= innerHeight; }"""
+BLOCKS = [["#chat", ".bubble-wrap"], ["#gallery", ".grid-wrap"], ["#page-view", ".image-container"]]
+
+
+def suggestions_shown(page: Any) -> list[list[str]]:
+    """The suggested questions' rows as the reader sees them: (what is asked, what it is about)."""
+    return page.eval_on_selector_all("#suggested-questions tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.innerText.trim()))")
+
+
+def test_a_readers_pass_at_a_desktop_and_a_phone(app: str, chromium: Any, grnet_pdf: Path, second_pdf: Path) -> None:
+    """Once a paper is ready the question box is in the window; no block label lies over its block's content;
+    the suggestions are whole and of more than one kind; after an answer citing a figure, the chat shows that
+    answer from its first line; a new paper's page opens at the default zoom. Then the same on a phone."""
+    page = open_app(chromium, app, 1366, 800)
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    wait_for_text(page, "#chat", "follow-up questions are read in the context", timeout_ms=4 * TIMEOUT_MS)
+    page.wait_for_function(IN_WINDOW, arg="#question")  # scrolled there once the paper is ready
+    rows = suggestions_shown(page)
+    asked = [row[0] for row in rows]
+    assert len(set(asked)) == len(asked) >= 3 and all(q.endswith("?") for q in asked), rows
+    assert any("Table" in q for q in asked) and any("Figure" in q for q in asked), rows  # a table's and a figure's
+    assert all(len(cell) <= 60 and not cell.endswith(("...", "…")) for row in rows for cell in row), rows  # whole
+    ask(page, "What does Figure 1 show?", "Evidence:")
+    page.wait_for_function(SHOWN)
+    page.locator("#gallery img").first.click()
+    page.wait_for_selector("#page-view img")
+    clear = page.evaluate(LABELS_CLEAR, BLOCKS)
+    assert all(clear.values()), clear
+    shot(page, "reader-chat-10-desktop-pass")
+    page.click("#zoom-in")
+    wait_for_text(page, "#zoom-level", "Zoom 125 %")
+    upload(page, second_pdf)
+    wait_for_text(page, "#chat", "Convergence of Small Networks")
+    page.locator("#gallery img").first.click()
+    wait_for_text(page, "#zoom-level", "Zoom 100 %")  # the new paper's page at the default zoom
+    assert page.locator("#page-view.zoom-100").count() == 1
+    page.close()
+
+    page = open_app(chromium, app, 390, 844)
+    page.set_input_files("#upload input[type=file]", str(grnet_pdf))
+    wait_for_text(page, "#chat", "follow-up questions are read in the context", timeout_ms=4 * TIMEOUT_MS)
+    page.locator("#gallery").scroll_into_view_if_needed()
+    clear = page.evaluate(LABELS_CLEAR, BLOCKS[:2])
+    assert all(clear.values()), clear
+    ask(page, "What does Figure 1 show?", "Evidence:")
+    placed = page.wait_for_function(SHOWN).json_value()
+    assert not placed["at_end"], placed  # the answer's start, not the bottom of its figure
+    chat, question = (page.locator(s).bounding_box() for s in ("#chat", "#question"))
+    assert 0 <= question["y"] - (chat["y"] + chat["height"]) < 60, (chat, question)  # the box right under the chat
+    shot(page, "reader-chat-11-phone-pass")
+    page.close()

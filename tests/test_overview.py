@@ -74,15 +74,25 @@ def test_the_summary_streams_then_ends_whole_and_closes_its_request(shared_paper
 
 
 def test_a_suggestion_is_shown_whole_with_its_captions_gist() -> None:
-    """The app shows at most `SHOWN_CHARS` of a suggestion (Gradio cuts a longer one mid-word): the gist is
-    cut at a word to fit, and every question is shown whole."""
-    from spiqa_demo.conversation.overview import SHOWN_CHARS, TOPIC_QUESTIONS, Suggestion, label
+    """The app shows at most `SHOWN_CHARS` of a suggestion's question or gist (Gradio cuts a longer one mid-word):
+    a caption's first sentence is its gist whole when it fits, else its longest opening that fits and ends where a
+    clause or a phrase does, never cut mid-phrase; every topic question fits whole."""
+    from spiqa_demo.conversation.overview import SHOWN_CHARS, TOPIC_QUESTIONS, _hint
+    from spiqa_demo.types import Figure
 
-    short = Suggestion("What does Fig. 2 show?", "Fig. 2", "figure", 4, "PARP1 is UFMylated on K548")
-    assert label(short) == "What does Fig. 2 show? — PARP1 is UFMylated on K548"
-    long = Suggestion("What does Fig. 4 show?", "Fig. 4", "figure", 7, "Defective PARP1 UFMylation impairs stalled replication fork degradation and…")
-    assert label(long) == "What does Fig. 4 show? — Defective PARP1 UFMylation impairs…" and len(label(long)) <= SHOWN_CHARS
-    assert all(len(label(Suggestion(q, "Training", "section", 3))) <= SHOWN_CHARS for q in TOPIC_QUESTIONS)
+    def gist(caption: str) -> str:
+        return _hint(Figure(kind="figure", label="Fig. 2", number="2", page=4, bbox=(0.0, 0.0, 1.0, 1.0), caption=caption))
+
+    assert gist("Fig. 2 | PARP1 is UFMylated on K548. Immunoblots of the cells.") == "PARP1 is UFMylated on K548"
+    assert gist("Fig. 1 | Origin of eukaryotic EF-1A within Asgard archaea and the distribution of optimal growth "
+                "temperatures. Trees of the species.") == "Origin of eukaryotic EF-1A within Asgard archaea"
+    assert gist("Fig. 3 | Divergent evolution of OGTs across the Asgard phylogeny, inferred from ancestral sequence "
+                "reconstruction. Trees of the species.") == "Divergent evolution of OGTs across the Asgard phylogeny"
+    assert gist("Fig. 4 | Defective UFMylation impairs replication fork degradation and promotes genome instability.") \
+        == "Defective UFMylation impairs replication fork degradation"
+    assert gist("Figure 2: Results of single and multiple FRMap (S-FRMap and M-FRMap blocks with pooling) on "
+                "AFEW.") == "Results of single and multiple FRMap"  # never inside brackets
+    assert all(len(q) <= SHOWN_CHARS for q in TOPIC_QUESTIONS)
 
 
 def test_the_start_reads_an_abstract_in_capitals_and_a_caption_opening_with_a_panel() -> None:

@@ -33,12 +33,10 @@ MAX_SUGGESTIONS = 4
 OPENING_SENTENCES = 2
 OPENING_CHARS = 400  # the abstract's opening is cut at a sentence end within this
 MIN_ABSTRACT_WORDS = 40  # a shorter first paragraph is a title block or an affiliation
-HINT_WORDS = 12  # a caption's gist shown beside its question
-SHOWN_CHARS = 60  # a suggestion as the app shows it, its gist included (Gradio cuts a longer sample)
+SHOWN_CHARS = 60  # a question, or a caption's gist beside it, as the app shows it (Gradio cuts a longer sample)
 SUMMARY_CHARS = 6000  # the paper text a summary request holds: the abstract, the captions, the conclusion
 SUMMARY_TOKENS = 256  # three sentences, each with its page: a model that goes on is cut here
-# What a section about each of `sections`' topics answers, asked in that section's words (each within
-# `SHOWN_CHARS`: the app shows a suggestion in no more).
+# What a section about each of `sections`' topics answers, asked in that section's words (each within `SHOWN_CHARS`).
 TOPIC_QUESTIONS = (
     "Which learning rate, batch size and optimizer for training?",
     "Which datasets are used?",
@@ -106,18 +104,6 @@ def suggestions(paper: Paper, settings: QASettings | None = None, retrieval: Ret
     return found[:limit]
 
 
-def label(suggestion: Suggestion) -> str:
-    """`suggestion` as a reader sees it, within `SHOWN_CHARS`: its question, and a figure's or table's
-    caption gist as far as it fits, cut at a word ("What does Fig. 2 show? — PARP1 is UFMylated on K548")."""
-    question, hint = suggestion.question, suggestion.hint
-    if not hint or len(f"{question} — {hint}") <= SHOWN_CHARS:
-        return f"{question} — {hint}" if hint else question
-    words = hint.rstrip("…").split()
-    while words and len(f"{question} — {' '.join(words)}…") > SHOWN_CHARS:
-        words.pop()
-    return f"{question} — {' '.join(words)}…" if words else question
-
-
 def summary_messages(paper: Paper) -> list[Message]:
     """A request for a model's three-sentence summary that cites pages: the abstract, the figures'
     and tables' captions and the closing section, each with its page, up to `SUMMARY_CHARS`."""
@@ -183,10 +169,36 @@ def _opening(text: str) -> str:
 
 
 def _hint(item: Figure) -> str:
-    """The caption's first sentence (its title, in most papers; after a first panel's mark, "(a)"), cut at `HINT_WORDS`."""
+    """The caption's first sentence (its title, in most papers; after a first panel's mark, "(a)"), whole when it
+    fits in `SHOWN_CHARS`, else its longest opening within them that ends where a phrase does (`_phrase`): a gist
+    cut mid-phrase ("Origin of eukaryotic EF-1A within A...") reads as text cut off."""
     sentences = split_sentences(_PANEL.sub("", strip_caption_label(_flat(item.caption))))
     words = (sentences[0] if sentences else "").rstrip(".").split()
-    return " ".join(words[:HINT_WORDS]) + ("…" if len(words) > HINT_WORDS else "")
+    fitting = next((n for n in range(len(words), 0, -1) if len(" ".join(words[:n])) <= SHOWN_CHARS), 0)
+    return " ".join(words) if fitting == len(words) else _phrase(words[:fitting + 1])
+
+
+# Words that open a phrase of their own: a gist ending right before one ends with a phrase ("Origin of eukaryotic
+# EF-1A" before "within Asgard archaea").
+_PHRASE_OPENERS = frozenset({
+    "of", "in", "on", "for", "with", "within", "across", "and", "or", "by", "from", "to", "at", "under", "during",
+    "between", "via", "after", "before", "using", "as", "that", "which", "over", "into", "through", "among",
+    "versus", "vs.", "without", "upon", "than", "while", "where", "when"
+})
+_CLAUSE_END = (",", ";", ":")
+MIN_HINT_WORDS = 2  # a shorter opening tells nothing of the item
+
+
+def _phrase(words: list[str]) -> str:
+    """The longest opening of `words` less its last word that ends a clause (at a comma, semicolon or colon), else
+    the longest that ends before a word opening a phrase (`_PHRASE_OPENERS`, or a bracket); "" when none has
+    `MIN_HINT_WORDS`."""
+    closed = [e for e in range(len(words) - 1, MIN_HINT_WORDS - 1, -1)  # never inside brackets: "(S-FRMap" reads cut
+              if sum(w.count("(") - w.count(")") for w in words[:e]) <= 0]
+    end = next((e for e in closed if words[e - 1].endswith(_CLAUSE_END)), None) or next(
+        (e for e in closed if (words[e].lower() in _PHRASE_OPENERS or words[e].startswith("("))
+         and words[e - 1].lower() not in _PHRASE_OPENERS), None)
+    return " ".join(words[:end]).rstrip(",;:") if end else ""
 
 
 def _numbers(table: Figure) -> int:

@@ -36,7 +36,7 @@ from spiqa_demo.ui.serving.work.page_renders import PageRender, rendered
 from spiqa_demo.ui.serving.work.page_view import PAGE_DPI, AnnotatedPage, Annotation, box_on_page, figure_on_page, page_text
 from spiqa_demo.ui.serving.work.steps import Wait
 from spiqa_demo.ui.shared.text_layer import SHOWN_IMAGE, TEXT_LAYER
-from spiqa_demo.ui.state.session import PageShown, Session
+from spiqa_demo.ui.state.session import DEFAULT_ZOOM, PageShown, Session
 from spiqa_demo.ui.tabs.paper.reader_chat import passage_quote
 
 MAX_MENTIONS = 8
@@ -298,7 +298,7 @@ def zoom(session: Session | None, steps: int) -> Iterator[ViewerOutputs | Wait]:
         yield _hidden(NOTHING_SHOWN)
         return
     storage.in_use(session)
-    at = ZOOMS.index(session.zoom) if session.zoom in ZOOMS else ZOOMS.index(100)
+    at = ZOOMS.index(session.zoom) if session.zoom in ZOOMS else ZOOMS.index(DEFAULT_ZOOM)
     session.zoom = ZOOMS[min(max(at + steps, 0), len(ZOOMS) - 1)]
     yield from show(session, session.viewing)
 

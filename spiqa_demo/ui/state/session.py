@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from spiqa_demo.ui.serving.work.loading import PaperLoad
 
 STOPPED = "*(stopped)*"
+DEFAULT_ZOOM = 100  # the page viewer's zoom, in percent, for a paper just loaded: the page fitted to its frame
 _evidence_ids = itertools.count(1)  # ids of cited messages (`Session.cite`), unique in this process
 
 
@@ -153,7 +154,7 @@ class Session(Chat):
     asked: list[Asked] = field(default_factory=list)  # every reader's question of the chat, stopped ones too
     previous_chat: PreviousChat | None = None
     viewing: PageShown | None = None  # the page viewer's page and the evidence boxed on it
-    zoom: int = 100  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
+    zoom: int = DEFAULT_ZOOM  # the page viewer's zoom, in percent of the page fitted to its frame; kept across pages
 
     def start_turn_when_idle(self, thought: Message) -> Answering | None:
         """A turn nobody asked for (the summary on load), started only while no answer is being written
@@ -211,5 +212,7 @@ class Session(Chat):
         self.conversation = Conversation(paper_key=paper.sha256)
         self.evidence_of = {}
         self.asked = []
-        self.viewing = None
+        # A new paper starts at the page's fitted size: a zoom chosen for the previous paper's small print is no
+        # choice about this one's pages.
+        self.viewing, self.zoom = None, DEFAULT_ZOOM
         return self

@@ -186,6 +186,7 @@ def build() -> AcrossTab:
                 references = gr.Markdown("", elem_id="cited-references")
             with gr.Column(scale=6):
                 chatbot = gr.Chatbot(label="Chat across papers", height=560, elem_id="across-chat", buttons=["copy"], latex_delimiters=LATEX_DELIMITERS,
+                                     autoscroll=False,  # `follow` places the newest answer
                                      placeholder="Ask about a figure or table of the loaded paper; the answer comes from "
                                                  "the paper it cites, e.g. “In the paper that proposed CBAM, how is "
                                                  "channel attention computed?”", feedback_options=None)

@@ -46,6 +46,16 @@ ALIVE_S = 1.0  # how often a load's request answers when nothing changes (so a v
 DOWNLOAD_JS = """(file) => { const f = Array.isArray(file) ? file[0] : file; if (!f?.url) return;
     const a = Object.assign(document.createElement('a'), {href: f.url, download: f.orig_name || 'chat.zip'});
     document.body.append(a); a.click(); a.remove(); }"""
+# Once a paper is ready, on a desktop whose window shows the question box only further down: the paper beside its
+# chat scrolled to the window's top (the chat's height fits the window from there, `assets/app.css`), so the reader
+# can ask at once. Twice a frame later: Gradio draws the load's last update after the event ends.
+_IN_VIEW = """() => { requestAnimationFrame(() => requestAnimationFrame(() => {
+    const box = document.getElementById('question'), row = document.getElementById('paper-and-chat');
+    if (!box || !row || !document.getElementById('paper-overview')?.offsetParent
+        || window.matchMedia('(max-width: %dpx)').matches) return;
+    if (box.getBoundingClientRect().bottom > innerHeight) window.scrollBy(0, row.getBoundingClientRect().top - 8);
+})); }"""
+IN_VIEW = _IN_VIEW % page_viewer.PHONE_WIDTH
 DETAIL_HINT = ("Select a figure or table above to see it on its page, with the passages that mention it; "
                "select a cited passage or figure in the chat to see it boxed on its page.")
 
@@ -297,7 +307,7 @@ def build(settings: Settings) -> PaperTab:
             example = gr.Dropdown(names, value=None, label="…or an example paper", elem_id="example",
                                   visible=bool(names), interactive=True, scale=3)
         status = gr.Markdown("", elem_id="paper-status")
-        with gr.Row():
+        with gr.Row(elem_id="paper-and-chat"):  # `IN_VIEW` scrolls it to the top
             with gr.Column(scale=5, elem_id="paper-side"):
                 with gr.Column(elem_id="viewer-pane"):
                     back_to_chat = gr.Button("← Back to chat", size="sm", elem_id="back-to-chat")
@@ -326,14 +336,17 @@ def build(settings: Settings) -> PaperTab:
                                           info="Annotations in the PDF are never read as the paper; ticked, page images and "
                                                "the figures of the next paper loaded show them.", elem_id="show-annotations")
             with gr.Column(scale=6):
-                chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat",
+                chatbot = gr.Chatbot(label="Chat about this paper", height=620, elem_id="chat", autoscroll=False,  # `follow`
                                      placeholder="Load a paper, then ask about its figures, tables and text.",
                                      buttons=["copy"], feedback_options=None, latex_delimiters=LATEX_DELIMITERS)
-                overview = gr.Markdown("", visible=False, elem_id="paper-overview")
-                suggestions = gr.Dataset(components=[gr.Textbox(visible=False)], samples=[], label="Suggested questions",
-                                         elem_id="suggested-questions", visible=False)
+                # The question box right under the chat, the suggestions and the overview under it: above it, they put
+                # it off a desktop's screen (on a phone they go above the chat, `assets/app.css`).
                 question = question_box.build("Question", "e.g. Which method has the lowest error? Then: and on the other dataset?",
                                               "question")
+                suggestions = gr.Dataset(components=[gr.Textbox(visible=False), gr.Textbox(visible=False)], samples=[],
+                                         headers=["Ask", "About"], label="Suggested questions",
+                                         elem_id="suggested-questions", visible=False)
+                overview = gr.Markdown("", visible=False, elem_id="paper-overview")
                 with gr.Row():
                     export = gr.Button("Export the chat (zip: Markdown and figures)", size="sm", elem_id="export-chat")
                     export_file = gr.File(label="Chat export", visible=False, elem_id="export-file", interactive=False)
@@ -365,6 +378,8 @@ def wire(tab: PaperTab, session: gr.State, queues: Queues) -> PaperEvents:
             (tab.example.input, load_example, [tab.example, session], None, "load_example"),
         )
     )
+    for load in loads:
+        load.event.then(None, js=IN_VIEW, queue=False, api_visibility="private")
     # Once a paper is ready, the model's summary when the visitor has a model (`start.summarise`).
     summaries = [load.event.then(queues.handler(start.summarise), [session, *tab.model.inputs()],
                                  components(start.SummaryOutputs, tab, session=session), api_visibility="private",

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import gradio as gr
 
-from spiqa_demo.conversation.overview import Overview, Summary, label, overview, summary_stream
+from spiqa_demo.conversation.overview import Overview, Summary, overview, summary_stream
 from spiqa_demo.types import Paper
 from spiqa_demo.ui.serving.app_settings import app_settings
 from spiqa_demo.ui.serving.files import storage
@@ -43,15 +43,15 @@ def shown(paper: Paper | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the overview, the suggested questions) for a paper ready to ask; hidden while none is (a new
     paper being read starts clean, with nothing left from the previous one)."""
     if paper is None:
-        return gr.update(value="", visible=False), gr.update(samples=[], sample_labels=None, visible=False)
+        return gr.update(value="", visible=False), gr.update(samples=[], visible=False)
     settings = app_settings()
     seen = overview(paper, settings.qa, settings.retrieval)
-    samples = [[s.question] for s in seen.suggestions]
-    # Each figure's or table's with its caption's gist: "What does Fig. 2 show?" four times over tells the
-    # reader nothing of the paper.
-    labels = [label(s) for s in seen.suggestions]
+    # Each figure's or table's with its caption's gist beside it: "What does Fig. 2 show?" four times over tells the
+    # reader nothing of the paper; a section's question with its heading. Two columns, each shown whole
+    # (`overview.SHOWN_CHARS`); the first is what is asked.
+    samples = [[s.question, s.hint or s.about] for s in seen.suggestions]
     return (gr.update(value=overview_markdown(seen), visible=True),
-            gr.update(samples=samples, sample_labels=labels, visible=bool(samples)))
+            gr.update(samples=samples, visible=bool(samples)))
 
 
 class SummaryOutputs(NamedTuple):
