@@ -81,9 +81,9 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 # and the many short files fill in behind them.
 LONGEST_FIRST = (
     "test_app_reader_chat_browser.py", "test_app_browser.py", "test_app_hostile.py", "test_app_client.py",
-    "test_ocr.py", "test_evaluation_harness.py", "test_app_viewer_browser.py", "test_extraction.py",
+    "test_ocr.py", "test_extractive_headings.py", "test_evaluation_harness.py", "test_app_viewer_browser.py", "test_extraction.py",
     "test_retrieval_benchmark.py", "test_app_across_browser.py", "test_app_reader_browser.py", "test_named_items.py",
-    "test_app_shared_use.py", "test_l3score_llamacpp.py", "test_overview.py", "test_cited_answer.py", "test_app_across.py",
+    "test_app_shared_use.py", "test_l3score_llamacpp.py", "test_overview.py", "test_docs.py", "test_cited_answer.py", "test_app_across.py",
     "test_m3sciqa_answers.py", "test_fuzz_pdfs.py", "test_app_untrusted.py", "test_score.py", "test_library.py",
     "test_metrics_reproduction.py", "test_extractive_headings.py", "test_extraction_cache.py", "test_app_memory.py",
     "test_layering.py", "test_app_reader.py", "test_tables.py", "test_models_batching.py", "test_conversation_model.py",

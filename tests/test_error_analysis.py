@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from tiny_models import tiny_model
 
-from evalsuite.tiny_models import tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import ResultRecord, read_results
 from spiqa_demo.evaluation.comparison import compare_files, judge_file
@@ -134,11 +134,12 @@ def test_compare_command_prints_the_counts_and_the_json_object(shared: Path, cap
     assert "wrong figure, wrong answer (retrieval)" in out and "█" in out
 
 
-def test_compare_with_a_judge_uses_l3score(shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_with_a_judge_uses_l3score(shared: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads((shared / GPT4O_COT).read_text())
     small = tmp_path / "test-C_GPT4_QA__gpt4o_cot_small.json"
     small.write_text(json.dumps({k: data[k] for k in list(data)[:2]}))
-    judge = tiny_model_dir(tmp_path, "llama", reply="Yes", steps=60)
+    judge = tiny_model(tmp_path_factory, "llama", reply="Yes", steps=60)
     assert main(["compare", str(small), str(small), "--judge", str(judge), "--judge-backend", "local", "--json"]) == 0
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     questions = result["questions"]

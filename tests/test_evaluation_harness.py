@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 
 import pytest
-from tiny_models import Server, served_cot_vlm, tiny_cot_vlm, tiny_llama
+from tiny_models import Server, served_cot_vlm, tiny_cot_vlm, tiny_llama, tiny_model
 
 from evalsuite.local_servers import free_port
 from evalsuite.openai_listener import openai_listener
-from evalsuite.tiny_models import make_image, tiny_model_dir
+from evalsuite.tiny_models import make_image
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results
 from spiqa_demo.evaluation.harness import run_evaluation
@@ -55,7 +55,7 @@ def split(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture(scope="module")
 def yes_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Llama trained to answer "Yes": a local judge whose top-5 holds "Yes" and no "No"."""
-    return tiny_model_dir(tmp_path_factory.getbasetemp(), "llama", reply="Yes", steps=60)
+    return tiny_model(tmp_path_factory, "llama", reply="Yes", steps=60)
 
 
 def evaluate(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+from retrieval_fixtures import encoded_once
 from shared_papers import hard_manifest, manifest, shared_papers
 
 from retrieval.lexical import BM25Index
@@ -22,6 +24,8 @@ from spiqa_demo.types import Paper
 WINDOW = 2  # passages either side of the asked one in the shortlist the answer quotes from
 MIN_PULLED = 20  # across the papers, at least this many questions must pull BM25 to a no-answer first
 _HEADING_WORDS = 6
+
+pytestmark = pytest.mark.usefixtures("encoded_once")  # the quotes are reranked by MiniLM: each text encoded once, kept between runs
 
 
 def _printed_headings(paper: Paper) -> set[str]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from tiny_bert import tiny_bert
+from tiny_models import tiny_model
 
 from evalsuite.local_servers import free_port
-from evalsuite.tiny_models import tiny_model_dir
 from spiqa_demo.cli import main
 from spiqa_demo.evaluation import read_results, score_records
 from spiqa_demo.settings import get_settings
@@ -39,7 +39,7 @@ def bertscore_model(tiny_bert: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="module")
 def yes_judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_model_dir(tmp_path_factory.getbasetemp(), "llama", reply="Yes", steps=60)
+    return tiny_model(tmp_path_factory, "llama", reply="Yes", steps=60)
 
 
 def small_official_file(shared: Path, tmp_path: Path, n: int = 3) -> Path:
