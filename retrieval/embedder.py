@@ -206,10 +206,15 @@ class MemoEmbedder(Embedder):
         return np.stack([self._memo[t] for t in texts])
 
 
-@lru_cache(maxsize=4)
 def get_embedder(settings: RetrievalSettings | None = None) -> Embedder:
-    """The process-wide `Embedder` for `settings.embedder` (default: MiniLM), one per distinct settings."""
-    settings = settings or RetrievalSettings()
+    """The process-wide `Embedder` for `settings.embedder` (default: MiniLM), one per distinct settings.
+    No settings are the default settings, read before the cache: keyed by the argument as given,
+    `get_embedder()`, `get_embedder(None)` and `get_embedder(RetrievalSettings())` each loaded the model."""
+    return _embedder_for(settings or RetrievalSettings())
+
+
+@lru_cache(maxsize=4)
+def _embedder_for(settings: RetrievalSettings) -> Embedder:
     return Embedder(
         settings.embedder or None,
         batch_size=settings.embed_batch_size,

@@ -38,10 +38,10 @@ def encoded_once(request: pytest.FixtureRequest) -> Iterator[None]:
     # The copy keeps the class's encode and shares the loaded model; one store per module, so two
     # workers never write the same one.
     memo = StoredEmbedder(copy.copy(shared), request.module.__name__)
-    # A caller given no settings gets another instance of the same model (`get_embedder()` and
-    # `get_embedder(None)` are two entries of its cache): it reads the same memo (equal signatures,
-    # equal vectors).
-    instances = (shared, get_embedder(), get_embedder(None))
+    # A caller given no settings gets the default settings' instance: `shared` when the run's
+    # settings are the defaults, else another instance of the same model, which reads the same memo
+    # (equal signatures, equal vectors).
+    instances = (shared, get_embedder())
     with pytest.MonkeyPatch.context() as patch:
         for embedder in {id(e): e for e in instances if e.signature == shared.signature}.values():
             patch.setattr(embedder, "encode", memo.encode)

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from spiqa_demo.conversation.per_paper import per_paper
 from spiqa_demo.paper_text import split_sentences
 from spiqa_demo.types import Paper
 
@@ -54,7 +55,7 @@ def same_kind_span(term: str, previous: str, paper: Paper) -> Span | None:
     wanted = key(term)
     if not wanted:
         return None
-    groups = [g for g in _groups(paper) if wanted in g]
+    groups = [g for g in per_paper("term-groups", paper, _groups) if wanted in g]  # every follow-up of a chat reads them
     if not groups:
         return None
     best: Span | None = None

@@ -317,12 +317,10 @@ def best_lookup(question: str, tables: Sequence[TableStructure], captions: Seque
             words |= _words(cell.heading) | _words(cell.row_name) | _words(over)
         return _matched(asked, frozenset(words))
 
-    def rank(pair: tuple[int, Lookup]) -> tuple[int, tuple[int, bool, float, int]]:
-        return held(*pair), pair[1].strength
-
-    leader = max(found, key=lambda pair: (*rank(pair), -pair[0]))
+    ranks = {i: (held(i, answer), answer.strength) for i, answer in found}
+    leader = max(found, key=lambda pair: (*ranks[pair[0]], -pair[0]))
     # the same cell of tables alike: a series, told apart by what their captions say beyond it
-    alike = [pair for pair in found if rank(pair) == rank(leader) and _cells_named(pair[1]) == _cells_named(leader[1])]
+    alike = [pair for pair in found if ranks[pair[0]] == ranks[leader[0]] and _cells_named(pair[1]) == _cells_named(leader[1])]
     shared = frozenset.intersection(*(caption_words[i] for i, _ in alike))
     return max(alike, key=lambda pair: (-_unasked(caption_words[pair[0]] - shared, asked - ruled_out), -pair[0]))
 
